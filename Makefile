@@ -1,0 +1,30 @@
+# The two set-up commands of the README: `make demo` and `make test`.
+# Both create (or reuse) a local virtual environment in .venv and install probperf
+# with everything its tests and docs need. torch is pinned in pyproject.toml to the
+# CPU build that lies on the project machines, so the install stays fast.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test docs install clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev,experiments,docs]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/probperf demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) build *.egg-info site

@@ -1,0 +1,545 @@
+"""Measurements: the one table type that every part of probperf reads and writes.
+
+One row per run (repetitions are separate rows). Columns are
+
+* parameters: ``n`` (problem size), ``p`` (workers, integer >= 1) and any declared
+  configuration parameters (cut-offs, block sizes);
+* metrics (any subset of :data:`METRICS`): ``time`` is the elapsed time of the run,
+  the others are the DAG Recorder metrics;
+* optional labels: ``split`` (``train``/``test``/``test1``...), and after
+  :meth:`Measurements.aggregate` the spread columns ``reps`` and ``<metric>_std``.
+
+Times are in seconds (``unit="s"``) or clock cycles (``unit="cycles"`` with
+``clock_hz``). Counts (``create_task``, ``wait_tasks``, ``end_task``) have no unit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Parameters every table has.
+BASE_PARAMS: tuple[str, ...] = ("n", "p")
+
+#: Metric columns a table may hold. ``serial_time`` is the measured run time of the
+#: sequential program T(n) (the published Lobachev data), ``serial_work`` the work T1'
+#: of a one-worker traced run.
+METRICS: tuple[str, ...] = (
+    "time",
+    "work",
+    "delay",
+    "no_work",
+    "create_task",
+    "wait_tasks",
+    "end_task",
+    "critical_path",
+    "serial_work",
+    "serial_time",
+)
+
+#: Metrics measured in time units (converted by :meth:`Measurements.in_seconds`).
+TIME_METRICS: tuple[str, ...] = (
+    "time",
+    "work",
+    "delay",
+    "no_work",
+    "critical_path",
+    "serial_work",
+    "serial_time",
+)
+
+#: Metrics that are counts of DAG events.
+COUNT_METRICS: tuple[str, ...] = ("create_task", "wait_tasks", "end_task")
+
+#: The DAG metrics whose sum is ``p * time`` (identity (1) in DESIGN.md).
+IDENTITY_METRICS: tuple[str, ...] = ("work", "delay", "no_work")
+
+LABEL_COLUMNS: tuple[str, ...] = ("split", "reps")
+
+UNITS: tuple[str, ...] = ("s", "cycles")
+
+#: Default relative tolerance for the identity ``work + delay + no_work = p * time``.
+IDENTITY_RTOL = 1e-3
+
+
+class MeasurementError(ValueError):
+    """Bad input, located: which file, which line (or row) and which column.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, in words a user can act on.
+    source : str, optional
+        The file (or other origin) the data came from.
+    line : int, optional
+        1-based line in the file (for text formats), or row number otherwise.
+    column : str, optional
+        The column or field that is wrong.
+
+    Examples
+    --------
+    >>> str(MeasurementError("p must be a positive integer", "runs.csv", 3, "p"))
+    'runs.csv, line 3, column p: p must be a positive integer'
+    """
+
+    def __init__(self, message, source=None, line=None, column=None):
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = []
+        if self.source is not None:
+            where.append(str(self.source))
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        return (", ".join(where) + ": " if where else "") + self.message
+
+
+class IdentityWarning(UserWarning):
+    """``work + delay + no_work`` differs from ``p * time`` beyond the tolerance."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """How to name a row of a table in an error: file and the line of row 0.
+
+    ``first_line`` is the 1-based line of the first data row (2 for a CSV with a
+    header, 1 for JSON lines); ``None`` names rows as ``row i`` instead.
+    ``row_sources`` names a file per row (tables read from many ``.stat`` files).
+    """
+
+    source: str | None = None
+    first_line: int | None = None
+    row_sources: Sequence[str] | None = None
+
+    def error(self, message, row=None, column=None) -> MeasurementError:
+        if row is None:
+            return MeasurementError(message, self.source, None, column)
+        if self.row_sources is not None:
+            return MeasurementError(message, self.row_sources[row], None, column)
+        if self.first_line is None:
+            return MeasurementError(f"row {row}: {message}", self.source, None, column)
+        return MeasurementError(message, self.source, self.first_line + row, column)
+
+
+def validate_frame(
+    frame: pd.DataFrame,
+    config: Sequence[str] = (),
+    *,
+    location: Location | None = None,
+    strict: bool = False,
+    identity_rtol: float = IDENTITY_RTOL,
+) -> pd.DataFrame:
+    """Check a raw table and return it with numeric dtypes.
+
+    Raises :class:`MeasurementError` naming the file, line and column of the first
+    problem: a missing ``n``/``p`` column, an unknown column, a value that is not a
+    number, NaN, a negative value, ``p`` not a positive integer, no metric at all, or
+    (with ``strict``) the identity ``work + delay + no_work = p * time`` broken by more
+    than ``identity_rtol`` (relative). Without ``strict`` the identity gives an
+    :class:`IdentityWarning`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]})
+    >>> validate_frame(df).dtypes["p"]
+    dtype('int64')
+    """
+    loc = location or Location()
+    if frame.shape[0] == 0:
+        raise loc.error("the table has no rows")
+    columns = [str(c) for c in frame.columns]
+    seen = set()
+    for c in columns:
+        if c in seen:
+            raise loc.error(f"duplicate column {c!r} in the header", column=c)
+        seen.add(c)
+    for c in BASE_PARAMS:
+        if c not in seen:
+            raise loc.error(f"required parameter column {c!r} is missing", column=c)
+    for c in config:
+        if c not in seen:
+            raise loc.error(f"declared configuration parameter {c!r} is missing", column=c)
+    known = set(BASE_PARAMS) | set(config) | set(METRICS) | set(LABEL_COLUMNS)
+    known |= {f"{m}_std" for m in METRICS}
+    for c in columns:
+        if c not in known:
+            raise loc.error(
+                f"unknown column {c!r} (declare configuration parameters with config=[...] "
+                f"or --param-column; metrics are {', '.join(METRICS)})",
+                column=c,
+            )
+    if not any(c in METRICS for c in columns):
+        raise loc.error(f"no metric column; expected at least one of {', '.join(METRICS)}")
+
+    out = frame.copy()
+    out.columns = columns
+    numeric = [c for c in columns if c != "split"]
+    for c in numeric:
+        values = pd.to_numeric(out[c], errors="coerce")
+        bad = values.isna() & ~_blank(out[c])
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise loc.error(f"value {out[c].iloc[row]!r} is not a number", row, c)
+        # Blank cells are allowed only in metric columns (a metric measured for some
+        # rows only, like serial_time in the published data); parameters need values.
+        if c in BASE_PARAMS or c in config:
+            if values.isna().any():
+                row = int(np.flatnonzero(values.isna().to_numpy())[0])
+                raise loc.error("missing value (NaN) in a parameter column", row, c)
+        finite = values.dropna()
+        if np.isinf(finite.to_numpy(dtype=float)).any():
+            row = int(np.flatnonzero(np.isinf(values.to_numpy(dtype=float)))[0])
+            raise loc.error("value is infinite", row, c)
+        if (finite < 0).any():
+            row = int(np.flatnonzero((values < 0).to_numpy())[0])
+            raise loc.error(f"negative value {values.iloc[row]!r}", row, c)
+        out[c] = values
+    p = out["p"].to_numpy(dtype=float)
+    bad_p = (p < 1) | (p != np.round(p))
+    if bad_p.any():
+        row = int(np.flatnonzero(bad_p)[0])
+        raise loc.error(f"p must be a positive integer, got {out['p'].iloc[row]!r}", row, "p")
+    out["p"] = out["p"].astype("int64")
+    if (out["n"] <= 0).any():
+        row = int(np.flatnonzero((out["n"] <= 0).to_numpy())[0])
+        raise loc.error("problem size n must be positive", row, "n")
+    for c in ("reps",):
+        if c in out:
+            out[c] = out[c].astype("int64")
+    if "split" in out:
+        out["split"] = out["split"].astype(str)
+    _check_identity(out, loc, strict, identity_rtol)
+    return out
+
+
+def _blank(column: pd.Series) -> pd.Series:
+    """True where a cell is empty (None, NaN or an empty string)."""
+    return column.isna() | (column.astype(str).str.strip() == "")
+
+
+def identity_residual(frame: pd.DataFrame) -> np.ndarray:
+    """Relative residual ``(work + delay + no_work - p*time) / (p*time)`` per row.
+
+    NaN where a row lacks one of the metrics.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"p": [2], "time": [5.0], "work": [8.0],
+    ...                    "delay": [1.0], "no_work": [1.0]})
+    >>> float(identity_residual(df)[0])
+    0.0
+    """
+    needed = (*IDENTITY_METRICS, "time", "p")
+    if not all(c in frame for c in needed):
+        return np.full(len(frame), np.nan)
+    total = sum(frame[m].to_numpy(dtype=float) for m in IDENTITY_METRICS)
+    budget = frame["p"].to_numpy(dtype=float) * frame["time"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (total - budget) / budget
+
+
+def _check_identity(frame, loc, strict, rtol):
+    resid = identity_residual(frame)
+    off = np.abs(resid) > rtol
+    if not off.any():
+        return
+    row = int(np.flatnonzero(off)[0])
+    msg = (
+        f"work + delay + no_work differs from p * time by {resid[row]:+.3%} "
+        f"(tolerance {rtol:.3%}); {int(off.sum())} row(s) affected"
+    )
+    if strict:
+        raise loc.error(msg, row, "time")
+    warnings.warn(str(loc.error(msg, row, "time")), IdentityWarning, stacklevel=3)
+
+
+class Measurements:
+    """A validated table of runs of one task-parallel program.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or mapping of column -> values
+        One row per run with columns ``n``, ``p``, the ``config`` parameters and any
+        of :data:`METRICS` (plus optional ``split``).
+    config : sequence of str
+        Names of configuration parameter columns (cut-offs, block sizes).
+    unit : {"s", "cycles"}
+        Unit of the time metrics.
+    clock_hz : float, optional
+        Clock rate, required to convert ``cycles`` to seconds.
+    source : str, optional
+        Where the data came from; used in error messages.
+    strict : bool
+        Raise instead of warn when the identity (1) is broken.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [100, 100, 200], "p": [1, 2, 2],
+    ...                   "time": [4.0, 2.2, 4.1]})
+    >>> m.params, m.metrics
+    (['n', 'p'], ['time'])
+    >>> m.select(p=2).frame["time"].tolist()
+    [2.2, 4.1]
+    """
+
+    def __init__(
+        self,
+        frame,
+        config: Sequence[str] = (),
+        *,
+        unit: str = "s",
+        clock_hz: float | None = None,
+        source: str | None = None,
+        strict: bool = False,
+        location: Location | None = None,
+    ):
+        if unit not in UNITS:
+            raise MeasurementError(f"unknown time unit {unit!r}; use one of {UNITS}", source)
+        if unit == "cycles" and clock_hz is not None and not clock_hz > 0:
+            raise MeasurementError("clock_hz must be positive", source)
+        frame = pd.DataFrame(frame)
+        self.config = list(config)
+        self.unit = unit
+        self.clock_hz = clock_hz
+        self.source = source
+        loc = location or Location(source=source)
+        self._frame = validate_frame(frame, self.config, location=loc, strict=strict).reset_index(
+            drop=True
+        )
+
+    # -- views ---------------------------------------------------------------------
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """A copy of the underlying table."""
+        return self._frame.copy()
+
+    @property
+    def params(self) -> list[str]:
+        """Parameter columns: ``n``, ``p`` and the configuration parameters."""
+        return [*BASE_PARAMS, *self.config]
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metric columns present (with at least one value), in :data:`METRICS` order."""
+        return [m for m in METRICS if m in self._frame and self._frame[m].notna().any()]
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        return (
+            f"Measurements({len(self)} rows, params={self.params}, metrics={self.metrics}, "
+            f"unit={self.unit!r})"
+        )
+
+    def has(self, *metrics: str) -> bool:
+        """True if every named metric is present in every row."""
+        return all(m in self._frame and self._frame[m].notna().all() for m in metrics)
+
+    def require(self, *metrics: str) -> None:
+        """Raise :class:`MeasurementError` naming the first metric that is missing."""
+        for m in metrics:
+            if m not in self._frame:
+                raise MeasurementError(f"metric {m!r} is needed but missing", self.source, column=m)
+            if self._frame[m].isna().any():
+                row = int(np.flatnonzero(self._frame[m].isna().to_numpy())[0])
+                raise MeasurementError(
+                    f"metric {m!r} is needed but missing in row {row}", self.source, column=m
+                )
+
+    def ranges(self) -> dict[str, tuple[float, float, int]]:
+        """``{param: (min, max, number of distinct values)}``."""
+        return {
+            c: (self._frame[c].min(), self._frame[c].max(), self._frame[c].nunique())
+            for c in self.params
+        }
+
+    def identity_residual(self) -> np.ndarray:
+        """Relative residual of ``work + delay + no_work = p * time`` per row."""
+        return identity_residual(self._frame)
+
+    # -- derived tables ------------------------------------------------------------
+
+    def _derive(self, frame: pd.DataFrame) -> "Measurements":
+        out = object.__new__(Measurements)
+        out.config = list(self.config)
+        out.unit = self.unit
+        out.clock_hz = self.clock_hz
+        out.source = self.source
+        out._frame = frame.reset_index(drop=True)
+        return out
+
+    def select(self, split: str | Iterable[str] | None = None, **where) -> "Measurements":
+        """Rows matching a split label and parameter conditions.
+
+        Each keyword names a parameter and gives a value, a list of values, or a
+        ``(low, high)`` tuple (inclusive; ``None`` for an open end).
+
+        Raises
+        ------
+        MeasurementError
+            If nothing matches, or a named column does not exist.
+        """
+        mask = np.ones(len(self._frame), dtype=bool)
+        if split is not None:
+            if "split" not in self._frame:
+                raise MeasurementError("no 'split' column to select on", self.source, column="split")
+            labels = [split] if isinstance(split, str) else list(split)
+            mask &= self._frame["split"].isin(labels).to_numpy()
+        for col, cond in where.items():
+            if col not in self._frame:
+                raise MeasurementError(f"no column {col!r} to select on", self.source, column=col)
+            values = self._frame[col]
+            if isinstance(cond, tuple):
+                lo, hi = cond
+                if lo is not None:
+                    mask &= (values >= lo).to_numpy()
+                if hi is not None:
+                    mask &= (values <= hi).to_numpy()
+            elif isinstance(cond, (list, set, np.ndarray, range)):
+                mask &= values.isin(list(cond)).to_numpy()
+            else:
+                mask &= (values == cond).to_numpy()
+        if not mask.any():
+            raise MeasurementError(
+                f"no rows match split={split!r} {where!r}", self.source
+            )
+        return self._derive(self._frame[mask])
+
+    def aggregate(self, how: str = "mean") -> "Measurements":
+        """One row per distinct parameter setting: ``mean``, ``median`` or ``min``.
+
+        The spread is kept: ``reps`` counts the repetitions and ``<metric>_std`` holds
+        their standard deviation (0 for a single repetition).
+        """
+        if how not in ("mean", "median", "min"):
+            raise ValueError(f"how must be 'mean', 'median' or 'min', got {how!r}")
+        keys = self.params + (["split"] if "split" in self._frame else [])
+        metrics = self.metrics
+        grouped = self._frame.groupby(keys, sort=True, dropna=False)
+        center = grouped[metrics].agg(how)
+        spread = grouped[metrics].std(ddof=1).fillna(0.0).add_suffix("_std")
+        reps = grouped.size().rename("reps")
+        frame = pd.concat([center, spread, reps], axis=1).reset_index()
+        return self._derive(frame)
+
+    def in_seconds(self) -> "Measurements":
+        """The same table with time metrics in seconds."""
+        if self.unit == "s":
+            return self
+        if not self.clock_hz:
+            raise MeasurementError("times are in cycles and no clock_hz is set", self.source)
+        frame = self._frame.copy()
+        for m in TIME_METRICS:
+            for c in (m, f"{m}_std"):
+                if c in frame:
+                    frame[c] = frame[c] / self.clock_hz
+        out = self._derive(frame)
+        out.unit, out.clock_hz = "s", None
+        return out
+
+    def concat(self, *others: "Measurements") -> "Measurements":
+        """Rows of this table followed by the rows of ``others`` (same params and unit)."""
+        frames = [self._frame]
+        for o in others:
+            if o.params != self.params or o.unit != self.unit:
+                raise MeasurementError(
+                    f"cannot concatenate tables with params {o.params}/{o.unit} "
+                    f"and {self.params}/{self.unit}",
+                    o.source,
+                )
+            frames.append(o._frame)
+        return self._derive(pd.concat(frames, ignore_index=True))
+
+    def with_columns(self, **columns) -> "Measurements":
+        """A copy with metric columns added or replaced (validated again)."""
+        frame = self._frame.copy()
+        for k, v in columns.items():
+            frame[k] = v
+        return Measurements(
+            frame, self.config, unit=self.unit, clock_hz=self.clock_hz, source=self.source
+        )
+
+    # -- arrays for models ---------------------------------------------------------
+
+    def X(self, features: Sequence[str] | None = None) -> np.ndarray:
+        """Parameter matrix (rows x features), float64; default features: :attr:`params`."""
+        features = list(features or self.params)
+        for f in features:
+            if f not in self._frame:
+                raise MeasurementError(f"no parameter column {f!r}", self.source, column=f)
+        return self._frame[features].to_numpy(dtype=np.float64)
+
+    def y(self, metric: str) -> np.ndarray:
+        """Values of one metric, float64; raises if it is missing anywhere."""
+        self.require(metric)
+        return self._frame[metric].to_numpy(dtype=np.float64)
+
+    def to_torch(self, metric: str, features: Sequence[str] | None = None, dtype=None):
+        """``(X, y)`` as torch tensors (float64 unless ``dtype`` is given)."""
+        import torch
+
+        dtype = dtype or torch.float64
+        return (
+            torch.as_tensor(self.X(features), dtype=dtype),
+            torch.as_tensor(self.y(metric), dtype=dtype),
+        )
+
+    def points(self, features: Sequence[str] | None = None) -> pd.DataFrame:
+        """The parameter columns as a DataFrame (what models' ``predict`` accepts)."""
+        return self._frame[list(features or self.params)].copy()
+
+
+def as_points(at, features: Sequence[str] | None = None) -> pd.DataFrame:
+    """Coerce prediction inputs to a DataFrame of parameter columns.
+
+    Accepts a DataFrame, a :class:`Measurements`, a mapping of column -> scalar or
+    array, or a 2-D array whose columns are ``features`` (default ``("n", "p")``).
+
+    Examples
+    --------
+    >>> as_points({"n": [1024, 2048], "p": 36})
+          n   p
+    0  1024  36
+    1  2048  36
+    """
+    if isinstance(at, Measurements):
+        return at.points(features)
+    if isinstance(at, pd.DataFrame):
+        frame = at.copy()
+    elif isinstance(at, Mapping):
+        values = {k: np.atleast_1d(np.asarray(v)) for k, v in at.items()}
+        length = max(len(v) for v in values.values())
+        frame = pd.DataFrame({k: np.broadcast_to(v, (length,)) for k, v in values.items()})
+    else:
+        arr = np.atleast_2d(np.asarray(at, dtype=float))
+        names = list(features or BASE_PARAMS)
+        if arr.shape[1] != len(names):
+            raise ValueError(f"expected {len(names)} columns ({names}), got {arr.shape[1]}")
+        frame = pd.DataFrame(arr, columns=names)
+    if features is not None:
+        missing = [f for f in features if f not in frame]
+        if missing:
+            raise ValueError(f"prediction points lack parameter(s) {missing}")
+        frame = frame[list(features)]
+    return frame.reset_index(drop=True)
+
+
+def check_positive_finite(values: np.ndarray, what: str) -> None:
+    """Raise ``ValueError`` naming ``what`` if any value is not finite and > 0."""
+    values = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(values) | (values <= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what} must be positive and finite; index {i} is {values[i]!r}")

@@ -1,0 +1,136 @@
+"""The interface every metric model shares.
+
+``fit(X, y)`` or ``fit(measurements, target=...)`` returns ``self``;
+``predict(X)`` returns a :class:`~probperf.predict.Predictive` of joint draws;
+``save(path)`` / ``load(path)`` use :mod:`probperf.persist` (data, never code).
+
+Subclasses implement ``_fit(X, y)`` with ``X`` a float64 array whose columns are
+``self.features_`` (raw scale: ``n``, ``p``, config params) and ``y`` the positive
+metric values, and ``_predict_draws(X, n_draws, rng_seed)`` returning an array of
+shape (n_draws, n_points) on the metric's own scale, plus the two state methods.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import persist
+from ..data import Measurements, as_points
+from ..predict import Predictive
+
+DEFAULT_DRAWS = 1000
+
+
+class MetricModel:
+    """Base class: input handling, ``predict`` wrapper, persistence.
+
+    Not used directly; see :class:`~probperf.models.BayesianBasisRegression` and
+    :class:`~probperf.models.GaussianProcessModel`.
+    """
+
+    #: default number of predictive draws
+    n_draws: int = DEFAULT_DRAWS
+
+    def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None):
+        """Fit to ``(X, y)`` or to a :class:`Measurements` and one of its metrics.
+
+        Parameters
+        ----------
+        X : Measurements, DataFrame, mapping or array
+            Parameters of the training runs. For a :class:`Measurements`, ``y`` is
+            taken from its ``target`` metric.
+        y : array-like, optional
+            The metric, positive, one value per row of ``X``.
+        target : str, optional
+            Metric column to model when ``X`` is a :class:`Measurements`.
+        features : sequence of str, optional
+            Parameter columns to use (default: all of the table's parameters, or
+            ``("n", "p")`` for a bare array).
+
+        Returns
+        -------
+        self
+        """
+        if isinstance(X, Measurements):
+            if y is None:
+                if target is None:
+                    raise ValueError("fit(measurements) needs target='<metric>'")
+                y = X.y(target)
+            features = list(features or X.params)
+            frame = X.points(features)
+        else:
+            if y is None:
+                raise ValueError("fit(X, y) needs y")
+            frame = as_points(X, features)
+            features = list(features or frame.columns)
+        y = np.asarray(y, dtype=np.float64).ravel()
+        Xa = frame[features].to_numpy(dtype=np.float64)
+        if len(y) != len(Xa):
+            raise ValueError(f"X has {len(Xa)} rows but y has {len(y)} values")
+        if not np.all(np.isfinite(Xa)):
+            raise ValueError("X contains NaN or infinite values")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinite values")
+        self.features_ = features
+        self.target_ = target
+        self._fit(Xa, y)
+        return self
+
+    def predict(self, X, n_draws: int | None = None, seed: int | None = 0) -> Predictive:
+        """Joint posterior-predictive draws (observation noise included) at ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame, mapping, Measurements or array
+            Points with (at least) the fitted features as columns.
+        n_draws : int, optional
+            Number of joint draws (default :attr:`n_draws`).
+        seed : int, optional
+            Seed for reproducible draws.
+        """
+        self._check_fitted()
+        points = as_points(X, self.features_)
+        Xa = points.to_numpy(dtype=np.float64)
+        draws = self._predict_draws(Xa, int(n_draws or self.n_draws), seed)
+        return Predictive(draws, points, self.target_)
+
+    def _check_fitted(self):
+        if not hasattr(self, "features_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit() first")
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
+        self._check_fitted()
+        persist.save(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`."""
+        model = persist.load(path)
+        if not isinstance(model, cls):
+            raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    # state helpers shared by subclasses
+    def _base_state(self) -> dict:
+        return {"features": list(self.features_), "target": self.target_}
+
+    def _set_base_state(self, config: dict) -> None:
+        self.features_ = list(config["features"])
+        self.target_ = config.get("target")
+
+    def get_params(self) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        import inspect
+
+        names = [
+            p for p in inspect.signature(type(self).__init__).parameters if p != "self"
+        ]
+        return {k: getattr(self, k) for k in names}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,141 @@
+"""Model files: data, never code.
+
+A model file is a single safetensors file. Its tensors are the fitted arrays; its
+header metadata holds ``format``, ``version``, ``kind`` (the model class) and
+``config`` (JSON: hyper-parameters, feature names, scalar fitted state), plus a
+SHA-256 digest over config and tensor bytes. Loading never unpickles: safetensors
+reads raw little-endian buffers and JSON is parsed with ``json``. A truncated file
+fails safetensors' own header/size checks, and any edited byte fails the digest; both
+raise :class:`ModelFileError`.
+
+Models implement ``_get_state() -> (config: dict, tensors: dict[str, ndarray])`` and a
+classmethod ``_from_state(config, tensors)``, and are registered with
+:func:`register` so that :func:`load` can rebuild the right class by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = "probperf-model"
+VERSION = 1
+
+_REGISTRY: dict[str, type] = {}
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be trusted: truncated, edited, or of another format."""
+
+
+def register(cls):
+    """Class decorator: make ``cls`` loadable by :func:`load` under its class name."""
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def _digest(config_json: str, tensors: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256(config_json.encode())
+    for key in sorted(tensors):
+        arr = np.ascontiguousarray(tensors[key])
+        h.update(key.encode())
+        h.update(str(arr.dtype).encode())
+        h.update(str(arr.shape).encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) -> None:
+    """Write a model file atomically (a crash never leaves a half-written file)."""
+    from safetensors.numpy import save_file
+
+    config_json = json.dumps(config, sort_keys=True, allow_nan=True)
+    tensors = {k: np.ascontiguousarray(np.asarray(v)) for k, v in tensors.items()}
+    meta = {
+        "format": FORMAT,
+        "version": str(VERSION),
+        "kind": kind,
+        "config": config_json,
+        "sha256": _digest(config_json, tensors),
+    }
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".tmp")
+    os.close(fd)
+    try:
+        save_file(tensors, tmp, metadata=meta)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
+    """Read and verify a model file; returns ``(kind, config, tensors)``."""
+    from safetensors import safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such model file")
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as exc:  # safetensors raises several types for corrupt files
+        raise ModelFileError(f"{path}: not a readable model file (truncated or corrupt: {exc})")
+    if meta.get("format") != FORMAT:
+        raise ModelFileError(f"{path}: not a probperf model file")
+    if meta.get("version") != str(VERSION):
+        raise ModelFileError(
+            f"{path}: model file version {meta.get('version')} is not supported (expected {VERSION})"
+        )
+    config_json = meta.get("config", "")
+    if _digest(config_json, tensors) != meta.get("sha256"):
+        raise ModelFileError(f"{path}: checksum mismatch; the file was modified or damaged")
+    try:
+        config = json.loads(config_json)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path}: model configuration is not valid JSON ({exc})")
+    return meta["kind"], config, tensors
+
+
+def save(model, path) -> None:
+    """Save any registered model."""
+    config, tensors = model._get_state()
+    save_state(path, type(model).__name__, config, tensors)
+
+
+def load(path):
+    """Load a model saved by :func:`save`, rebuilding its registered class."""
+    kind, config, tensors = load_state(path)
+    if kind not in _REGISTRY:
+        _import_model_modules()
+    if kind not in _REGISTRY:
+        raise ModelFileError(f"{path}: unknown model kind {kind!r}")
+    return _REGISTRY[kind]._from_state(config, tensors)
+
+
+def _import_model_modules():
+    """Import the modules that register model classes (lazily: they pull in torch)."""
+    import importlib
+
+    for mod in ("probperf.models", "probperf.dag"):
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            pass
+
+
+def nest(prefix: str, config: dict, tensors: dict) -> tuple[dict, dict]:
+    """Prefix a sub-model's state so several fit in one file (composite models)."""
+    return config, {f"{prefix}.{k}": v for k, v in tensors.items()}
+
+
+def unnest(prefix: str, tensors: dict) -> dict:
+    """The tensors of one sub-model saved with :func:`nest`."""
+    start = prefix + "."
+    return {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}
