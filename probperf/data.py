@@ -22,8 +22,13 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-#: Parameters every table has.
+#: The base parameters, in column order.
 BASE_PARAMS: tuple[str, ...] = ("n", "p")
+
+#: Parameters every table must have. ``n`` may be absent: runs at one (unnamed)
+#: problem size, such as a single traced run, are valid data; models that
+#: extrapolate in ``n`` ask for it through :meth:`Measurements.X`.
+REQUIRED_PARAMS: tuple[str, ...] = ("p",)
 
 #: Metric columns a table may hold. ``serial_time`` is the measured run time of the
 #: sequential program T(n) (the published Lobachev data), ``serial_work`` the work T1'
@@ -110,25 +115,40 @@ class IdentityWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Location:
-    """How to name a row of a table in an error: file and the line of row 0.
+    """How to name a row of a table in an error: file, line and column.
 
     ``first_line`` is the 1-based line of the first data row (2 for a CSV with a
-    header, 1 for JSON lines); ``None`` names rows as ``row i`` instead.
-    ``row_sources`` names a file per row (tables read from many ``.stat`` files).
+    header, 1 for JSON lines); ``row_lines`` gives the line of every row instead (when
+    blank lines are skipped); ``None`` for both names rows as ``row i``.
+    ``row_sources`` names a file per row (tables read from many ``.stat`` files) and
+    ``column_lines`` the line of each column's field per row in that file (0: none).
+
+    Examples
+    --------
+    >>> str(Location("runs.csv", first_line=2).error("negative value", 3, "time"))
+    'runs.csv, line 5, column time: negative value'
     """
 
     source: str | None = None
     first_line: int | None = None
     row_sources: Sequence[str] | None = None
+    row_lines: Sequence[int] | None = None
+    column_lines: Mapping[str, Sequence[int]] | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
         if row is None:
             return MeasurementError(message, self.source, None, column)
-        if self.row_sources is not None:
-            return MeasurementError(message, self.row_sources[row], None, column)
-        if self.first_line is None:
-            return MeasurementError(f"row {row}: {message}", self.source, None, column)
-        return MeasurementError(message, self.source, self.first_line + row, column)
+        source = self.source if self.row_sources is None else self.row_sources[row]
+        line = None
+        if self.column_lines is not None and column in self.column_lines:
+            line = int(self.column_lines[column][row]) or None
+        elif self.row_lines is not None:
+            line = int(self.row_lines[row])
+        elif self.first_line is not None and self.row_sources is None:
+            line = self.first_line + row
+        if line is None and self.row_sources is None:
+            message = f"row {row}: {message}"
+        return MeasurementError(message, source, line, column)
 
 
 def validate_frame(
@@ -142,7 +162,7 @@ def validate_frame(
     """Check a raw table and return it with numeric dtypes.
 
     Raises :class:`MeasurementError` naming the file, line and column of the first
-    problem: a missing ``n``/``p`` column, an unknown column, a value that is not a
+    problem: a missing ``p`` column (``n`` is optional), an unknown column, a value that is not a
     number, NaN, a negative value, ``p`` not a positive integer, no metric at all, or
     (with ``strict``) the identity ``work + delay + no_work = p * time`` broken by more
     than ``identity_rtol`` (relative). Without ``strict`` the identity gives an
@@ -163,7 +183,7 @@ def validate_frame(
         if c in seen:
             raise loc.error(f"duplicate column {c!r} in the header", column=c)
         seen.add(c)
-    for c in BASE_PARAMS:
+    for c in REQUIRED_PARAMS:
         if c not in seen:
             raise loc.error(f"required parameter column {c!r} is missing", column=c)
     for c in config:
@@ -175,7 +195,7 @@ def validate_frame(
         if c not in known:
             raise loc.error(
                 f"unknown column {c!r} (declare configuration parameters with config=[...] "
-                f"or --param-column; metrics are {', '.join(METRICS)})",
+                f"or --config NAME; metrics are {', '.join(METRICS)})",
                 column=c,
             )
     if not any(c in METRICS for c in columns):
@@ -210,7 +230,7 @@ def validate_frame(
         row = int(np.flatnonzero(bad_p)[0])
         raise loc.error(f"p must be a positive integer, got {out['p'].iloc[row]!r}", row, "p")
     out["p"] = out["p"].astype("int64")
-    if (out["n"] <= 0).any():
+    if "n" in out and (out["n"] <= 0).any():
         row = int(np.flatnonzero((out["n"] <= 0).to_numpy())[0])
         raise loc.error("problem size n must be positive", row, "n")
     for c in ("reps",):
@@ -230,7 +250,9 @@ def _blank(column: pd.Series) -> pd.Series:
 def identity_residual(frame: pd.DataFrame) -> np.ndarray:
     """Relative residual ``(work + delay + no_work - p*time) / (p*time)`` per row.
 
-    NaN where a row lacks one of the metrics.
+    NaN where a row lacks one of the metrics. When all the columns hold integers
+    (cycle counts) the difference is computed exactly, so an identity that holds
+    exactly gives exactly 0 however large the counts.
 
     Examples
     --------
@@ -242,10 +264,23 @@ def identity_residual(frame: pd.DataFrame) -> np.ndarray:
     needed = (*IDENTITY_METRICS, "time", "p")
     if not all(c in frame for c in needed):
         return np.full(len(frame), np.nan)
+    if all(pd.api.types.is_integer_dtype(frame[c]) for c in needed):
+        return _exact_residual(frame)
     total = sum(frame[m].to_numpy(dtype=float) for m in IDENTITY_METRICS)
     budget = frame["p"].to_numpy(dtype=float) * frame["time"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (total - budget) / budget
+
+
+def _exact_residual(frame: pd.DataFrame) -> np.ndarray:
+    # Python ints: no overflow, no rounding before the final division.
+    cols = {c: frame[c].tolist() for c in (*IDENTITY_METRICS, "time", "p")}
+    out = np.empty(len(frame))
+    for i in range(len(frame)):
+        budget = cols["p"][i] * cols["time"][i]
+        diff = sum(cols[m][i] for m in IDENTITY_METRICS) - budget
+        out[i] = diff / budget if budget else (0.0 if diff == 0 else np.inf)
+    return out
 
 
 def _check_identity(frame, loc, strict, rtol):
@@ -326,8 +361,8 @@ class Measurements:
 
     @property
     def params(self) -> list[str]:
-        """Parameter columns: ``n``, ``p`` and the configuration parameters."""
-        return [*BASE_PARAMS, *self.config]
+        """Parameter columns: ``n`` (if present), ``p`` and the configuration parameters."""
+        return [*(c for c in BASE_PARAMS if c in self._frame), *self.config]
 
     @property
     def metrics(self) -> list[str]:

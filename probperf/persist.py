@@ -103,10 +103,17 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     return meta["kind"], config, tensors
 
 
+#: Attributes any model may carry that the CLI needs after loading: parameter values
+#: that were constant in the training data (so ``--at`` may omit them), the training
+#: ranges (to flag extrapolation) and the time unit. Saved beside the model's own state.
+EXTRAS = ("defaults_", "train_ranges_", "unit_", "train_points_")
+
+
 def save(model, path) -> None:
-    """Save any registered model."""
+    """Save any registered model (its state plus the :data:`EXTRAS` it carries)."""
     config, tensors = model._get_state()
-    save_state(path, type(model).__name__, config, tensors)
+    extras = {k: getattr(model, k) for k in EXTRAS if hasattr(model, k)}
+    save_state(path, type(model).__name__, {"state": config, "extras": extras}, tensors)
 
 
 def load(path):
@@ -116,7 +123,16 @@ def load(path):
         _import_model_modules()
     if kind not in _REGISTRY:
         raise ModelFileError(f"{path}: unknown model kind {kind!r}")
-    return _REGISTRY[kind]._from_state(config, tensors)
+    if not isinstance(config, dict) or "state" not in config:
+        raise ModelFileError(f"{path}: model configuration lacks its state")
+    try:
+        model = _REGISTRY[kind]._from_state(config["state"], tensors)
+    except (KeyError, ValueError, TypeError, RuntimeError) as exc:
+        raise ModelFileError(f"{path}: model state is inconsistent ({type(exc).__name__}: {exc})")
+    for k, v in config.get("extras", {}).items():
+        if k in EXTRAS:
+            setattr(model, k, v)
+    return model
 
 
 def _import_model_modules():

@@ -120,3 +120,55 @@ def stack_draws(predictives: Sequence[Predictive]) -> np.ndarray:
     if len(shapes) != 1:
         raise ValueError(f"predictives have different shapes: {sorted(shapes)}")
     return np.stack([p.draws for p in predictives])
+
+
+def constant_params(frame: pd.DataFrame, features: Sequence[str]) -> dict:
+    """Parameters that take one value in a training table, as plain Python scalars.
+
+    A fitted model remembers them so a prediction point may omit them (the CLI's
+    ``--at`` contract).
+
+    Examples
+    --------
+    >>> constant_params(pd.DataFrame({"n": [1, 2], "p": [8, 8]}), ["n", "p"])
+    {'p': 8}
+    """
+    out = {}
+    for c in features:
+        if frame[c].nunique() == 1:
+            v = np.asarray(frame[c].iloc[0]).item()
+            out[c] = int(v) if float(v).is_integer() else float(v)
+    return out
+
+
+def prediction_points(X, params: dict, features: Sequence[str], defaults: dict | None = None) -> pd.DataFrame:
+    """The points a model is asked about, completed and checked.
+
+    ``X`` is a table/mapping of points, or ``None`` with the points given as keyword
+    ``params`` (``n=2**20, p=36``). Missing parameters take ``defaults`` (the values
+    that were constant in training); ``n`` must be positive and ``p`` a positive integer.
+
+    Examples
+    --------
+    >>> prediction_points(None, {"n": 1024}, ["n", "p"], {"p": 8}).to_dict("list")
+    {'n': [1024.0], 'p': [8.0]}
+    """
+    from .data import as_points
+
+    if X is None:
+        if not params:
+            raise ValueError("predict needs points: predict(n=..., p=...) or a table of points")
+        X = params
+    pts = as_points(X)
+    for k, v in (defaults or {}).items():
+        if k not in pts:
+            pts[k] = v
+    missing = [f for f in features if f not in pts]
+    if missing:
+        raise ValueError(f"prediction points lack parameter(s) {missing}")
+    pts = pts[list(features)].astype(np.float64).reset_index(drop=True)
+    if "p" in pts and (np.any(pts["p"] < 1) or np.any(pts["p"] != np.round(pts["p"]))):
+        raise ValueError("p must be a positive integer at every prediction point")
+    if "n" in pts and np.any(pts["n"] <= 0):
+        raise ValueError("n must be positive at every prediction point")
+    return pts

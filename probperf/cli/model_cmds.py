@@ -1,0 +1,196 @@
+"""``probperf fit``, ``predict`` and ``plot`` (DESIGN.md, "Contracts")."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from ._app import app, bad_input, console, err_console, eval_number, fail
+
+MODELS = ("auto", "dag", "direct", "penalty")
+
+
+def parse_point(text: str) -> dict:
+    """``"n=2**30,p=36"`` -> ``{"n": 1073741824.0, "p": 36.0}``."""
+    point = {}
+    for part in filter(None, (t.strip() for t in text.split(","))):
+        if "=" not in part:
+            fail(f"--at {text!r}: expected NAME=VALUE pairs separated by commas, got {part!r}")
+        name, value = (s.strip() for s in part.split("=", 1))
+        try:
+            point[name] = eval_number(value)
+        except ValueError:
+            fail(f"--at {text!r}: {name} = {value!r} is not a number")
+        if not math.isfinite(point[name]):
+            fail(f"--at {text!r}: {name} is not finite")
+    if not point:
+        fail("--at needs at least one NAME=VALUE")
+    return point
+
+
+def load_training(data: Path, config: list[str], split: Optional[str]):
+    """Read a table and keep its training rows (``split == train`` when labelled)."""
+    from .. import formats
+
+    m = formats.read(data, config=config)
+    if split and "split" in m.frame:
+        m = m.select(split=split)
+        err_console.print(f"fitting on the {len(m)} rows with split={split!r}", highlight=False)
+    return m
+
+
+@app.command()
+def fit(
+    data: Path = typer.Argument(..., help="Measurements file (.csv, .parquet, .jsonl, .stat glob, Extra-P .txt)."),
+    target: str = typer.Option("time", help="Metric to predict."),
+    model: str = typer.Option("auto", help="auto | dag | direct | penalty."),
+    kernel: Optional[str] = typer.Option(None, help="'basis' or a GP kernel spec such as 'sm4+linear'."),
+    output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
+    config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable)."),
+    split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
+    fast: bool = typer.Option(False, help="Cheaper inference (SVI, fewer GP restarts)."),
+    seed: int = typer.Option(0, help="Random seed."),
+):
+    """Fit a model and save it to a model file."""
+    if model not in MODELS:
+        fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
+    from .. import dag
+
+    with bad_input():
+        m = load_training(data, config, split)
+        with console.status(f"fitting {model} model of {target} on {len(m)} runs"):
+            fitted = dag.fit(m, target=target, model=model, kernel=kernel, fast=fast, seed=seed)
+        fitted.train_points_ = _train_points(m, target)
+        fitted.save(output)
+    console.print(f"saved {type(fitted).__name__} to {output}", highlight=False)
+
+
+def _train_points(m, target):
+    """The training runs (parameters + target), stored in the model file for plots."""
+    frame = m.frame
+    cols = [c for c in m.params + [target] if c in frame]
+    return {c: [float(v) for v in frame[c]] for c in cols}
+
+
+@app.command()
+def predict(
+    model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
+    at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable)."),
+    level: float = typer.Option(0.9, help="Interval level in (0, 1)."),
+    format: str = typer.Option("table", "--format", help="json | table."),
+    explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model)."),
+    draws: int = typer.Option(1000, help="Number of joint predictive draws."),
+    seed: int = typer.Option(0, help="Seed of the draws."),
+):
+    """Predict at one or more points: median, mean and a central interval."""
+    if format not in ("json", "table"):
+        fail(f"--format must be json or table, got {format!r}")
+    if not 0 < level < 1:
+        fail(f"--level must be in (0, 1), got {level}")
+    from .. import persist
+
+    points = [parse_point(a) for a in at]
+    with bad_input():
+        model = persist.load(model_file)
+        import pandas as pd
+
+        frame = pd.DataFrame(points)
+        pred = model.predict(frame, n_draws=draws, seed=seed)
+    summary = pred.summary(level)
+    if explain and not hasattr(pred, "decomposition"):
+        fail(f"--explain needs a DAG model; {model_file} holds a {type(model).__name__}")
+    if format == "json":
+        rows = _json_rows(summary)
+        if explain:
+            decomp = pred.decomposition(level)
+            for i, row in enumerate(rows):
+                part = decomp.iloc[3 * i: 3 * i + 3]
+                row["decomposition"] = {
+                    r.term: {"share": r.share, "share_lower": r.share_lower, "share_upper": r.share_upper,
+                             "median": r.median, "lower": r.lower, "upper": r.upper}
+                    for r in part.itertuples()
+                }
+        print(json.dumps(rows, indent=2))
+        return
+    unit = getattr(model, "unit_", "s")
+    _print_table(summary, f"predicted time [{unit}], {level:.0%} interval")
+    if explain:
+        _print_decomposition(pred.decomposition(level), level)
+
+
+def _json_rows(summary):
+    rows = []
+    for rec in summary.to_dict("records"):
+        rows.append({k: (int(v) if k in ("n", "p") and float(v).is_integer() else float(v)) for k, v in rec.items()})
+    return rows
+
+
+def _print_table(summary, title):
+    table = Table(title=title)
+    for c in summary.columns:
+        table.add_column(c, justify="right")
+    for rec in summary.itertuples(index=False):
+        table.add_row(*(_fmt(v) for v in rec))
+    console.print(table)
+
+
+def _print_decomposition(decomp, level):
+    table = Table(title=f"decomposition of p * time ({level:.0%} intervals)")
+    params = [c for c in decomp.columns if c not in ("term", "share", "share_lower", "share_upper", "median", "lower", "upper")]
+    for c in [*params, "term", "share", "share interval", "median", "interval"]:
+        table.add_column(c, justify="right")
+    for r in decomp.to_dict("records"):
+        table.add_row(
+            *(_fmt(r[c]) for c in params),
+            r["term"],
+            f"{r['share']:.1%}",
+            f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]",
+            _fmt(r["median"]),
+            f"[{_fmt(r['lower'])}, {_fmt(r['upper'])}]",
+        )
+    console.print(table)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, str):
+        return v
+    v = float(v)
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v)}"
+    return f"{v:.4g}"
+
+
+@app.command()
+def plot(
+    model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
+    vs: str = typer.Option("n", "--vs", help="Sweep n or p."),
+    at: str = typer.Option(..., "--at", help="Fixed parameters and the sweep's end, e.g. n=2**24,p=36."),
+    output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
+    data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
+):
+    """Draw the median and 50 %/90 % bands against measured points."""
+    if vs not in ("n", "p"):
+        fail(f"--vs must be n or p, got {vs!r}")
+    from .. import persist
+    from ..data import Measurements
+    from ..plot import plot_band
+
+    point = parse_point(at)
+    with bad_input():
+        model = persist.load(model_file)
+        if data is not None:
+            from .. import formats
+
+            measured = formats.read(data)
+        elif getattr(model, "train_points_", None):
+            measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_])
+        else:
+            measured = None
+        fig = plot_band(model, vs=vs, at=point, data=measured)
+        fig.savefig(output)
+    console.print(f"wrote {output}", highlight=False)

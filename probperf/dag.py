@@ -1,0 +1,510 @@
+"""DagModel: the 2016 paper's two-step model, made probabilistic.
+
+The intermediate metric models are wired as in DESIGN.md::
+
+    T1'(n)                    serial work (work of a one-worker run)
+    T1(n,p)    = T1'(n) (b0 + a1 (p-1)/p + a2 (p-1))               work inflation
+    create_task(n), wait_tasks(n)                                  task counts
+    delay(n,p) = create_task(n) (c1 + c2 (p-1) + c3 (p-1)/p)
+               + wait_tasks(n)  (c4 + c5 (p-1) + c6 (p-1)/p)
+    no_work(n,p) = sum f (p-1)^j n^k log^l n                       idle time
+    time(n,p)  = (T1 + delay + no_work) / p                        identity (1)
+
+Each box is a :class:`~probperf.models.BayesianBasisRegression` (``"basis"``) or a
+:class:`~probperf.models.GaussianProcessModel` (a kernel spec). Prediction is done
+per joint draw ``s``: the draw ``s`` of ``create_task`` builds the design of draw ``s``
+of ``delay``, the draw ``s`` of ``T1'`` feeds draw ``s`` of ``T1``, and ``time`` is
+computed from draw ``s`` of every term, so the identity holds per draw and the
+intervals carry the uncertainty of every step.
+
+Quantities that feed another model (``T1'``, task counts, critical path) are drawn
+*without* observation noise: the run-to-run noise of a one-worker run is not part of
+the 36-worker run being predicted. ``work``, ``delay`` and ``no_work`` are drawn with
+their own noise, so ``time`` draws are draws of a new run.
+
+With a GP, the structure is kept through ratios: the GP for ``work`` models
+``work / T1'`` and the GP for ``delay`` models ``delay / (create_task + wait_tasks)``
+over ``(n, p, config)``, multiplied by the draws of the quantities they depend on.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from . import persist
+from .data import Measurements, MeasurementError
+from .predict import Predictive, constant_params, prediction_points
+
+#: DAG metrics DagModel needs in the training data.
+REQUIRED = ("work", "delay", "no_work", "create_task", "wait_tasks")
+
+#: Intermediate models, in the order they are fitted and drawn.
+COMPONENTS = ("serial_work", "work", "create_task", "wait_tasks", "delay", "no_work", "critical_path")
+
+#: Components modeled over (n, config) only; the rest also over p.
+SIZE_ONLY = ("serial_work", "create_task", "wait_tasks", "critical_path")
+
+#: Default model per component when no configuration parameter varies: the paper's
+#: basis regressions everywhere (they extrapolate as the algorithm's operation counts).
+DEFAULT_MODELS = {c: "basis" for c in COMPONENTS}
+
+#: Default when configuration parameters vary (cut-offs change task counts by
+#: powers of the cut-off, which an ``n``-only basis cannot express): a GP with a
+#: power-law (log-linear) mean over (n, config) for the size-only metrics, a Matérn
+#: residual; the design-based work and delay regressions stay.
+DEFAULT_MODELS_CONFIG = {
+    "serial_work": "matern52",
+    "work": "basis",
+    "create_task": "matern52",
+    "wait_tasks": "matern52",
+    "delay": "basis",
+    "no_work": "matern52",
+    "critical_path": "matern52",
+}
+
+DEFAULT_DRAWS = 1000
+
+
+def _worker_terms(p: np.ndarray) -> np.ndarray:
+    """The paper's worker terms ``[1, (p-1), (p-1)/p]`` as columns (points x 3)."""
+    p = np.asarray(p, dtype=np.float64)
+    return np.stack([np.ones_like(p), p - 1.0, (p - 1.0) / p], axis=-1)
+
+
+def work_design(serial_work: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Design of eq. (10): ``T1' * [1, (p-1)/p, (p-1)]``; works per draw (S x N)."""
+    p = np.broadcast_to(np.asarray(p, dtype=np.float64), np.shape(serial_work))
+    sw = np.asarray(serial_work, dtype=np.float64)
+    return np.stack([sw, sw * (p - 1.0) / p, sw * (p - 1.0)], axis=-1)
+
+
+def delay_design(create_task: np.ndarray, wait_tasks: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Design of eq. (12): ``[create*w, wait*w]`` with ``w = [1, (p-1), (p-1)/p]``.
+
+    Shapes broadcast, so per-draw counts (S x N) give a per-draw design (S x N x 6).
+
+    Examples
+    --------
+    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3])).tolist()
+    [[10.0, 20.0, 6.666666666666666, 4.0, 8.0, 2.6666666666666665]]
+    """
+    create = np.asarray(create_task, dtype=np.float64)
+    wait = np.asarray(wait_tasks, dtype=np.float64)
+    w = _worker_terms(np.broadcast_to(np.asarray(p, dtype=np.float64), create.shape))
+    return np.concatenate([create[..., None] * w, wait[..., None] * w], axis=-1)
+
+
+class Prediction(Predictive):
+    """Predicted run time with its decomposition, all as joint draws.
+
+    ``draws`` are the time draws (so ``median``, ``interval`` etc. refer to time);
+    :attr:`components` holds the draws of every DAG metric at the same points, and
+    for every draw ``work + delay + no_work == p * time`` holds exactly.
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"n": [100], "p": [2]})
+    >>> comps = {"work": np.full((3, 1), 8.0), "delay": np.ones((3, 1)),
+    ...          "no_work": np.ones((3, 1)), "serial_work": np.full((3, 1), 8.0)}
+    >>> pred = Prediction(comps, pts)
+    >>> float(pred.median[0]), float(pred.speedup.median[0])
+    (5.0, 1.6)
+    """
+
+    def __init__(self, components: Mapping[str, np.ndarray], points: pd.DataFrame, unit: str = "s"):
+        comps = {k: np.asarray(v, dtype=np.float64) for k, v in components.items()}
+        p = points["p"].to_numpy(dtype=np.float64)
+        time = (comps["work"] + comps["delay"] + comps["no_work"]) / p
+        super().__init__(time, points, "time")
+        self.unit = unit
+        self.components = {k: Predictive(v, self.points, k) for k, v in comps.items()}
+        self.components["time"] = Predictive(time, self.points, "time")
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self.components[key]
+        return super().__getitem__(key)
+
+    @property
+    def p(self) -> np.ndarray:
+        return self.points["p"].to_numpy(dtype=np.float64)
+
+    @property
+    def speedup(self) -> Predictive:
+        """``T1'(n) / time``: speed-up over the serial work, per draw."""
+        return Predictive(self.components["serial_work"].draws / self.draws, self.points, "speedup")
+
+    @property
+    def efficiency(self) -> Predictive:
+        """``speedup / p``, per draw."""
+        return Predictive(self.speedup.draws / self.p, self.points, "efficiency")
+
+    @property
+    def penalty(self) -> Predictive:
+        """Lobachev et al.'s parallel penalty ``A(n,p) = time(n,p) - T(n)/p`` with ``T = T1'``."""
+        serial = self.components["serial_work"].draws
+        return Predictive(self.draws - serial / self.p, self.points, "penalty")
+
+    @property
+    def karp_flatt(self) -> Predictive:
+        """Karp-Flatt experimentally determined serial fraction ``(1/S - 1/p)/(1 - 1/p)``.
+
+        NaN at ``p = 1``, where it is undefined.
+        """
+        s = self.speedup.draws
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e = (1.0 / s - 1.0 / self.p) / (1.0 - 1.0 / self.p)
+        e[:, self.p == 1] = np.nan
+        return Predictive(e, self.points, "karp_flatt")
+
+    def decomposition(self, level: float = 0.9) -> pd.DataFrame:
+        """Share of ``work``, ``delay`` and ``no_work`` in ``p * time`` per point.
+
+        One row per point and term, with the median share and its ``level`` interval,
+        and the term's own median and interval (in the time unit).
+        """
+        budget = self.draws * self.p
+        rows = []
+        for i in range(self.n_points):
+            base = self.points.iloc[i].to_dict()
+            for term in ("work", "delay", "no_work"):
+                d = self.components[term].draws[:, i]
+                share = d / budget[:, i]
+                lo, hi = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
+                vlo, vhi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+                rows.append(
+                    {
+                        **base,
+                        "term": term,
+                        "share": float(np.median(share)),
+                        "share_lower": float(lo),
+                        "share_upper": float(hi),
+                        "median": float(np.median(d)),
+                        "lower": float(vlo),
+                        "upper": float(vhi),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"Prediction(time: {self.n_draws} draws x {self.n_points} points, components={sorted(self.components)})"
+
+
+@persist.register
+class DagModel:
+    """Predict run time from separately modeled DAG metrics, with joint uncertainty.
+
+    Parameters
+    ----------
+    models : mapping of component -> spec, optional
+        Per-component model: ``"basis"`` (Bayesian basis regression) or a GP kernel
+        spec such as ``"sm4"``, ``"matern52"``, ``"rbf+linear"``. Components:
+        ``serial_work``, ``work``, ``create_task``, ``wait_tasks``, ``delay``,
+        ``no_work``, ``critical_path``. Unnamed components take the default
+        (:data:`DEFAULT_MODELS`, or :data:`DEFAULT_MODELS_CONFIG` when a
+        configuration parameter varies in the training data).
+    kernel : str, optional
+        Shorthand: use this spec for every component (``models`` entries win).
+    fast : bool
+        Cheaper inference (SVI for basis models, fewer GP iterations/restarts): for
+        tests, docs and quick looks.
+    n_draws : int
+        Joint draws per prediction.
+    seed : int
+        Seed for inference and draws.
+
+    Examples
+    --------
+    >>> from probperf.sim import dataset                     # doctest: +SKIP
+    >>> m = dataset("sort", which="A").select(split="train")  # doctest: +SKIP
+    >>> pred = DagModel(fast=True).fit(m).predict(n=2**22, p=36)  # doctest: +SKIP
+    >>> lo, hi = pred.interval(0.9)                          # doctest: +SKIP
+    """
+
+    def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
+                 fast: bool = False, n_draws: int = DEFAULT_DRAWS, seed: int = 0):
+        self.models = models
+        self.kernel = kernel
+        self.fast = fast
+        self.n_draws = n_draws
+        self.seed = seed
+
+    # -- fitting -------------------------------------------------------------------
+
+    def _specs(self, config_varies: bool) -> dict[str, str]:
+        specs = dict(DEFAULT_MODELS_CONFIG if config_varies else DEFAULT_MODELS)
+        if self.kernel:
+            specs = {c: self.kernel for c in COMPONENTS}
+        for k, v in (self.models or {}).items():
+            if k not in COMPONENTS:
+                raise ValueError(f"unknown DAG component {k!r}; expected one of {COMPONENTS}")
+            specs[k] = v
+        return specs
+
+    def _new_model(self, spec: str, component: str):
+        from .models import BASIS_SPEC, metric_model
+
+        kwargs = {"seed": self.seed + COMPONENTS.index(component)}
+        if spec == BASIS_SPEC:
+            if self.fast:
+                kwargs["inference"] = "svi"
+            return metric_model(spec, **kwargs)
+        kwargs["mean"] = "linear"
+        if self.fast:
+            kwargs["n_restarts"] = 1
+        return metric_model(spec, **kwargs)
+
+    def fit(self, measurements: Measurements) -> "DagModel":
+        """Fit every intermediate model on a table of traced runs.
+
+        Needs ``work``, ``delay``, ``no_work``, ``create_task``, ``wait_tasks`` in
+        every row, and the serial work: a ``serial_work`` column or rows with
+        ``p == 1`` (whose ``work`` is the serial work). ``critical_path`` is used
+        when present (span law).
+        """
+        if not isinstance(measurements, Measurements):
+            raise TypeError("DagModel.fit expects a probperf Measurements table")
+        m = measurements
+        m.require(*REQUIRED)
+        frame = m.frame
+        size_features = ["n", *m.config]
+        all_features = ["n", "p", *m.config]
+        serial = _serial_work_per_row(frame, size_features, m.source)
+        config_varies = any(frame[c].nunique() > 1 for c in m.config)
+        specs = self._specs(config_varies)
+        self.specs_ = specs
+        self.features_ = all_features
+        self.size_features_ = size_features
+        self.components_ = {}
+        self.has_span_ = m.has("critical_path")
+
+        # T1'(n): one observation per distinct (n, config, value) - the column is
+        # repeated on every row of a run group, and repeating it would fake certainty.
+        sw = pd.DataFrame({**{c: frame[c] for c in size_features}, "y": serial}).drop_duplicates()
+        self._fit_size("serial_work", sw[size_features], sw["y"].to_numpy(), specs)
+        for count in ("create_task", "wait_tasks"):
+            self._fit_size(count, frame[size_features], frame[count].to_numpy(), specs)
+        if self.has_span_:
+            self._fit_size("critical_path", frame[size_features], frame["critical_path"].to_numpy(), specs)
+
+        p = frame["p"].to_numpy(dtype=np.float64)
+        work = frame["work"].to_numpy(dtype=np.float64)
+        if specs["work"] == "basis":
+            self._fit_design("work", work_design(serial, p), work, specs)
+        else:
+            self._fit_ratio("work", frame[all_features], work / serial, specs)
+        delay = frame["delay"].to_numpy(dtype=np.float64)
+        counts = frame["create_task"].to_numpy(dtype=np.float64), frame["wait_tasks"].to_numpy(dtype=np.float64)
+        if specs["delay"] == "basis":
+            self._fit_design("delay", delay_design(*counts, p), delay, specs)
+        else:
+            self._fit_ratio("delay", frame[all_features], delay / np.maximum(counts[0] + counts[1], 1.0), specs)
+        self._fit_no_work(frame, specs)
+        self.unit_ = m.unit
+        self.defaults_ = constant_params(frame, all_features)
+        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in all_features}
+        return self
+
+    def _fit_size(self, name, X, y, specs):
+        model = self._new_model(specs[name], name)
+        keep = np.asarray(y) > 0
+        model.fit(X[keep], np.asarray(y)[keep], features=list(X.columns))
+        model.target_ = name
+        self.components_[name] = model
+
+    def _fit_ratio(self, name, X, ratio, specs):
+        keep = np.isfinite(ratio) & (ratio > 0)
+        self._fit_size(name, X[keep], ratio[keep], specs)
+
+    def _fit_design(self, name, Phi, y, specs):
+        model = self._new_model("basis", name)
+        keep = y > 0  # a zero (no delay at p=1 without overheads) carries no log-scale information
+        model.fit_design(Phi[keep], y[keep])
+        self.components_[name] = model
+
+    def _fit_no_work(self, frame, specs):
+        # Every no_work term carries a factor (p-1): at p=1 it is 0 by the model's
+        # structure, so only p > 1 rows with idle time are informative.
+        rows = frame[(frame["p"] > 1) & (frame["no_work"] > 0)]
+        self.no_work_zero_ = len(rows) < 3
+        if self.no_work_zero_:
+            return  # no observable idle time: predicted as 0
+        model = self._new_model(specs["no_work"], "no_work")
+        if specs["no_work"] == "basis":
+            from .basis import no_work as no_work_basis
+
+            model.basis = no_work_basis()
+        model.fit(rows[self.features_], rows["no_work"].to_numpy(dtype=np.float64), features=self.features_)
+        self.components_["no_work"] = model
+
+    # -- prediction ----------------------------------------------------------------
+
+    def predict(self, X=None, *, n_draws: int | None = None, seed: int | None = None, **params) -> Prediction:
+        """Joint predictive draws of time and every DAG metric.
+
+        Parameters
+        ----------
+        X : DataFrame, mapping or Measurements, optional
+            Points with columns ``n``, ``p`` and the configuration parameters.
+        n_draws, seed : int, optional
+            Number of joint draws and their seed (defaults from the constructor).
+        **params
+            Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
+            parameters that were constant in the training data may be omitted.
+        """
+        if not hasattr(self, "components_"):
+            raise RuntimeError("DagModel is not fitted; call fit() first")
+        pts = self._points(X, params)
+        S = int(n_draws or self.n_draws)
+        seed = self.seed if seed is None else seed
+        p = pts["p"].to_numpy(dtype=np.float64)
+        size = pts[self.size_features_]
+        full = pts[self.features_]
+        c = self.components_
+
+        serial = self._draw(c["serial_work"], size, S, seed, noise=False)
+        create = self._draw(c["create_task"], size, S, seed + 1, noise=False)
+        wait = self._draw(c["wait_tasks"], size, S, seed + 2, noise=False)
+        if self.specs_["work"] == "basis":
+            work = c["work"].predict_design(work_design(serial, p), n_draws=S, seed=seed + 3)
+        else:
+            work = serial * self._draw(c["work"], full, S, seed + 3, noise=True)
+        if self.specs_["delay"] == "basis":
+            delay = c["delay"].predict_design(delay_design(create, wait, p), n_draws=S, seed=seed + 4)
+        else:
+            delay = np.maximum(create + wait, 1.0) * self._draw(c["delay"], full, S, seed + 4, noise=True)
+        if self.no_work_zero_:
+            no_work = np.zeros((S, len(pts)))
+        else:
+            no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
+        no_work = np.where(p > 1, no_work, 0.0)  # the (p-1) factor of eq. (15)
+        comps = {
+            "serial_work": serial,
+            "create_task": create,
+            "wait_tasks": wait,
+            "work": work,
+            "delay": delay,
+            "no_work": no_work,
+        }
+        if self.has_span_:
+            span = self._draw(c["critical_path"], size, S, seed + 6, noise=False)
+            # Span law: time >= critical path. A draw below it is lifted, and the lift
+            # is idle time, so it goes to no_work and the identity (1) still holds.
+            idle = np.maximum(0.0, p * span - (work + delay + no_work))
+            comps["no_work"] = no_work + idle
+            comps["critical_path"] = span
+        return Prediction(comps, pts, getattr(self, "unit_", "s"))
+
+    @staticmethod
+    def _draw(model, X, S, seed, noise):
+        return model.predict(X, n_draws=S, seed=seed, noise=noise).draws
+
+    def _points(self, X, params) -> pd.DataFrame:
+        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+
+    # -- persistence ---------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Write the fitted model (all intermediate models) to one model file."""
+        persist.save(self, path)
+
+    @classmethod
+    def load(cls, path) -> "DagModel":
+        """Read a model written by :meth:`save`."""
+        model = persist.load(path)
+        if not isinstance(model, cls):
+            raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a DagModel")
+        return model
+
+    def _get_state(self):
+        config = {
+            "params": {"models": self.models, "kernel": self.kernel, "fast": self.fast,
+                       "n_draws": self.n_draws, "seed": self.seed},
+            "specs": self.specs_,
+            "features": self.features_,
+            "size_features": self.size_features_,
+            "has_span": self.has_span_,
+            "no_work_zero": self.no_work_zero_,
+            "components": {},
+        }
+        tensors = {}
+        for name, model in self.components_.items():
+            sub_config, sub_tensors = model._get_state()
+            config["components"][name] = {"kind": type(model).__name__, "state": sub_config}
+            tensors.update(persist.nest(name, sub_config, sub_tensors)[1])
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        model = cls(**config["params"])
+        model.specs_ = config["specs"]
+        model.features_ = config["features"]
+        model.size_features_ = config["size_features"]
+        model.has_span_ = config["has_span"]
+        model.no_work_zero_ = config["no_work_zero"]
+        model.components_ = {}
+        for name, sub in config["components"].items():
+            sub_cls = persist._REGISTRY[sub["kind"]]
+            model.components_[name] = sub_cls._from_state(sub["state"], persist.unnest(name, tensors))
+        return model
+
+    def __repr__(self) -> str:
+        return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, fast={self.fast!r})"
+
+
+def _serial_work_per_row(frame: pd.DataFrame, size_features, source) -> np.ndarray:
+    """T1'(n) for every row: the ``serial_work`` column, else the mean ``work`` of the
+    ``p == 1`` runs with the same size and configuration."""
+    if "serial_work" in frame and frame["serial_work"].notna().all():
+        return frame["serial_work"].to_numpy(dtype=np.float64)
+    ones = frame[frame["p"] == 1]
+    if ones.empty:
+        raise MeasurementError(
+            "DagModel needs the serial work T1': a 'serial_work' column or runs with p=1",
+            source,
+            column="serial_work",
+        )
+    means = ones.groupby(size_features)["work"].mean().rename("_serial")
+    joined = frame[size_features].merge(means, left_on=size_features, right_index=True, how="left")
+    if joined["_serial"].isna().any():
+        row = int(np.flatnonzero(joined["_serial"].isna().to_numpy())[0])
+        raise MeasurementError(
+            f"no p=1 run for the size/configuration of row {row}, so its serial work is unknown; "
+            "add p=1 runs or a 'serial_work' column",
+            source,
+            column="serial_work",
+        )
+    return joined["_serial"].to_numpy(dtype=np.float64)
+
+
+def fit(measurements: Measurements, target: str = "time", model: str = "auto",
+        kernel: str | None = None, fast: bool = False, seed: int = 0):
+    """Fit the model a user asks for by name (the CLI's ``fit``).
+
+    ``model``: ``"dag"`` (:class:`DagModel`), ``"direct"`` (one metric model of
+    ``target`` over all parameters), ``"penalty"`` (:class:`~probperf.timemodels.PenaltyModel`),
+    or ``"auto"``: the DAG model when the DAG metrics are present and ``target`` is
+    ``time``, else ``direct``.
+    """
+    from .timemodels import DirectModel, PenaltyModel
+
+    if model == "auto":
+        model = "dag" if target == "time" and measurements.has(*REQUIRED) and _has_serial(measurements) else "direct"
+    if model == "dag":
+        if target != "time":
+            raise ValueError("the DAG model predicts time; use --model direct for other targets")
+        return DagModel(kernel=kernel, fast=fast, seed=seed).fit(measurements)
+    if model == "direct":
+        return DirectModel(kernel=kernel or "basis", target=target, fast=fast, seed=seed).fit(measurements)
+    if model == "penalty":
+        if target != "time":
+            raise ValueError("the penalty model predicts time only")
+        return PenaltyModel(kernel=kernel or "basis", fast=fast, seed=seed).fit(measurements)
+    raise ValueError(f"unknown model {model!r}; use auto, dag, direct or penalty")
+
+
+def _has_serial(m: Measurements) -> bool:
+    return m.has("serial_work") or bool((m.frame["p"] == 1).any())

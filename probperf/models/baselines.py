@@ -1,0 +1,594 @@
+"""Baseline time models from the earlier work that probperf replaces.
+
+All four are *time* models: ``fit`` takes a whole :class:`~probperf.data.Measurements`
+table (each needs different metrics from it) and ``predict`` returns a
+:class:`~probperf.predict.Predictive` of joint ``time`` draws (draws x points).
+
+:class:`TwoStepLasso`
+    The two-step model of Namsraijav & Taura (2016), eqs. (9)-(15), thesis eqs.
+    (6.1)-(6.7): intermediate models for serial work, work inflation, task counts,
+    delay and no_work, each fitted with ``LassoLarsCV(positive=True)``, combined by
+    ``time = (T1 + delay + no_work) / p``. Interval: wild residual bootstrap of the
+    whole two-step pipeline plus resampled relative residuals.
+:class:`DirectNN`
+    The thesis's "Direct NN" (ch. 5): two hidden ReLU layers of 64 units, one dropout
+    layer before the read-out, trained with Adam on ``time * workers`` under the loss
+    weighted by worker count (eq. 5.1); random search of dropout and learning rate
+    with early stopping on a validation split. Interval: MC dropout.
+:class:`MultiTaskNN`
+    The thesis's "Multi-task NN" (sec. 6.2): the same shared layers with one head per
+    metric, trained by picking a random task per step. Time comes from the time head,
+    as in the thesis. Interval: MC dropout.
+:class:`CilkviewBounds`
+    Cilkview's band ``T1/p <= time <= T1/p + 1.7 * burdened span`` with ``T1``,
+    ``critical_path`` and the task counts from positive LassoLars fits. Draws are
+    uniform within the band (a band, not a probability statement).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Sequence
+
+import numpy as np
+
+from .. import persist
+from ..data import Measurements, MeasurementError
+from ..transforms import Standardizer, log_inputs, log_mask
+from .base import MetricModel
+
+__all__ = ["TimeModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds"]
+
+#: Metrics the DAG-based baselines need (besides serial work or one-worker runs).
+DAG_METRICS: tuple[str, ...] = ("work", "delay", "no_work", "create_task", "wait_tasks")
+
+#: Cilkview's span coefficient: 2 * delta with delta = 0.85 (the paper, eq. (4)).
+CILKVIEW_SPAN_FACTOR = 1.7
+
+
+class TimeModel(MetricModel):
+    """Shared input handling for the baselines: fitted on a whole table, predict time.
+
+    Subclasses set :attr:`uses_config` (whether configuration parameters are inputs)
+    and implement ``_required(measurements)`` (metrics to check) and
+    ``_fit_table(measurements)``, plus ``_predict_draws`` and the state methods of
+    :class:`~probperf.models.base.MetricModel`, whose ``predict``, ``save`` and
+    ``load`` they inherit: prediction points are coerced by
+    :func:`probperf.data.as_points` with the fitted :attr:`features_`.
+    """
+
+    #: Whether configuration parameters are model inputs (else only ``n``, ``p``).
+    uses_config: bool = True
+
+    def fit(self, measurements, y=None, *, target: str = "time", features=None):
+        """Fit to a :class:`~probperf.data.Measurements` table.
+
+        Parameters
+        ----------
+        measurements : Measurements
+            Training runs with the metrics the model needs.
+        y, target : ignored apart from a check
+            Present for interface compatibility; these models always predict ``time``.
+        features : sequence of str, optional
+            Parameter columns used as inputs (default: ``n``, ``p`` and, for the
+            neural nets, the table's configuration parameters).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        MeasurementError
+            If a metric the model needs is missing (the message names it), or the
+            table is too small to fit.
+        """
+        if not isinstance(measurements, Measurements):
+            raise TypeError(
+                f"{type(self).__name__}.fit needs a probperf.Measurements table "
+                f"(it uses several metrics), got {type(measurements).__name__}"
+            )
+        if y is not None or target != "time":
+            raise ValueError(f"{type(self).__name__} models time only; pass the table alone")
+        measurements.require(*self._required(measurements))
+        default = measurements.params if self.uses_config else ["n", "p"]
+        self.features_ = list(features or default)
+        for f in ("n", "p"):
+            if f not in self.features_:
+                raise ValueError(f"features must include {f!r}, got {self.features_}")
+        self.target_ = "time"
+        self._fit_table(measurements)
+        return self
+
+    def _required(self, measurements: Measurements) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _fit_table(self, measurements: Measurements) -> None:
+        raise NotImplementedError
+
+    def _columns(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` and ``p`` columns of a raw feature matrix."""
+        return X[:, self.features_.index("n")], X[:, self.features_.index("p")]
+
+
+def _check_single_config(measurements: Measurements, model: str) -> None:
+    """The DAG-based baselines model n and p only; a varying config parameter is an error."""
+    frame = measurements.frame
+    for c in measurements.config:
+        if frame[c].nunique() > 1:
+            raise MeasurementError(
+                f"{model} models n and p only, but configuration parameter {c!r} takes "
+                f"{frame[c].nunique()} values; select one value first (m.select({c}=...))",
+                measurements.source,
+                column=c,
+            )
+
+
+def _serial_work(measurements: Measurements) -> tuple[np.ndarray, np.ndarray]:
+    """``(n, T1'(n))`` rows: the serial_work column, or work of the one-worker runs."""
+    frame = measurements.frame
+    if "serial_work" in frame and frame["serial_work"].notna().any():
+        rows = frame[frame["serial_work"].notna()]
+        return rows["n"].to_numpy(float), rows["serial_work"].to_numpy(float)
+    one = frame[frame["p"] == 1]
+    if len(one) == 0:
+        raise MeasurementError(
+            "metric 'serial_work' is needed but missing, and there are no one-worker "
+            "(p=1) runs whose work could stand in for it",
+            measurements.source,
+            column="serial_work",
+        )
+    return one["n"].to_numpy(float), one["work"].to_numpy(float)
+
+
+# -- positive LassoLars fits ----------------------------------------------------------
+
+
+class _Lasso:
+    """One non-negative LassoLars fit ``y ~ D @ coef`` on column-scaled features.
+
+    The paper fitted raw basis values; ``n^3`` and ``1`` differ by ~20 orders of
+    magnitude, which makes both LARS and the L1 penalty depend on units. So every
+    column is divided by its root mean square (and ``y`` by its own) before the fit,
+    and the coefficients are mapped back, so ``coef_`` applies to raw features. The
+    objective is still the paper's: squared error in absolute units, no intercept
+    beyond the basis' constant term, all coefficients >= 0.
+    """
+
+    def __init__(self, n_folds: int = 5, seed: int = 0):
+        self.n_folds = n_folds
+        self.seed = seed
+
+    @staticmethod
+    def _scales(D, y):
+        col = np.sqrt(np.mean(D**2, axis=0))
+        col = np.where(col > 0, col, 1.0)
+        ys = float(np.sqrt(np.mean(y**2)))
+        return col, ys if ys > 0 else 1.0
+
+    def fit(self, D, y, what: str):
+        from sklearn.model_selection import KFold
+
+        D = np.asarray(D, float)
+        y = np.asarray(y, float)
+        if len(y) < 3:
+            raise MeasurementError(f"need at least 3 runs to fit {what}, got {len(y)}", column=what)
+        self.col_, self.yscale_ = self._scales(D, y)
+        if not np.any(y > 0):  # e.g. no_work from one-worker runs only: identically 0
+            self.alpha_ = 0.0
+            self.coef_ = np.zeros(D.shape[1])
+        else:
+            from sklearn.linear_model import LassoLarsCV
+
+            # Shuffled folds: the rows are often sorted by n, and unshuffled folds
+            # would turn cross-validation into extrapolation along n.
+            cv = KFold(min(self.n_folds, len(y)), shuffle=True, random_state=self.seed)
+            model = LassoLarsCV(fit_intercept=False, positive=True, cv=cv)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # LARS warns on collinear basis columns
+                model.fit(D / self.col_, y / self.yscale_)
+            self.alpha_ = float(model.alpha_)
+            self.coef_ = self._unscale(model.coef_)
+        self.residual_ = y - D @ self.coef_
+        return self
+
+    def _unscale(self, coef):
+        return np.clip(coef, 0.0, None) * self.yscale_ / self.col_
+
+    def refit(self, D, y) -> np.ndarray:
+        """Coefficients for new targets at the cross-validated penalty (bootstrap)."""
+        from sklearn.linear_model import LassoLars
+
+        if not np.any(y > 0):
+            return np.zeros(D.shape[1])
+        model = LassoLars(alpha=self.alpha_, fit_intercept=False, positive=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(D / self.col_, y / self.yscale_)
+        return self._unscale(model.coef_)
+
+
+# -- neural networks (thesis ch. 5 and sec. 6.2) --------------------------------------
+
+HIDDEN = 64
+
+#: Parameter tensors of the network, in order: two shared layers, then the heads.
+_NET_KEYS = ("w1", "b1", "w2", "b2", "wh", "bh")
+
+
+def _init_net(n_inputs: int, n_heads: int, gen) -> dict:
+    """Uniform(+-1/sqrt(fan_in)) initialisation (torch's Linear default), seeded."""
+    import torch
+
+    def uniform(shape, fan_in):
+        bound = 1.0 / math.sqrt(fan_in)
+        return ((torch.rand(shape, generator=gen) * 2 - 1) * bound).requires_grad_()
+
+    return {
+        "w1": uniform((n_inputs, HIDDEN), n_inputs),
+        "b1": uniform((HIDDEN,), n_inputs),
+        "w2": uniform((HIDDEN, HIDDEN), HIDDEN),
+        "b2": uniform((HIDDEN,), HIDDEN),
+        "wh": uniform((HIDDEN, n_heads), HIDDEN),
+        "bh": uniform((n_heads,), HIDDEN),
+    }
+
+
+def _hidden(net: dict, X):
+    """Output of the second hidden layer (before dropout)."""
+    h = (X @ net["w1"] + net["b1"]).relu()
+    return (h @ net["w2"] + net["b2"]).relu()
+
+
+def _weighted_mse(pred, target, weight):
+    """Eq. (5.1) of the thesis, ``sum w_i (y_i - y(x_i))^2``, divided by ``sum w_i``.
+
+    The division only rescales the loss (Adam is invariant to that) and makes
+    validation losses of different sizes comparable.
+    """
+    return (weight * (pred - target) ** 2).sum() / weight.sum()
+
+
+class _NeuralTimeModel(TimeModel):
+    """Shared machinery of :class:`DirectNN` and :class:`MultiTaskNN`.
+
+    Inputs: ``log2`` of the positive parameters (``n``, ``p``, config), standardised.
+    Targets, per task: ``time * p`` for time (the thesis's *time_workers*), the metric
+    itself otherwise, each standardised. Loss: squared error weighted by the run's
+    worker count (thesis eq. 5.1). One dropout layer sits between the second hidden
+    layer and the heads; MC dropout at prediction time gives the draws.
+    """
+
+    def __init__(
+        self,
+        n_search: int = 4,
+        dropout: tuple[float, float] = (0.05, 0.3),
+        learning_rate: tuple[float, float] = (1e-3, 3e-2),
+        max_epochs: int = 1000,
+        patience: int = 100,
+        batch_size: int = 32,
+        val_fraction: float = 0.2,
+        seed: int = 0,
+    ):
+        self.n_search = n_search
+        self.dropout = dropout
+        self.learning_rate = learning_rate
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.batch_size = batch_size
+        self.val_fraction = val_fraction
+        self.seed = seed
+
+    # subclasses: the metrics, one per head; "time" first
+    def _tasks(self, measurements: Measurements) -> list[str]:
+        raise NotImplementedError
+
+    def _required(self, measurements):
+        return tuple(self._tasks(measurements))
+
+    def _check_params(self):
+        lo, hi = self.dropout
+        if not 0.0 <= lo <= hi < 1.0:
+            raise ValueError(f"dropout range must satisfy 0 <= low <= high < 1, got {self.dropout}")
+        lo, hi = self.learning_rate
+        if not 0.0 < lo <= hi:
+            raise ValueError(f"learning_rate range must be positive, got {self.learning_rate}")
+        if self.n_search < 1 or self.max_epochs < 1 or self.batch_size < 1:
+            raise ValueError("n_search, max_epochs and batch_size must be >= 1")
+        if not 0.0 < self.val_fraction < 1.0:
+            raise ValueError(f"val_fraction must be in (0, 1), got {self.val_fraction}")
+
+    def _fit_table(self, measurements):
+        import torch
+
+        self._check_params()
+        self.tasks_ = self._tasks(measurements)
+        Xraw = measurements.X(self.features_)
+        p = Xraw[:, self.features_.index("p")]
+        Y = np.column_stack([measurements.y(t) for t in self.tasks_])
+        Y[:, 0] = Y[:, 0] * p  # time_workers, the thesis's target
+        if len(Y) < 4:
+            raise MeasurementError(f"need at least 4 runs to train a network, got {len(Y)}")
+        self.log_mask_ = log_mask(Xraw)
+        self.x_scaler_ = Standardizer().fit(log_inputs(Xraw, self.log_mask_))
+        self.y_scaler_ = Standardizer().fit(Y)
+        X = torch.as_tensor(self.x_scaler_.transform(log_inputs(Xraw, self.log_mask_)), dtype=torch.float32)
+        Z = torch.as_tensor(self.y_scaler_.transform(Y), dtype=torch.float32)
+        w = torch.as_tensor(p, dtype=torch.float32)
+        rng = np.random.default_rng(self.seed)
+        n_val = max(1, int(round(self.val_fraction * len(Y))))
+        perm = rng.permutation(len(Y))
+        val, train = perm[:n_val], perm[n_val:]
+        best = None
+        self.search_ = []
+        for trial in range(self.n_search):
+            dropout = float(rng.uniform(*self.dropout))
+            lr = float(np.exp(rng.uniform(*np.log(self.learning_rate))))
+            net, loss, epochs = self._train(X, Z, w, train, val, dropout, lr, self.seed + trial)
+            self.search_.append({"dropout": dropout, "learning_rate": lr, "val_loss": loss, "epochs": epochs})
+            if best is None or loss < best[1]:
+                best = (net, loss, dropout, lr)
+        net, self.val_loss_, self.dropout_, self.learning_rate_ = best
+        self.net_ = {k: v.detach().numpy().astype(np.float32) for k, v in net.items()}
+
+    def _train(self, X, Z, w, train, val, dropout, lr, seed):
+        """Adam with early stopping on the weighted validation loss of the time head."""
+        import torch
+
+        gen = torch.Generator().manual_seed(seed)
+        net = _init_net(X.shape[1], Z.shape[1], gen)
+        opt = torch.optim.Adam(list(net.values()), lr=lr)
+        train_t = torch.as_tensor(train)
+        Xv, Zv, wv = X[val], Z[val, 0], w[val]
+        best_loss, best_net, best_epoch, epoch = math.inf, None, 0, 0
+        keep = 1.0 - dropout
+        for epoch in range(1, self.max_epochs + 1):
+            order = train_t[torch.randperm(len(train_t), generator=gen)]
+            for batch in order.split(self.batch_size):
+                task = self._step_task(Z.shape[1], gen)
+                h = _hidden(net, X[batch])
+                mask = (torch.rand(h.shape, generator=gen) < keep).float() / keep
+                out = (h * mask) @ net["wh"][:, task] + net["bh"][task]
+                loss = _weighted_mse(out, Z[batch, task], w[batch])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            with torch.no_grad():
+                # Dropout off for validation: the expected network (inverted dropout).
+                v = _weighted_mse(_hidden(net, Xv) @ net["wh"][:, 0] + net["bh"][0], Zv, wv).item()
+            if v < best_loss - 1e-12:
+                best_loss, best_epoch = v, epoch
+                best_net = {k: t.detach().clone() for k, t in net.items()}
+            elif epoch - best_epoch >= self.patience:
+                break
+        return best_net, best_loss, best_epoch
+
+    def _step_task(self, n_tasks: int, gen) -> int:
+        """The head trained at this step (always time for a single-task network)."""
+        return 0
+
+    def _head_draws(self, X: np.ndarray, head: int, n_draws: int, seed) -> np.ndarray:
+        """MC-dropout draws of one head on its standardised scale, (draws x points).
+
+        Dropout acts only between the second hidden layer and the heads, so the
+        hidden activations are computed once and each draw applies one dropout mask
+        to every point: row ``s`` is one thinned network, a coherent joint draw.
+        """
+        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
+        net = {k: v.astype(np.float64) for k, v in self.net_.items()}
+        h = np.maximum(Z @ net["w1"] + net["b1"], 0.0)
+        h = np.maximum(h @ net["w2"] + net["b2"], 0.0)
+        keep = 1.0 - self.dropout_
+        rng = np.random.default_rng(seed)
+        masks = (rng.random((n_draws, HIDDEN)) < keep) / keep
+        return (masks * net["wh"][:, head]) @ h.T + net["bh"][head]
+
+    def _metric_draws(self, X, metric, n_draws, seed) -> np.ndarray:
+        head = self.tasks_.index(metric)
+        out = self._head_draws(X, head, n_draws, seed)
+        out = out * self.y_scaler_.scale_[head] + self.y_scaler_.mean_[head]
+        if metric == "time":
+            out = out / self._columns(X)[1]
+        # A ReLU net extrapolates linearly and can cross zero; metrics are >= 0.
+        return np.maximum(out, 0.0)
+
+    def _predict_draws(self, X, n_draws, seed):
+        return self._metric_draws(X, "time", n_draws, seed)
+
+    # -- persistence ------------------------------------------------------------------
+
+    def _get_state(self):
+        config = {
+            **self._base_state(),
+            "params": {**self.get_params(), "dropout": list(self.dropout), "learning_rate": list(self.learning_rate)},
+            "tasks": self.tasks_,
+            "dropout_": self.dropout_,
+            "learning_rate_": self.learning_rate_,
+            "val_loss_": self.val_loss_,
+            "search_": self.search_,
+        }
+        tensors = {f"net.{k}": v for k, v in self.net_.items()}
+        tensors.update(
+            log_mask=self.log_mask_.astype(np.uint8),
+            x_mean=self.x_scaler_.mean_, x_scale=self.x_scaler_.scale_,
+            y_mean=self.y_scaler_.mean_, y_scale=self.y_scaler_.scale_,
+        )
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        params = dict(config["params"])
+        params["dropout"] = tuple(params["dropout"])
+        params["learning_rate"] = tuple(params["learning_rate"])
+        model = cls(**params)
+        model._set_base_state(config)
+        model.tasks_ = list(config["tasks"])
+        model.dropout_ = float(config["dropout_"])
+        model.learning_rate_ = float(config["learning_rate_"])
+        model.val_loss_ = float(config["val_loss_"])
+        model.search_ = list(config["search_"])
+        model.net_ = {k: tensors[f"net.{k}"] for k in _NET_KEYS}
+        model.log_mask_ = tensors["log_mask"].astype(bool)
+        model.x_scaler_ = _standardizer(tensors["x_mean"], tensors["x_scale"])
+        model.y_scaler_ = _standardizer(tensors["y_mean"], tensors["y_scale"])
+        return model
+
+
+def _standardizer(mean, scale) -> Standardizer:
+    s = Standardizer()
+    s.mean_, s.scale_ = np.asarray(mean, float), np.asarray(scale, float)
+    return s
+
+
+@persist.register
+class DirectNN(_NeuralTimeModel):
+    """The thesis's *Direct NN*: a network from parameters straight to time.
+
+    Two hidden layers of 64 ReLU units and one dropout layer before the linear
+    read-out (thesis fig. 5.1). Inputs ``(log2 n, log2 p, config params)``,
+    standardised (the thesis fed raw values; log scales make the extrapolation
+    along ``n`` and ``p`` a short step instead of a long one). The target is
+    *time_workers* ``= time * p`` and the loss is the thesis's eq. (5.1),
+    ``sum_i p_i (y_i - y(x_i))^2``, on the standardised target (the same minimiser:
+    standardising only rescales the loss). Adam on mini-batches; early stopping on a
+    random validation split; random search of the dropout rate (uniform) and the
+    learning rate (log-uniform) with the best validation loss kept.
+
+    Only the ``time`` metric is needed. The interval is MC dropout: each draw is the
+    network with one random dropout mask (model uncertainty only, no run-to-run noise).
+
+    Parameters
+    ----------
+    n_search : int
+        Random-search trials (each trains one network).
+    dropout : (float, float)
+        Range of the dropout rate. The thesis drew keep-probability from (0, 0.9),
+        i.e. dropout in (0.1, 1); with a small search budget that range mostly
+        produces useless networks, so the default is narrower.
+    learning_rate : (float, float)
+        Range of Adam's learning rate, sampled log-uniformly (thesis: [1e-6, 1]).
+    max_epochs, patience : int
+        Epoch limit and early-stopping patience (epochs without a better validation loss).
+    batch_size : int
+        Mini-batch size.
+    val_fraction : float
+        Share of the runs held out for validation.
+    seed : int
+        Seeds the split, the search, the initialisation and the mini-batches.
+
+    Examples
+    --------
+    >>> import numpy as np, probperf as pp
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 12), [1, 2, 4]); n, p = n.ravel(), p.ravel()
+    >>> m = pp.Measurements({"n": n, "p": p, "time": n / p + 50.0})
+    >>> model = DirectNN(n_search=1, max_epochs=20).fit(m)
+    >>> model.predict({"n": 2048, "p": 4}, n_draws=50).draws.shape
+    (50, 1)
+    """
+
+    def _tasks(self, measurements):
+        return ["time"]
+
+
+@persist.register
+class MultiTaskNN(_NeuralTimeModel):
+    """The thesis's *Multi-task NN*: shared layers, one head per DAG metric.
+
+    The network of :class:`DirectNN` with one linear head per task: ``time`` (as
+    *time_workers*) and the extra tasks, each target standardised on its own. As in
+    the thesis, every training step picks one task at random and back-propagates that
+    task's worker-weighted loss; early stopping watches the time head. Time is
+    predicted from the time head (thesis fig. 6.4), not from the metric heads;
+    :meth:`predict_metric` gives the others.
+
+    Parameters
+    ----------
+    tasks : sequence of str or "auto"
+        Extra tasks. Default: ``work``, ``delay``, ``no_work``, ``create_task``,
+        ``wait_tasks``, ``critical_path``. ``"auto"`` applies the thesis's rule: the
+        two of ``work``, ``delay``, ``no_work`` with the highest Pearson correlation
+        with time, plus ``create_task``, ``wait_tasks`` and ``critical_path``.
+    **kwargs
+        As for :class:`DirectNN`.
+
+    Examples
+    --------
+    >>> import numpy as np, probperf as pp
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 12), [1, 2, 4]); n, p = n.ravel(), p.ravel()
+    >>> m = pp.Measurements({"n": n, "p": p, "work": n, "delay": 10.0 * p,
+    ...                      "no_work": 40.0 * p, "time": n / p + 50.0})
+    >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(m)
+    >>> model.tasks_
+    ['time', 'work', 'delay']
+    """
+
+    DEFAULT_TASKS = ("work", "delay", "no_work", "create_task", "wait_tasks", "critical_path")
+
+    def __init__(
+        self,
+        tasks: Sequence[str] | str = DEFAULT_TASKS,
+        n_search: int = 4,
+        dropout: tuple[float, float] = (0.05, 0.3),
+        learning_rate: tuple[float, float] = (1e-3, 3e-2),
+        max_epochs: int = 1000,
+        patience: int = 100,
+        batch_size: int = 32,
+        val_fraction: float = 0.2,
+        seed: int = 0,
+    ):
+        super().__init__(
+            n_search, dropout, learning_rate, max_epochs, patience, batch_size, val_fraction, seed
+        )
+        self.tasks = tasks
+
+    def _tasks(self, measurements):
+        if isinstance(self.tasks, str):
+            if self.tasks != "auto":
+                raise ValueError(f"tasks must be a list of metrics or 'auto', got {self.tasks!r}")
+            return ["time", *self._thesis_tasks(measurements)]
+        extra = [t for t in self.tasks if t != "time"]
+        if not extra:
+            raise ValueError("MultiTaskNN needs at least one extra task besides time")
+        return ["time", *extra]
+
+    @staticmethod
+    def _thesis_tasks(measurements) -> list[str]:
+        """Two of work/delay/no_work most correlated with time, plus the counts and span."""
+        candidates = ("work", "delay", "no_work")
+        measurements.require("time", *candidates)
+        time = measurements.y("time")
+        corr = {}
+        for c in candidates:
+            y = measurements.y(c)
+            corr[c] = np.corrcoef(time, y)[0, 1] if np.std(y) > 0 else -np.inf
+        chosen = sorted(candidates, key=lambda c: -corr[c])[:2]
+        return [c for c in candidates if c in chosen] + ["create_task", "wait_tasks", "critical_path"]
+
+    def _step_task(self, n_tasks, gen):
+        import torch
+
+        return int(torch.randint(n_tasks, (1,), generator=gen))
+
+    def _get_state(self):
+        config, tensors = super()._get_state()
+        tasks = config["params"]["tasks"]
+        config["params"]["tasks"] = tasks if isinstance(tasks, str) else list(tasks)
+        return config, tensors
+
+    def predict_metric(self, X, metric: str, n_draws: int | None = None, seed: int | None = 0):
+        """MC-dropout draws of one head (``time`` or an extra task) at ``X``.
+
+        Returns
+        -------
+        Predictive
+        """
+        from ..data import as_points
+        from ..predict import Predictive
+
+        self._check_fitted()
+        if metric not in self.tasks_:
+            raise ValueError(f"no head for {metric!r}; the heads are {self.tasks_}")
+        points = as_points(X, self.features_)
+        draws = self._metric_draws(points.to_numpy(float), metric, int(n_draws or self.n_draws), seed)
+        return Predictive(draws, points, metric)

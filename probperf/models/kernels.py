@@ -1,0 +1,331 @@
+"""GP covariance functions from a spec string, and data-driven initialisation.
+
+A spec names base kernels joined by ``+`` (sum) and ``*`` (product, binds tighter),
+with parentheses for grouping::
+
+    sm4             spectral mixture, 4 components (``sm`` alone: 4)
+    rbf             squared exponential
+    matern12/32/52  Matern with nu = 1/2, 3/2, 5/2
+    rq              rational quadratic
+    linear          dot product (its own variance)
+    poly<d>         polynomial of degree d (``poly`` alone: 2)
+    periodic        exp-sine-squared
+
+    "sm4+linear", "rbf*periodic+linear", "(rbf+linear)*periodic"
+
+Stationary kernels get one lengthscale per input dimension (ARD), and so does
+``periodic`` (one period per dimension). Every summand gets exactly one amplitude:
+it is wrapped in a ``ScaleKernel`` unless one of its factors already carries its own
+(``sm`` has mixture weights, ``linear`` a variance), which would make a second scale
+unidentifiable.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+from gpytorch.kernels import (
+    AdditiveKernel,
+    Kernel,
+    LinearKernel,
+    MaternKernel,
+    PeriodicKernel,
+    PolynomialKernel,
+    ProductKernel,
+    RBFKernel,
+    RQKernel,
+    ScaleKernel,
+    SpectralMixtureKernel,
+)
+
+#: Spec names accepted by :func:`parse_kernel` (``<Q>``/``<d>``: a positive integer).
+KERNEL_NAMES = ("sm<Q>", "rbf", "matern12", "matern32", "matern52", "rq", "linear",
+                "poly<d>", "periodic")
+
+DEFAULT_SM_MIXTURES = 4
+DEFAULT_POLY_DEGREE = 2
+
+_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>[+*()])|(?P<bad>\S+?))")
+
+
+def _tokens(spec: str) -> list[str]:
+    out = []
+    for m in _TOKEN.finditer(spec):
+        if m.group("bad") is not None:
+            raise ValueError(f"unknown kernel token {m.group('bad')!r} in spec {spec!r}")
+        tok = m.group("name") or m.group("op")
+        if tok:
+            out.append(tok)
+    return out
+
+
+class _Parser:
+    """Recursive descent over ``expr := term ('+' term)*; term := atom ('*' atom)*``.
+
+    Produces a tree of nested tuples ``("+", [...])``, ``("*", [...])`` or a name.
+    """
+
+    def __init__(self, spec: str):
+        self.spec = spec
+        self.toks = _tokens(spec)
+        self.i = 0
+
+    def _peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def _take(self):
+        tok = self._peek()
+        self.i += 1
+        return tok
+
+    def parse(self):
+        if not self.toks:
+            raise ValueError(f"empty kernel spec {self.spec!r}; known kernels: {', '.join(KERNEL_NAMES)}")
+        tree = self._expr()
+        if self._peek() is not None:
+            raise ValueError(f"unexpected {self._peek()!r} in kernel spec {self.spec!r}")
+        return tree
+
+    def _expr(self):
+        parts = [self._term()]
+        while self._peek() == "+":
+            self._take()
+            parts.append(self._term())
+        return parts[0] if len(parts) == 1 else ("+", parts)
+
+    def _term(self):
+        parts = [self._atom()]
+        while self._peek() == "*":
+            self._take()
+            parts.append(self._atom())
+        return parts[0] if len(parts) == 1 else ("*", parts)
+
+    def _atom(self):
+        tok = self._take()
+        if tok is None:
+            raise ValueError(f"kernel spec {self.spec!r} ends where a kernel name was expected")
+        if tok == "(":
+            tree = self._expr()
+            if self._take() != ")":
+                raise ValueError(f"missing ')' in kernel spec {self.spec!r}")
+            return tree
+        if tok in "+*)":
+            raise ValueError(f"unexpected {tok!r} in kernel spec {self.spec!r}")
+        _check_name(tok, self.spec)
+        return tok.lower()
+
+
+_NAME = re.compile(r"^(sm|poly)(\d*)$|^(rbf|matern12|matern32|matern52|rq|linear|periodic)$")
+
+
+def _check_name(tok: str, spec: str) -> None:
+    m = _NAME.match(tok.lower())
+    if m is None or (m.group(2) and int(m.group(2)) < 1):
+        raise ValueError(
+            f"unknown kernel {tok!r} in spec {spec!r}; known kernels: {', '.join(KERNEL_NAMES)}"
+        )
+
+
+def _base_kernel(name: str, ard_dims: int) -> Kernel:
+    m = _NAME.match(name)
+    family, number = m.group(1) or m.group(3), m.group(2)
+    if family == "sm":
+        q = int(number) if number else DEFAULT_SM_MIXTURES
+        return SpectralMixtureKernel(num_mixtures=q, ard_num_dims=ard_dims)
+    if family == "poly":
+        return PolynomialKernel(power=int(number) if number else DEFAULT_POLY_DEGREE)
+    if family == "rbf":
+        return RBFKernel(ard_num_dims=ard_dims)
+    if family.startswith("matern"):
+        return MaternKernel(nu=int(family[-2]) / 2, ard_num_dims=ard_dims)
+    if family == "rq":
+        return RQKernel(ard_num_dims=ard_dims)
+    if family == "periodic":
+        return PeriodicKernel(ard_num_dims=ard_dims)
+    return LinearKernel(ard_num_dims=ard_dims)
+
+
+def _has_own_scale(kernel: Kernel) -> bool:
+    return isinstance(kernel, (SpectralMixtureKernel, LinearKernel, ScaleKernel))
+
+
+def _build(tree, ard_dims: int) -> Kernel:
+    if isinstance(tree, str):
+        kernel = _base_kernel(tree, ard_dims)
+        return kernel if _has_own_scale(kernel) else ScaleKernel(kernel)
+    op, parts = tree
+    if op == "+":
+        return AdditiveKernel(*[_build(p, ard_dims) for p in parts])
+    # A product takes one amplitude in total: build the factors unscaled.
+    factors = [_build_unscaled(p, ard_dims) for p in parts]
+    product = ProductKernel(*factors)
+    return product if any(_carries_scale(f) for f in factors) else ScaleKernel(product)
+
+
+def _build_unscaled(tree, ard_dims: int) -> Kernel:
+    if isinstance(tree, str):
+        return _base_kernel(tree, ard_dims)
+    return _build(tree, ard_dims)
+
+
+def _carries_scale(kernel: Kernel) -> bool:
+    if _has_own_scale(kernel):
+        return True
+    if isinstance(kernel, AdditiveKernel):
+        return all(_carries_scale(k) for k in kernel.kernels)
+    if isinstance(kernel, ProductKernel):
+        return any(_carries_scale(k) for k in kernel.kernels)
+    return False
+
+
+def parse_kernel(spec: str, ard_dims: int = 1) -> Kernel:
+    """Build a GPyTorch kernel from a spec string such as ``"sm4+linear"``.
+
+    Parameters
+    ----------
+    spec : str
+        Base kernel names (see :data:`KERNEL_NAMES`) joined by ``+`` and ``*``
+        (``*`` binds tighter; parentheses group).
+    ard_dims : int
+        Number of input dimensions; stationary kernels get one lengthscale each.
+
+    Returns
+    -------
+    gpytorch.kernels.Kernel
+
+    Raises
+    ------
+    ValueError
+        For an unknown kernel name or malformed spec; the message names the token.
+
+    Examples
+    --------
+    >>> k = parse_kernel("rbf*periodic+linear", ard_dims=2)
+    >>> type(k).__name__, [type(c).__name__ for c in k.kernels]
+    ('AdditiveKernel', ['ScaleKernel', 'LinearKernel'])
+    >>> parse_kernel("sm3", ard_dims=2).num_mixtures
+    3
+    >>> parse_kernel("rbf+cubic")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown kernel 'cubic' in spec 'rbf+cubic'; known kernels: ...
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"kernel spec must be a string, got {type(spec).__name__}")
+    if int(ard_dims) < 1:
+        raise ValueError(f"ard_dims must be >= 1, got {ard_dims}")
+    return _build(_Parser(spec).parse(), int(ard_dims))
+
+
+# -- initialisation ---------------------------------------------------------------
+
+
+@contextmanager
+def seeded(seed: int):
+    """Seed torch's and numpy's global generators inside the block, restoring them after.
+
+    GPyTorch's initialisers (and the scikit-learn mixture fit they call) draw from the
+    global generators; this makes restarts reproducible without leaking state.
+    """
+    np_state = np.random.get_state()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        np.random.seed(seed % 2**32)
+        try:
+            yield
+        finally:
+            np.random.set_state(np_state)
+
+
+def spectral_kernels(kernel: Kernel) -> list[SpectralMixtureKernel]:
+    """All spectral-mixture components inside a (composite) kernel."""
+    return [m for m in kernel.modules() if isinstance(m, SpectralMixtureKernel)]
+
+
+def init_spectral_mixture(sm: SpectralMixtureKernel, x: torch.Tensor, r: torch.Tensor,
+                          empirical: bool = True) -> None:
+    """Initialise ``sm`` from the data (x: n x d inputs, r: detrended targets).
+
+    With ``empirical``, each input dimension in turn: average ``r`` over rows sharing a
+    value of that input, put the averages on an even grid (linear interpolation; the
+    log2 grids probperf sees are usually even already), and let GPyTorch's
+    ``initialize_from_data_empspect`` fit a Gaussian mixture to that series' empirical
+    spectrum. GPyTorch measures frequency in cycles per sample, so the means and
+    scales are divided by the grid step to get cycles per input unit. GPyTorch's
+    mixture variance is used as a frequency standard deviation (square root), which is
+    what ``mixture_scales`` means in the kernel. Weights are the spectral masses
+    rescaled to the variance of ``r``.
+
+    Without ``empirical`` (or when a dimension has fewer than 4 distinct values),
+    falls back to GPyTorch's ``initialize_from_data``, which draws frequencies at random
+    within the band the input spacing can resolve.
+    """
+    d = x.shape[-1]
+    with torch.no_grad():
+        sm.initialize_from_data(x, r)
+        if not empirical:
+            return
+        means = sm.mixture_means.clone()
+        scales = sm.mixture_scales.clone()
+        weights = None
+        for j in range(d):
+            series = _even_series(x[:, j].cpu().numpy(), r.cpu().numpy())
+            if series is None:
+                continue
+            grid, values, step = series
+            one = SpectralMixtureKernel(num_mixtures=sm.num_mixtures, ard_num_dims=1)
+            one = one.to(dtype=x.dtype)
+            one.initialize_from_data_empspect(
+                torch.as_tensor(grid, dtype=x.dtype), torch.as_tensor(values, dtype=x.dtype)
+            )
+            means[..., j] = one.mixture_means[..., 0].to(means) / step
+            scales[..., j] = one.mixture_scales[..., 0].to(scales).clamp_min(1e-12).sqrt() / step
+            if weights is None:
+                weights = one.mixture_weights.to(means)
+        sm.mixture_means = means.abs()
+        sm.mixture_scales = scales
+        if weights is not None:
+            var = float(r.var()) if r.numel() > 1 else 1.0
+            sm.mixture_weights = weights.clamp_min(1e-3) * max(var, 1e-3)
+
+
+def _even_series(xj: np.ndarray, r: np.ndarray):
+    """(grid, values, step) on an even grid over the distinct values of ``xj``."""
+    levels, inverse = np.unique(xj, return_inverse=True)
+    if len(levels) < 4:
+        return None
+    means = np.bincount(inverse, weights=r) / np.bincount(inverse)
+    step = float(np.median(np.diff(levels)))
+    count = int(round((levels[-1] - levels[0]) / step)) + 1
+    count = min(max(count, len(levels)), 4 * len(levels))
+    grid = np.linspace(levels[0], levels[-1], count)
+    step = float(grid[1] - grid[0])
+    return grid, np.interp(grid, levels, means), step
+
+
+def randomise_lengthscales(kernel: Kernel, generator: torch.Generator) -> None:
+    """Draw log-uniform lengthscales (and periods) in [0.2, 5] for a restart.
+
+    Inputs are standardised, so this spans "a fraction of the range" to "smoother
+    than the data"; SM kernels are initialised separately (:func:`init_spectral_mixture`).
+    """
+    with torch.no_grad():
+        for module in kernel.modules():
+            if isinstance(module, SpectralMixtureKernel):
+                continue
+            for attr in ("lengthscale", "period_length"):
+                if getattr(module, f"raw_{attr}", None) is None:
+                    continue
+                if not getattr(module, "has_lengthscale", True) and attr == "lengthscale":
+                    continue
+                current = getattr(module, attr)
+                u = torch.rand(current.shape, generator=generator, dtype=current.dtype)
+                value = torch.exp(np.log(0.2) + u * (np.log(5.0) - np.log(0.2)))
+                setattr(module, attr, value.to(current.device))
+
+
+__all__ = ["KERNEL_NAMES", "parse_kernel", "spectral_kernels", "init_spectral_mixture",
+           "randomise_lengthscales", "seeded"]

@@ -1,0 +1,487 @@
+"""Run a grid of independent fits on ``dask.distributed`` and stream results to Parquet.
+
+An experiment (compare kernels, compare models...) is a list of task dicts, each one
+fit: ``{"case": "gauss", "model": "gp", "kernel": "sm4", "seed": 3}``. A module-level
+function ``fn(task) -> dict`` does the fit and returns its figures.
+:func:`run_grid` submits every task to a Dask cluster and records one row per task.
+
+Where results go
+----------------
+``out`` is the final Parquet file. While the grid runs, each finished task is written
+to its own part file ``<out>.parts/<key>.parquet``, through a temporary file and an
+atomic rename, by the client process only. A crash (of a worker, of the client, of
+the machine) therefore loses at most the tasks still running: every part file on disk
+is complete. At the end the parts are compacted into ``out`` (again through a
+temporary file and a rename) and then deleted; a crash between the two leaves both,
+and the next run merges them, keeping one row per key.
+
+Resume and exactly-once
+-----------------------
+Each task has a key (default: a stable hash of the task dict, :func:`task_key`). A
+re-run reads the keys already in ``out`` and in the parts directory and submits only
+the others, so re-running after a crash finishes the grid. Rows are stored by key, so a
+task that Dask runs twice (it retries tasks whose worker died) is still recorded once.
+
+Failures
+--------
+An exception in ``fn`` does not stop the grid: the task's row has ``status="error"``
+and ``error`` holds the exception type and message. So does a task that Dask gives up
+on (``KilledWorker`` after repeated worker deaths). Failed tasks count as done on a
+re-run unless ``rerun_errors=True``.
+
+Clusters
+--------
+Without ``scheduler`` an embedded ``LocalCluster`` is started (worker processes, one
+thread each, as many as the machine has cores) and shut down at the end. With
+``scheduler="tcp://HOST:8786"`` the same code runs on an existing cluster (started
+with ``dask scheduler`` / ``dask worker`` on a cluster's nodes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import math
+import os
+import shutil
+import time
+import traceback
+import uuid
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Columns the runner adds to every row; task and result fields may not use them.
+RESERVED = ("key", "status", "error", "seconds", "task")
+
+log = logging.getLogger(__name__)
+
+
+# -- keys and rows -----------------------------------------------------------------
+
+
+def _jsonable(value):
+    """A JSON-serialisable stand-in for ``value`` (numpy scalars, paths, tuples)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (Path, type)):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def task_key(task: dict) -> str:
+    """A stable 16-hex-digit key for a task dict: same content, same key.
+
+    The key does not depend on the order of the dict's entries, nor on the process,
+    so it identifies a task across runs (unlike Python's ``hash``).
+
+    Examples
+    --------
+    >>> task_key({"model": "gp", "seed": 1}) == task_key({"seed": 1, "model": "gp"})
+    True
+    >>> task_key({"seed": 1}) == task_key({"seed": 2})
+    False
+    >>> len(task_key({"seed": 1}))
+    16
+    """
+    text = json.dumps(_jsonable(task), sort_keys=True, default=repr, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _cell(value):
+    """A value Parquet can store in a column: scalars as they are, the rest as JSON."""
+    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
+        return value
+    return json.dumps(_jsonable(value), sort_keys=True, default=repr)
+
+
+def run_task(fn: Callable[[dict], dict], task: dict, key: str) -> dict:
+    """Run one task and return its row; an exception becomes an ``error`` row.
+
+    This runs on the worker. Catching here (not in the client) keeps the traceback's
+    message and means a failing fit is an answer, not a Dask error to retry.
+    """
+    start = time.perf_counter()
+    try:
+        result = fn(dict(task))
+        if not isinstance(result, dict):
+            raise TypeError(f"{getattr(fn, '__name__', fn)} returned {type(result).__name__}, not a dict")
+        clash = [k for k in result if k in RESERVED]
+        if clash:
+            raise ValueError(f"result fields {clash} clash with the runner's columns {RESERVED}")
+        status, error = "ok", None
+    except Exception as exc:  # any failure of the fit is recorded, never raised
+        result, status, error = {}, "error", _describe(exc)
+    return _row(task, key, status, error, time.perf_counter() - start, result)
+
+
+def _describe(exc: BaseException) -> str:
+    where = traceback.extract_tb(exc.__traceback__)
+    at = f" (at {where[-1].name}:{where[-1].lineno})" if where else ""
+    return f"{type(exc).__name__}: {exc}{at}"
+
+
+def _row(task, key, status, error, seconds, result=None) -> dict:
+    row = {k: _cell(v) for k, v in task.items()}
+    row.update({k: _cell(v) for k, v in (result or {}).items()})
+    row.update(
+        key=key,
+        status=status,
+        error=error,
+        seconds=float(seconds),
+        task=json.dumps(_jsonable(task), sort_keys=True, default=repr),
+    )
+    return row
+
+
+# -- the result store --------------------------------------------------------------
+
+
+class ResultStore:
+    """Final Parquet file plus a directory of per-task part files (see module doc).
+
+    Parameters
+    ----------
+    out : path
+        The final ``.parquet`` file; parts live in ``<out>.parts/``.
+    """
+
+    def __init__(self, out):
+        self.out = Path(out)
+        self.parts = self.out.with_name(self.out.name + ".parts")
+
+    def _part(self, key: str) -> Path:
+        return self.parts / f"{key}.parquet"
+
+    def write(self, row: dict) -> None:
+        """Write one row as ``<key>.parquet``, atomically (temp file + rename)."""
+        self.parts.mkdir(parents=True, exist_ok=True)
+        final = self._part(row["key"])
+        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+        pd.DataFrame([row]).to_parquet(tmp, index=False)
+        os.replace(tmp, final)
+
+    def read(self) -> pd.DataFrame:
+        """Every row stored so far (final file and parts), one per key, parts winning."""
+        frames = []
+        if self.out.exists():
+            frames.append(pd.read_parquet(self.out))
+        if self.parts.is_dir():
+            frames += [pd.read_parquet(p) for p in sorted(self.parts.glob("*.parquet"))]
+        frames = [f for f in frames if len(f)]
+        if not frames:
+            return pd.DataFrame(columns=list(RESERVED))
+        table = pd.concat(frames, ignore_index=True)
+        return table.drop_duplicates("key", keep="last").reset_index(drop=True)
+
+    def done_keys(self, rerun_errors: bool = False) -> set[str]:
+        """Keys already recorded (errors excluded with ``rerun_errors``)."""
+        table = self.read()
+        if rerun_errors and len(table):
+            table = table[table["status"] != "error"]
+        return set(table["key"])
+
+    def compact(self) -> pd.DataFrame:
+        """Merge the parts into the final file (atomic replace), then delete the parts."""
+        table = self.read()
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.out.with_name(f".{self.out.name}.{uuid.uuid4().hex}.tmp")
+        table.to_parquet(tmp, index=False)
+        os.replace(tmp, self.out)
+        if self.parts.is_dir():
+            shutil.rmtree(self.parts)
+        return table
+
+
+# -- the grid ----------------------------------------------------------------------
+
+
+def _check_fn(fn) -> None:
+    qualname = getattr(fn, "__qualname__", "")
+    if not callable(fn) or "<locals>" in qualname or "<lambda>" in qualname:
+        raise ValueError(
+            f"fn must be a module-level function that workers can import, got {fn!r}"
+        )
+
+
+def _check_tasks(tasks, key) -> dict[str, dict]:
+    """``{key: task}`` in order; duplicates (same key) are run once."""
+    unique: dict[str, dict] = {}
+    for i, task in enumerate(tasks):
+        if not isinstance(task, dict):
+            raise TypeError(f"task {i} is a {type(task).__name__}, not a dict")
+        clash = [k for k in task if k in RESERVED]
+        if clash:
+            raise ValueError(f"task {i} uses reserved field(s) {clash}; rename them")
+        unique.setdefault(str(key(task)), task)
+    return unique
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _connect(scheduler: str | None, n_workers: int | None):
+    """``(client, cluster)``; ``cluster`` is None when connecting to an existing one."""
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        if n_workers is not None:
+            log.warning("n_workers is ignored when connecting to scheduler %s", scheduler)
+        return Client(scheduler), None
+    cluster = LocalCluster(
+        n_workers=n_workers or default_workers(),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
+    return Client(cluster), cluster
+
+
+def run_grid(
+    tasks: Sequence[dict],
+    fn: Callable[[dict], dict],
+    out,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    progress: bool = True,
+    key: Callable[[dict], str] = task_key,
+    rerun_errors: bool = False,
+) -> pd.DataFrame:
+    """Run ``fn`` on every task on a Dask cluster; one row per task in ``out``.
+
+    Parameters
+    ----------
+    tasks : sequence of dict
+        One dict per fit. Its fields become columns of the result (non-scalars as
+        JSON). Tasks with the same key run once.
+    fn : callable
+        ``fn(task) -> dict`` of result fields; a module-level function (workers
+        import it by name).
+    out : path
+        Final Parquet file. Tasks already recorded there (or in its ``.parts``
+        directory, after a crash) are skipped.
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``"tcp://host:8786"``). Default: an
+        embedded ``LocalCluster`` with ``n_workers`` single-threaded processes.
+    n_workers : int, optional
+        Size of the embedded cluster (default: the machine's cores).
+    progress : bool
+        Show a progress bar (done/total, elapsed, ETA) on stderr.
+    key : callable
+        ``key(task) -> str`` naming a task across runs (default :func:`task_key`).
+    rerun_errors : bool
+        Run again the tasks recorded with ``status="error"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task of ``tasks`` (in their order): the task's fields, ``fn``'s
+        fields, ``key``, ``status`` (``"ok"``/``"error"``), ``error`` (message or
+        None), ``seconds`` (run time of ``fn``) and ``task`` (the task as JSON).
+
+    Examples
+    --------
+    >>> import tempfile, os.path
+    >>> from probperf.runner import run_grid, example_square
+    >>> out = os.path.join(tempfile.mkdtemp(), "grid.parquet")
+    >>> table = run_grid([{"x": 2}, {"x": 3}], example_square, out,
+    ...                  n_workers=1, progress=False)   # doctest: +SKIP
+    >>> table["y"].tolist()                              # doctest: +SKIP
+    [4, 9]
+    """
+    _check_fn(fn)
+    todo_all = _check_tasks(tasks, key)
+    store = ResultStore(out)
+    done = store.done_keys(rerun_errors)
+    todo = {k: t for k, t in todo_all.items() if k not in done}
+    if todo:
+        _submit_all(todo, fn, store, scheduler, n_workers, progress, len(todo_all) - len(todo), len(todo_all))
+    table = store.compact()
+    by_key = table.set_index("key", drop=False)
+    return by_key.loc[list(todo_all)].reset_index(drop=True)
+
+
+def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total):
+    from distributed import as_completed
+
+    client, cluster = _connect(scheduler, n_workers)
+    try:
+        futures = {
+            client.submit(run_task, fn, task, k, pure=False): k for k, task in todo.items()
+        }
+        with _progress_bar(progress, total, already) as advance:
+            for future in as_completed(futures):
+                k = futures[future]
+                store.write(_collect(future, todo[k], k))
+                future.release()
+                advance()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _collect(future, task, k) -> dict:
+    """The row of a finished future; a future Dask gave up on becomes an error row."""
+    if future.status == "finished":
+        return future.result()
+    try:
+        exc = future.exception()
+        message = _describe(exc) if exc is not None else f"future {future.status}"
+    except Exception as err:  # cancelled futures raise when asked for their exception
+        message = f"{type(err).__name__}: {err}"
+    return _row(task, k, "error", message, math.nan)
+
+
+class _progress_bar:
+    """Context manager yielding ``advance()``; a rich bar, or nothing if disabled."""
+
+    def __init__(self, enabled: bool, total: int, already: int):
+        self.enabled, self.total, self.already = enabled, total, already
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda: None
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("fits"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        self.bar.start()
+        # The ETA covers only this run's fits: tasks done earlier are shown as done
+        # but don't make the rate look fast.
+        task = self.bar.add_task("fits", total=self.total, completed=self.already)
+        return lambda: self.bar.advance(task)
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.bar.stop()
+        return False
+
+
+def example_square(task: dict) -> dict:
+    """A trivial task function (for examples): ``{"y": task["x"] ** 2}``."""
+    return {"y": task["x"] ** 2}
+
+
+# -- command-line options shared by the experiment scripts -------------------------
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"3"`` -> [0, 1, 2]; ``"4,7,9"`` -> [4, 7, 9]; ``"2-5"`` -> [2, 3, 4, 5].
+
+    Examples
+    --------
+    >>> parse_seeds("3"), parse_seeds("4,7"), parse_seeds("2-4")
+    ([0, 1, 2], [4, 7], [2, 3, 4])
+    """
+    text = str(text).strip()
+    try:
+        if "," in text:
+            seeds = [int(s) for s in text.split(",") if s.strip()]
+        elif "-" in text.lstrip("-"):
+            lo, hi = text.split("-", 1)
+            seeds = list(range(int(lo), int(hi) + 1))
+        else:
+            count = int(text)
+            if count < 1:
+                raise ValueError
+            seeds = list(range(count))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--seeds {text!r}: give a count (5), a list (1,4,7) or a range (0-9)"
+        ) from None
+    if not seeds:
+        raise argparse.ArgumentTypeError(f"--seeds {text!r} names no seed")
+    return seeds
+
+
+def add_cli_options(parser: argparse.ArgumentParser, out: str, seeds: str = "5") -> argparse.ArgumentParser:
+    """Add the flags every experiment script shares.
+
+    ``--scheduler ADDR`` (existing Dask cluster), ``--workers N`` (size of the embedded
+    one), ``--out PATH`` (result Parquet, default ``out``), ``--quick`` (a tiny grid for
+    a smoke run) and ``--seeds`` (see :func:`parse_seeds`). Pass the parsed namespace
+    to :func:`grid_options` for the keyword arguments of :func:`run_grid`.
+
+    Examples
+    --------
+    >>> p = add_cli_options(argparse.ArgumentParser(), out="results/kernels.parquet")
+    >>> a = p.parse_args(["--quick", "--seeds", "2", "--workers", "2"])
+    >>> a.quick, a.seeds, grid_options(a)
+    (True, [0, 1], {'out': 'results/kernels.parquet', 'scheduler': None, 'n_workers': 2})
+    """
+    group = parser.add_argument_group("grid execution")
+    group.add_argument(
+        "--scheduler", default=None, metavar="ADDR",
+        help="address of an existing Dask scheduler, e.g. tcp://host:8786 "
+        "(default: start a local cluster)",
+    )
+    group.add_argument(
+        "--workers", type=_positive_int, default=None, metavar="N",
+        help="worker processes of the local cluster (default: number of cores)",
+    )
+    group.add_argument("--out", default=out, metavar="PATH", help=f"result Parquet file (default: {out})")
+    group.add_argument("--quick", action="store_true", help="run a tiny grid (smoke test)")
+    group.add_argument(
+        "--seeds", type=parse_seeds, default=parse_seeds(seeds), metavar="SEEDS",
+        help=f"a count, list (1,4,7) or range (0-9) of seeds (default: {seeds})",
+    )
+    return parser
+
+
+def grid_options(args: argparse.Namespace) -> dict:
+    """The :func:`run_grid` keyword arguments held by parsed :func:`add_cli_options` flags."""
+    return {"out": args.out, "scheduler": args.scheduler, "n_workers": args.workers}
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
+def tasks_product(**axes: Iterable) -> list[dict]:
+    """Every combination of the given axes as task dicts, first axis slowest.
+
+    Examples
+    --------
+    >>> tasks_product(model=["gp", "bayes"], seed=[0, 1])[:3]
+    [{'model': 'gp', 'seed': 0}, {'model': 'gp', 'seed': 1}, {'model': 'bayes', 'seed': 0}]
+    """
+    from itertools import product
+
+    names = list(axes)
+    return [dict(zip(names, combo)) for combo in product(*(list(v) for v in axes.values()))]

@@ -1,0 +1,341 @@
+"""Task events -> DAG Recorder metrics.
+
+A traced run is a set of *strands* (maximal pieces of a task between task-creation and
+wait events), each with a start time, an end time and the worker that ran it, plus the
+dependency edges between strands. From that, at every instant ``t`` let
+
+* ``R(t)`` = strands running,
+* ``A(t)`` = strands ready (all predecessors ended) but not yet started,
+* ``W``    = workers.
+
+Then ``work = integral R``, ``delay = integral min(A, W - R)`` and
+``no_work = integral max(0, W - R - A)``. Because ``R + min(A, W-R) + max(0, W-R-A) = W``
+whenever ``R <= W``, the three add up to ``W * elapsed`` segment by segment. With
+integer-valued times (clock cycles below 2**53) every product and sum is exact in
+float64, so the identity holds bit for bit.
+
+The integrals come from one sort of all events and cumulative sums; the critical path
+from one single-source shortest-path run (scipy, compiled) on the DAG reweighted by the
+schedule's own slack, which makes all edge weights non-negative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Keys of :func:`dag_metrics`'s result, in DAG Recorder's order.
+METRIC_KEYS: tuple[str, ...] = (
+    "time",
+    "work",
+    "delay",
+    "no_work",
+    "critical_path",
+    "create_task",
+    "wait_tasks",
+    "end_task",
+)
+
+
+@dataclass
+class TaskTrace:
+    """One traced run: strands with times and workers, and their dependency edges.
+
+    Parameters
+    ----------
+    start, end : numpy.ndarray of float64
+        Start and end time of every strand (any time unit; clock cycles keep the
+        metric identity exact).
+    worker : numpy.ndarray of int64
+        Worker that ran each strand, in ``0 .. n_workers-1``.
+    edge_src, edge_dst : numpy.ndarray of int64
+        Dependency edges between strand indices: ``edge_dst[i]`` cannot start before
+        ``edge_src[i]`` ends.
+    n_workers : int
+        Number of workers ``W`` of the run.
+    create_task, wait_tasks, end_task : int
+        Event counts (tasks created, wait operations, tasks ended).
+
+    Examples
+    --------
+    >>> t = TaskTrace(start=[0.0, 2.0], end=[2.0, 3.0], worker=[0, 0],
+    ...               edge_src=[0], edge_dst=[1], n_workers=1)
+    >>> t.n_strands
+    2
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    worker: np.ndarray
+    edge_src: np.ndarray
+    edge_dst: np.ndarray
+    n_workers: int
+    create_task: int = 0
+    wait_tasks: int = 0
+    end_task: int = 0
+
+    def __post_init__(self):
+        self.start = np.asarray(self.start, dtype=np.float64)
+        self.end = np.asarray(self.end, dtype=np.float64)
+        self.worker = np.asarray(self.worker, dtype=np.int64)
+        self.edge_src = np.asarray(self.edge_src, dtype=np.int64)
+        self.edge_dst = np.asarray(self.edge_dst, dtype=np.int64)
+
+    @property
+    def n_strands(self) -> int:
+        return int(self.start.shape[0])
+
+
+def _check_1d(values: np.ndarray, name: str, length: int | None = None) -> None:
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {values.shape}")
+    if length is not None and values.shape[0] != length:
+        raise ValueError(f"{name} has {values.shape[0]} entries, expected {length} (one per strand)")
+
+
+def _check_finite(values: np.ndarray, name: str) -> None:
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{i}] is not finite ({values[i]!r})")
+
+
+def _check_workers(n_workers) -> int:
+    if isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 1:
+        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    return int(n_workers)
+
+
+def profile_integrals(start, end, ready, n_workers):
+    """Integrate the parallelism profile: ``(work, delay, no_work, elapsed)``.
+
+    Parameters
+    ----------
+    start, end : array_like of float
+        Start and end time of every strand.
+    ready : array_like of float
+        Time each strand became ready (the latest end of its predecessors; a root is
+        ready at the trace's start).
+    n_workers : int
+        Number of workers ``W``.
+
+    Returns
+    -------
+    work, delay, no_work, elapsed : float
+        ``work + delay + no_work == n_workers * elapsed`` (exactly for integer times).
+        ``elapsed`` runs from the first ready time to the last end.
+
+    Raises
+    ------
+    ValueError
+        On arrays of different lengths, non-finite times, ``end < start``,
+        ``start < ready``, or more than ``n_workers`` strands running at once.
+
+    Examples
+    --------
+    >>> # two strands ready at 0 on one worker: the second waits 2 cycles for it
+    >>> profile_integrals([0, 2], [2, 3], [0, 0], 1)
+    (3.0, 0.0, 0.0, 3.0)
+    >>> profile_integrals([0, 2], [2, 3], [0, 0], 2)
+    (3.0, 2.0, 1.0, 3.0)
+    """
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    ready = np.asarray(ready, dtype=np.float64)
+    w = _check_workers(n_workers)
+    _check_1d(start, "start")
+    m = start.shape[0]
+    _check_1d(end, "end", m)
+    _check_1d(ready, "ready", m)
+    if m == 0:
+        raise ValueError("the trace has no strands")
+    for name, values in (("start", start), ("end", end), ("ready", ready)):
+        _check_finite(values, name)
+    bad = end < start
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"strand {i} ends before it starts (start={start[i]!r}, end={end[i]!r})")
+    bad = start < ready
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"strand {i} starts before it is ready (ready={ready[i]!r}, start={start[i]!r})"
+        )
+
+    # Breakpoints of the piecewise-constant profile: every ready, start and end time.
+    # On [t_k, t_k+1) the counts are how many strands started (became ready) at or
+    # before t_k minus how many ended (started); sorted keys make searchsorted cheap.
+    times = np.sort(np.concatenate((ready, start, end)))
+    keep = np.empty(times.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(times[1:], times[:-1], out=keep[1:])
+    times = times[keep]
+    left = times[:-1]
+    started = np.searchsorted(np.sort(start), left, side="right")
+    running = started - np.searchsorted(np.sort(end), left, side="right")
+    ready_now = np.searchsorted(np.sort(ready), left, side="right") - started
+    dt = np.diff(times)
+    over = (running > w) & (dt > 0)
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(
+            f"{int(running[i])} strands run at once at time {times[i]!r} "
+            f"but there are only n_workers={w} workers"
+        )
+    free = w - running
+    work = float(np.dot(running.astype(np.float64), dt))
+    delay = float(np.dot(np.minimum(ready_now, free).astype(np.float64), dt))
+    no_work = float(np.dot(np.maximum(0, free - ready_now).astype(np.float64), dt))
+    elapsed = float(times[-1] - times[0])
+    return work, delay, no_work, elapsed
+
+
+def _check_trace(trace: TaskTrace) -> int:
+    m = trace.n_strands
+    _check_1d(trace.start, "start")
+    _check_1d(trace.end, "end", m)
+    _check_1d(trace.worker, "worker", m)
+    _check_1d(trace.edge_src, "edge_src")
+    _check_1d(trace.edge_dst, "edge_dst", trace.edge_src.shape[0])
+    if m == 0:
+        raise ValueError("the trace has no strands")
+    w = _check_workers(trace.n_workers)
+    bad = (trace.worker < 0) | (trace.worker >= w)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"worker[{i}] = {trace.worker[i]} is outside 0..{w - 1}")
+    for name in ("edge_src", "edge_dst"):
+        e = getattr(trace, name)
+        bad = (e < 0) | (e >= m)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name}[{i}] = {e[i]} is not a strand index (0..{m - 1})")
+    loops = trace.edge_src == trace.edge_dst
+    if loops.any():
+        i = int(np.flatnonzero(loops)[0])
+        raise ValueError(f"edge {i} is a self-loop on strand {trace.edge_src[i]}: not a DAG")
+    for name in ("create_task", "wait_tasks", "end_task"):
+        if int(getattr(trace, name)) < 0:
+            raise ValueError(f"{name} must be non-negative, got {getattr(trace, name)!r}")
+    return w
+
+
+def ready_times(trace: TaskTrace) -> np.ndarray:
+    """Time each strand became ready: latest end of its predecessors, else trace start.
+
+    Examples
+    --------
+    >>> t = TaskTrace([0.0, 1.0, 5.0], [1.0, 4.0, 6.0], [0, 1, 0], [0, 1], [2, 2], 2)
+    >>> ready_times(t).tolist()
+    [0.0, 0.0, 4.0]
+    """
+    t0 = float(trace.start.min())
+    ready = np.full(trace.n_strands, t0)
+    np.maximum.at(ready, trace.edge_dst, trace.end[trace.edge_src])
+    return ready
+
+
+def critical_path(trace: TaskTrace) -> float:
+    """Longest path through the DAG, weighting each strand by its duration.
+
+    The schedule itself is a feasible potential (``end[u] <= start[v]`` on every
+    edge), so reweighting edge ``u -> v`` to its slack ``start[v] - end[u] >= 0``
+    turns the longest path into a shortest path that Dijkstra solves exactly.
+
+    Raises
+    ------
+    ValueError
+        If the edges contain a cycle (possible only among zero-length strands at one
+        instant, since a valid schedule orders every edge in time).
+
+    Examples
+    --------
+    >>> # a fork: 0 -> 1, 0 -> 2, both -> 3
+    >>> t = TaskTrace([0, 1, 1, 5], [1, 5, 2, 6], [0, 0, 1, 0],
+    ...               [0, 0, 1, 2], [1, 2, 3, 3], 2)
+    >>> critical_path(t)
+    6.0
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    m = trace.n_strands
+    start, end = trace.start, trace.end
+    src, dst = trace.edge_src, trace.edge_dst
+    _check_acyclic(trace)
+    t0 = float(start.min())
+    # Super-source m linked to every strand with weight start - t0 (links to
+    # non-roots are harmless: the path through a predecessor is never longer).
+    slack = np.concatenate((start[dst] - end[src], start - t0))
+    rows = np.concatenate((src, np.full(m, m, np.int64)))
+    cols = np.concatenate((dst, np.arange(m, dtype=np.int64)))
+    # csgraph keeps explicitly stored zeros as edges, which zero-slack edges need.
+    graph = csr_matrix((slack, (rows, cols)), shape=(m + 1, m + 1))
+    dist = dijkstra(graph, directed=True, indices=m)[:m]
+    # dist(v) = (end[v] - t0) - longest(v) under the potential h(v) = -end[v]
+    return float(np.max((end - t0) - dist))
+
+
+def _check_acyclic(trace: TaskTrace) -> None:
+    """A cycle needs every edge on it to have zero slack and zero-length strands."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    src, dst = trace.edge_src, trace.edge_dst
+    start, end = trace.start, trace.end
+    flat = (start[dst] == end[src]) & (start[src] == end[src]) & (start[dst] == end[dst])
+    if not flat.any():
+        return
+    s, d = src[flat], dst[flat]
+    nodes, inverse = np.unique(np.concatenate((s, d)), return_inverse=True)
+    k = nodes.shape[0]
+    g = csr_matrix((np.ones(s.shape[0]), (inverse[: s.shape[0]], inverse[s.shape[0]:])), shape=(k, k))
+    n_comp, labels = connected_components(g, directed=True, connection="strong")
+    if n_comp < k:
+        sizes = np.bincount(labels)
+        bad = nodes[labels == int(np.argmax(sizes))]
+        raise ValueError(f"the edges contain a cycle through strands {bad[:5].tolist()}: not a DAG")
+
+
+def dag_metrics(trace: TaskTrace) -> dict[str, float]:
+    """DAG Recorder metrics of one traced run.
+
+    Returns
+    -------
+    dict
+        ``time`` (elapsed: first ready to last end), ``work``, ``delay``, ``no_work``,
+        ``critical_path`` and the counts ``create_task``, ``wait_tasks``,
+        ``end_task``. ``work + delay + no_work == n_workers * time``.
+
+    Raises
+    ------
+    ValueError
+        On malformed traces: arrays of different lengths, a worker or edge index out of
+        range, a strand ending before it starts or starting before a predecessor ends,
+        more strands running than workers, or a cycle.
+
+    Examples
+    --------
+    >>> t = TaskTrace(start=[0, 1, 1, 5], end=[1, 5, 2, 6], worker=[0, 0, 1, 0],
+    ...               edge_src=[0, 0, 1, 2], edge_dst=[1, 2, 3, 3], n_workers=2,
+    ...               create_task=1, wait_tasks=1, end_task=2)
+    >>> mt = dag_metrics(t)
+    >>> mt["time"], mt["work"], mt["delay"], mt["no_work"], mt["critical_path"]
+    (6.0, 7.0, 0.0, 5.0, 6.0)
+    """
+    _check_trace(trace)
+    for name in ("start", "end"):
+        _check_finite(getattr(trace, name), name)
+    ready = ready_times(trace)
+    work, delay, no_work, elapsed = profile_integrals(trace.start, trace.end, ready, trace.n_workers)
+    return {
+        "time": elapsed,
+        "work": work,
+        "delay": delay,
+        "no_work": no_work,
+        "critical_path": critical_path(trace),
+        "create_task": float(trace.create_task),
+        "wait_tasks": float(trace.wait_tasks),
+        "end_task": float(trace.end_task),
+    }
