@@ -97,6 +97,35 @@ def delay_design(create_task: np.ndarray, wait_tasks: np.ndarray, p: np.ndarray)
     return np.concatenate([create[..., None] * w, wait[..., None] * w], axis=-1)
 
 
+@persist.register
+class ZeroMetric:
+    """A metric that was never positive in training (no tasks, no idle time): predicted
+    as exactly 0, which is what the paper's equations give when their inputs are 0.
+
+    Examples
+    --------
+    >>> ZeroMetric().predict(pd.DataFrame({"n": [1, 2]}), n_draws=3).draws.tolist()
+    [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+    """
+
+    def predict(self, X, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        return Predictive(np.zeros((int(n_draws), len(X))), None)
+
+    def predict_design(self, Phi, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        return np.zeros((int(n_draws), np.shape(Phi)[-2]))
+
+    def _get_state(self):
+        return {}, {}
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        return cls()
+
+
+#: Fewer positive observations than this and a component is a structural zero.
+MIN_POSITIVE = 3
+
+
 class Prediction(Predictive):
     """Predicted run time with its decomposition, all as joint draws.
 
@@ -268,7 +297,7 @@ class DagModel:
         if not isinstance(measurements, Measurements):
             raise TypeError("DagModel.fit expects a probperf Measurements table")
         m = measurements
-        m.require(*REQUIRED)
+        m.require("n", "p", *REQUIRED)
         frame = m.frame
         size_features = ["n", *m.config]
         all_features = ["n", "p", *m.config]
@@ -293,52 +322,54 @@ class DagModel:
         p = frame["p"].to_numpy(dtype=np.float64)
         work = frame["work"].to_numpy(dtype=np.float64)
         if specs["work"] == "basis":
-            self._fit_design("work", work_design(serial, p), work, specs)
+            self._fit_design("work", work_design(serial, p), work)
         else:
-            self._fit_ratio("work", frame[all_features], work / serial, specs)
+            self._fit_size("work", frame[all_features], work / serial, specs)
         delay = frame["delay"].to_numpy(dtype=np.float64)
         counts = frame["create_task"].to_numpy(dtype=np.float64), frame["wait_tasks"].to_numpy(dtype=np.float64)
         if specs["delay"] == "basis":
-            self._fit_design("delay", delay_design(*counts, p), delay, specs)
+            self._fit_design("delay", delay_design(*counts, p), delay)
         else:
-            self._fit_ratio("delay", frame[all_features], delay / np.maximum(counts[0] + counts[1], 1.0), specs)
-        self._fit_no_work(frame, specs)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                per_task = delay / (counts[0] + counts[1])
+            self._fit_size("delay", frame[all_features], per_task, specs)
+        # Every no_work term carries a factor (p-1): at p=1 it is 0 by the model's
+        # structure, so only p > 1 rows are informative.
+        multi = (frame["p"] > 1).to_numpy()
+        self._fit_size("no_work", frame.loc[multi, all_features], frame.loc[multi, "no_work"].to_numpy(), specs)
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, all_features)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in all_features}
         return self
 
     def _fit_size(self, name, X, y, specs):
+        """Fit component ``name`` on the rows where it is positive (log-scale models);
+        a component that is (almost) never positive is a structural zero."""
+        y = np.asarray(y, dtype=np.float64)
+        keep = np.isfinite(y) & (y > 0)
+        if keep.sum() < MIN_POSITIVE:
+            self.components_[name] = ZeroMetric()
+            return
         model = self._new_model(specs[name], name)
-        keep = np.asarray(y) > 0
-        model.fit(X[keep], np.asarray(y)[keep], features=list(X.columns))
-        model.target_ = name
-        self.components_[name] = model
-
-    def _fit_ratio(self, name, X, ratio, specs):
-        keep = np.isfinite(ratio) & (ratio > 0)
-        self._fit_size(name, X[keep], ratio[keep], specs)
-
-    def _fit_design(self, name, Phi, y, specs):
-        model = self._new_model("basis", name)
-        keep = y > 0  # a zero (no delay at p=1 without overheads) carries no log-scale information
-        model.fit_design(Phi[keep], y[keep])
-        self.components_[name] = model
-
-    def _fit_no_work(self, frame, specs):
-        # Every no_work term carries a factor (p-1): at p=1 it is 0 by the model's
-        # structure, so only p > 1 rows with idle time are informative.
-        rows = frame[(frame["p"] > 1) & (frame["no_work"] > 0)]
-        self.no_work_zero_ = len(rows) < 3
-        if self.no_work_zero_:
-            return  # no observable idle time: predicted as 0
-        model = self._new_model(specs["no_work"], "no_work")
-        if specs["no_work"] == "basis":
+        if name == "no_work" and specs[name] == "basis":
             from .basis import no_work as no_work_basis
 
             model.basis = no_work_basis()
-        model.fit(rows[self.features_], rows["no_work"].to_numpy(dtype=np.float64), features=self.features_)
-        self.components_["no_work"] = model
+        model.fit(X[keep], y[keep], features=list(X.columns))
+        model.target_ = name
+        self.components_[name] = model
+
+    def _fit_design(self, name, Phi, y):
+        y = np.asarray(y, dtype=np.float64)
+        # A zero (no delay at p=1 without overheads) carries no log-scale information,
+        # and an all-zero design row (no tasks) cannot explain anything.
+        keep = (y > 0) & (Phi.sum(axis=1) > 0)
+        if keep.sum() < MIN_POSITIVE:
+            self.components_[name] = ZeroMetric()
+            return
+        model = self._new_model("basis", name)
+        model.fit_design(Phi[keep], y[keep])
+        self.components_[name] = model
 
     # -- prediction ----------------------------------------------------------------
 
@@ -375,11 +406,8 @@ class DagModel:
         if self.specs_["delay"] == "basis":
             delay = c["delay"].predict_design(delay_design(create, wait, p), n_draws=S, seed=seed + 4)
         else:
-            delay = np.maximum(create + wait, 1.0) * self._draw(c["delay"], full, S, seed + 4, noise=True)
-        if self.no_work_zero_:
-            no_work = np.zeros((S, len(pts)))
-        else:
-            no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
+            delay = (create + wait) * self._draw(c["delay"], full, S, seed + 4, noise=True)
+        no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
         no_work = np.where(p > 1, no_work, 0.0)  # the (p-1) factor of eq. (15)
         comps = {
             "serial_work": serial,
@@ -427,7 +455,6 @@ class DagModel:
             "features": self.features_,
             "size_features": self.size_features_,
             "has_span": self.has_span_,
-            "no_work_zero": self.no_work_zero_,
             "components": {},
         }
         tensors = {}
@@ -444,7 +471,6 @@ class DagModel:
         model.features_ = config["features"]
         model.size_features_ = config["size_features"]
         model.has_span_ = config["has_span"]
-        model.no_work_zero_ = config["no_work_zero"]
         model.components_ = {}
         for name, sub in config["components"].items():
             sub_cls = persist._REGISTRY[sub["kind"]]

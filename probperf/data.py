@@ -3,7 +3,8 @@
 One row per run (repetitions are separate rows). Columns are
 
 * parameters: ``n`` (problem size), ``p`` (workers, integer >= 1) and any declared
-  configuration parameters (cut-offs, block sizes);
+  configuration parameters (cut-offs, block sizes); ``n`` may be absent (runs at one
+  unnamed size, such as a single traced run), ``p`` may not;
 * metrics (any subset of :data:`METRICS`): ``time`` is the elapsed time of the run,
   the others are the DAG Recorder metrics;
 * optional labels: ``split`` (``train``/``test``/``test1``...), and after
@@ -11,6 +12,8 @@ One row per run (repetitions are separate rows). Columns are
 
 Times are in seconds (``unit="s"``) or clock cycles (``unit="cycles"`` with
 ``clock_hz``). Counts (``create_task``, ``wait_tasks``, ``end_task``) have no unit.
+
+Readers and writers for files live in :mod:`probperf.formats`.
 """
 
 from __future__ import annotations
@@ -110,7 +113,19 @@ class MeasurementError(ValueError):
 
 
 class IdentityWarning(UserWarning):
-    """``work + delay + no_work`` differs from ``p * time`` beyond the tolerance."""
+    """``work + delay + no_work`` differs from ``p * time`` beyond the tolerance.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> df = pd.DataFrame({"p": [2], "time": [5.0], "work": [8.0],
+    ...                    "delay": [1.0], "no_work": [2.0]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = validate_frame(df)
+    >>> caught[0].category.__name__
+    'IdentityWarning'
+    """
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,7 @@ class Location:
     blank lines are skipped); ``None`` for both names rows as ``row i``.
     ``row_sources`` names a file per row (tables read from many ``.stat`` files) and
     ``column_lines`` the line of each column's field per row in that file (0: none).
+    ``header_line`` is named for problems with a whole column (missing, unknown).
 
     Examples
     --------
@@ -134,10 +150,11 @@ class Location:
     row_sources: Sequence[str] | None = None
     row_lines: Sequence[int] | None = None
     column_lines: Mapping[str, Sequence[int]] | None = None
+    header_line: int | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
-        if row is None:
-            return MeasurementError(message, self.source, None, column)
+        if row is None:  # a problem with the table or a whole column: name the header
+            return MeasurementError(message, self.source, self.header_line, column)
         source = self.source if self.row_sources is None else self.row_sources[row]
         line = None
         if self.column_lines is not None and column in self.column_lines:
@@ -209,7 +226,7 @@ def validate_frame(
         bad = values.isna() & ~_blank(out[c])
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise loc.error(f"value {out[c].iloc[row]!r} is not a number", row, c)
+            raise loc.error(f"value {_show(out[c].iloc[row])} is not a number", row, c)
         # Blank cells are allowed only in metric columns (a metric measured for some
         # rows only, like serial_time in the published data); parameters need values.
         if c in BASE_PARAMS or c in config:
@@ -222,13 +239,13 @@ def validate_frame(
             raise loc.error("value is infinite", row, c)
         if (finite < 0).any():
             row = int(np.flatnonzero((values < 0).to_numpy())[0])
-            raise loc.error(f"negative value {values.iloc[row]!r}", row, c)
+            raise loc.error(f"negative value {_show(values.iloc[row])}", row, c)
         out[c] = values
     p = out["p"].to_numpy(dtype=float)
     bad_p = (p < 1) | (p != np.round(p))
     if bad_p.any():
         row = int(np.flatnonzero(bad_p)[0])
-        raise loc.error(f"p must be a positive integer, got {out['p'].iloc[row]!r}", row, "p")
+        raise loc.error(f"p must be a positive integer, got {_show(out['p'].iloc[row])}", row, "p")
     out["p"] = out["p"].astype("int64")
     if "n" in out and (out["n"] <= 0).any():
         row = int(np.flatnonzero((out["n"] <= 0).to_numpy())[0])
@@ -240,6 +257,11 @@ def validate_frame(
         out["split"] = out["split"].astype(str)
     _check_identity(out, loc, strict, identity_rtol)
     return out
+
+
+def _show(value) -> str:
+    """A cell for a message: ``2.5`` or ``'fast'``, not ``np.float64(2.5)``."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _blank(column: pd.Series) -> pd.Series:
@@ -304,8 +326,8 @@ class Measurements:
     Parameters
     ----------
     frame : pandas.DataFrame or mapping of column -> values
-        One row per run with columns ``n``, ``p``, the ``config`` parameters and any
-        of :data:`METRICS` (plus optional ``split``).
+        One row per run with columns ``p`` (and usually ``n``), the ``config``
+        parameters and any of :data:`METRICS` (plus optional ``split``).
     config : sequence of str
         Names of configuration parameter columns (cut-offs, block sizes).
     unit : {"s", "cycles"}
@@ -348,9 +370,11 @@ class Measurements:
         self.clock_hz = clock_hz
         self.source = source
         loc = location or Location(source=source)
-        self._frame = validate_frame(frame, self.config, location=loc, strict=strict).reset_index(
-            drop=True
-        )
+        frame = validate_frame(frame, self.config, location=loc, strict=strict)
+        # Parameters first, in params order, so every writer lays tables out alike.
+        first = [c for c in (*BASE_PARAMS, *self.config) if c in frame]
+        frame = frame[first + [c for c in frame.columns if c not in first]]
+        self._frame = frame.reset_index(drop=True)
 
     # -- views ---------------------------------------------------------------------
 
@@ -383,8 +407,28 @@ class Measurements:
         return all(m in self._frame and self._frame[m].notna().all() for m in metrics)
 
     def require(self, *metrics: str) -> None:
-        """Raise :class:`MeasurementError` naming the first metric that is missing."""
+        """Raise :class:`MeasurementError` naming the first metric that is missing.
+
+        Also takes parameter names: a table read from ``.stat`` files without a
+        pattern has no ``n``, which a model that extrapolates in ``n`` needs.
+
+        Examples
+        --------
+        >>> m = Measurements({"p": [4], "time": [1.0]})
+        >>> m.require("time")
+        >>> m.require("n")
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: column n: parameter 'n' is needed but missing ...
+        """
         for m in metrics:
+            if m not in self._frame and m in BASE_PARAMS:
+                raise MeasurementError(
+                    f"parameter {m!r} is needed but missing (give it with --param {m}=VALUE, "
+                    "a file-name --pattern or a column)",
+                    self.source,
+                    column=m,
+                )
             if m not in self._frame:
                 raise MeasurementError(f"metric {m!r} is needed but missing", self.source, column=m)
             if self._frame[m].isna().any():
@@ -527,8 +571,8 @@ class Measurements:
 
         dtype = dtype or torch.float64
         return (
-            torch.as_tensor(self.X(features), dtype=dtype),
-            torch.as_tensor(self.y(metric), dtype=dtype),
+            torch.tensor(self.X(features), dtype=dtype),
+            torch.tensor(self.y(metric), dtype=dtype),
         )
 
     def points(self, features: Sequence[str] | None = None) -> pd.DataFrame:
@@ -572,9 +616,18 @@ def as_points(at, features: Sequence[str] | None = None) -> pd.DataFrame:
 
 
 def check_positive_finite(values: np.ndarray, what: str) -> None:
-    """Raise ``ValueError`` naming ``what`` if any value is not finite and > 0."""
+    """Raise ``ValueError`` naming ``what`` if any value is not finite and > 0.
+
+    Examples
+    --------
+    >>> check_positive_finite([1.0, 2.0], "n")
+    >>> check_positive_finite([1.0, 0.0], "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be positive and finite; index 1 is 0.0
+    """
     values = np.asarray(values, dtype=float)
     bad = ~np.isfinite(values) | (values <= 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{what} must be positive and finite; index {i} is {values[i]!r}")
+        raise ValueError(f"{what} must be positive and finite; index {i} is {_show(values[i])}")

@@ -324,16 +324,14 @@ def extrapolation_splits(
     frame = measurements.frame
     small_n = frame["n"].to_numpy() <= n_max
     few_p = np.ones(len(frame), dtype=bool) if p_max is None else frame["p"].to_numpy() <= p_max
+    limits = f"n <= {n_max}" + ("" if p_max is None else f" and p <= {p_max}")
     if not (small_n & few_p).any():
-        raise MeasurementError(
-            f"no training rows: no run has n <= {n_max} and p <= {p_max}", measurements.source
-        )
+        raise MeasurementError(f"no training rows: no run has {limits}", measurements.source)
     n_values = {True: frame["n"][small_n].unique(), False: frame["n"][~small_n].unique()}
     p_values = {True: frame["p"][few_p].unique(), False: frame["p"][~few_p].unique()}
-    sides = {"train": (True, True), "test1": (False, True), "test2": (True, False),
-             "test3": (False, False)}
+    sides = [(True, True), (False, True), (True, False), (False, False)]
     out = {}
-    for name, (n_side, p_side) in sides.items():
+    for name, (n_side, p_side) in zip(SPLIT_NAMES, sides):
         # Each split is a rectangle in (n, p), so selecting on the two value sets gives
         # exactly its rows.
         mask = (small_n == n_side) & (few_p == p_side)
@@ -342,9 +340,7 @@ def extrapolation_splits(
                 n=sorted(n_values[n_side]), p=sorted(p_values[p_side])
             )
     if len(out) == 1:
-        raise MeasurementError(
-            f"no test rows: every run has n <= {n_max} and p <= {p_max}", measurements.source
-        )
+        raise MeasurementError(f"no test rows: every run has {limits}", measurements.source)
     return out
 
 

@@ -8,7 +8,7 @@ function ``fn(task) -> dict`` does the fit and returns its figures.
 Where results go
 ----------------
 ``out`` is the final Parquet file. While the grid runs, each finished task is written
-to its own part file ``<out>.parts/<key>.parquet``, through a temporary file and an
+to its own part file ``<out>.parts/<hash of key>.parquet``, through a temporary file and an
 atomic rename, by the client process only. A crash (of a worker, of the client, of
 the machine) therefore loses at most the tasks still running: every part file on disk
 is complete. At the end the parts are compacted into ``out`` (again through a
@@ -161,10 +161,11 @@ class ResultStore:
         self.parts = self.out.with_name(self.out.name + ".parts")
 
     def _part(self, key: str) -> Path:
-        return self.parts / f"{key}.parquet"
+        # A user's key may hold any characters; the file is named by its hash.
+        return self.parts / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.parquet"
 
     def write(self, row: dict) -> None:
-        """Write one row as ``<key>.parquet``, atomically (temp file + rename)."""
+        """Write one row as its key's part file, atomically (temp file + rename)."""
         self.parts.mkdir(parents=True, exist_ok=True)
         final = self._part(row["key"])
         tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
@@ -182,7 +183,10 @@ class ResultStore:
         if not frames:
             return pd.DataFrame(columns=list(RESERVED))
         table = pd.concat(frames, ignore_index=True)
-        return table.drop_duplicates("key", keep="last").reset_index(drop=True)
+        table = table.drop_duplicates("key", keep="last").reset_index(drop=True)
+        # the task's and fn's fields first, the runner's bookkeeping last
+        order = [c for c in table if c not in RESERVED] + [c for c in RESERVED if c in table]
+        return _storable(table[order])
 
     def done_keys(self, rerun_errors: bool = False) -> set[str]:
         """Keys already recorded (errors excluded with ``rerun_errors``)."""
@@ -200,7 +204,31 @@ class ResultStore:
         os.replace(tmp, self.out)
         if self.parts.is_dir():
             shutil.rmtree(self.parts)
-        return table
+        # read back, so a first run and a resumed run return identical frames
+        return pd.read_parquet(self.out)
+
+
+def _storable(table: pd.DataFrame) -> pd.DataFrame:
+    """Columns Parquet can hold: a column mixing kinds (numbers and text) becomes text.
+
+    Part files are written one row at a time, so a field can be a number in one task
+    and a string in another; compaction must not fail on that.
+    """
+    for column in table.columns[table.dtypes == object]:
+        values = table[column]
+        present = values[values.notna()]
+        kinds = {_kind(v) for v in present}
+        if len(kinds) > 1:
+            table[column] = values.where(values.isna(), values.astype(str))
+    return table
+
+
+def _kind(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.number)):
+        return "number"
+    return type(value).__name__
 
 
 # -- the grid ----------------------------------------------------------------------
@@ -279,6 +307,8 @@ def run_grid(
     scheduler : str, optional
         Address of an existing Dask scheduler (``"tcp://host:8786"``). Default: an
         embedded ``LocalCluster`` with ``n_workers`` single-threaded processes.
+        ``"inline"`` runs the tasks one after the other in this process, without
+        Dask (for debugging a task function; same files and rows).
     n_workers : int, optional
         Size of the embedded cluster (default: the machine's cores).
     progress : bool
@@ -300,18 +330,25 @@ def run_grid(
     >>> import tempfile, os.path
     >>> from probperf.runner import run_grid, example_square
     >>> out = os.path.join(tempfile.mkdtemp(), "grid.parquet")
-    >>> table = run_grid([{"x": 2}, {"x": 3}], example_square, out,
-    ...                  n_workers=1, progress=False)   # doctest: +SKIP
-    >>> table["y"].tolist()                              # doctest: +SKIP
-    [4, 9]
+    >>> tasks = [{"x": 2}, {"x": 3}, {"x": -1}]
+    >>> table = run_grid(tasks, example_square, out, scheduler="inline", progress=False)
+    >>> table[["x", "y", "status"]].values.tolist()
+    [[2, 4.0, 'ok'], [3, 9.0, 'ok'], [-1, nan, 'error']]
+    >>> table["error"][2]  # doctest: +ELLIPSIS
+    'ValueError: x must be >= 0, got -1 (at example_square:...)'
+    >>> run_grid(tasks, example_square, out, scheduler="inline", progress=False).equals(table)
+    True
     """
     _check_fn(fn)
     todo_all = _check_tasks(tasks, key)
     store = ResultStore(out)
     done = store.done_keys(rerun_errors)
     todo = {k: t for k, t in todo_all.items() if k not in done}
-    if todo:
-        _submit_all(todo, fn, store, scheduler, n_workers, progress, len(todo_all) - len(todo), len(todo_all))
+    already = len(todo_all) - len(todo)
+    if todo and scheduler == "inline":
+        _run_inline(todo, fn, store, progress, already, len(todo_all))
+    elif todo:
+        _submit_all(todo, fn, store, scheduler, n_workers, progress, already, len(todo_all))
     table = store.compact()
     by_key = table.set_index("key", drop=False)
     return by_key.loc[list(todo_all)].reset_index(drop=True)
@@ -335,6 +372,14 @@ def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total)
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _run_inline(todo, fn, store, progress, already, total):
+    """Run the tasks one by one in this process (debugging, doctests; no Dask)."""
+    with _progress_bar(progress, total, already) as advance:
+        for k, task in todo.items():
+            store.write(run_task(fn, task, k))
+            advance()
 
 
 def _collect(future, task, k) -> dict:
@@ -388,7 +433,9 @@ class _progress_bar:
 
 
 def example_square(task: dict) -> dict:
-    """A trivial task function (for examples): ``{"y": task["x"] ** 2}``."""
+    """A trivial task function (for examples): ``{"y": task["x"] ** 2}``, x >= 0."""
+    if task["x"] < 0:
+        raise ValueError(f"x must be >= 0, got {task['x']}")
     return {"y": task["x"] ** 2}
 
 

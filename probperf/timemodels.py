@@ -73,7 +73,7 @@ class DirectModel(_TableModel):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "DirectModel":
-        measurements.require(self.target)
+        measurements.require("n", self.target)
         self._remember(measurements)
         self.model_ = self._new()
         self.model_.fit(measurements, target=self.target)
@@ -125,7 +125,7 @@ class PenaltyModel(_TableModel):
 
     def fit(self, measurements: Measurements) -> "PenaltyModel":
         m = measurements
-        m.require("time")
+        m.require("n", "p", "time")
         self._remember(m)
         frame = m.frame
         size = ["n", *m.config]

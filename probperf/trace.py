@@ -163,31 +163,38 @@ def profile_integrals(start, end, ready, n_workers):
             f"strand {i} starts before it is ready (ready={ready[i]!r}, start={start[i]!r})"
         )
 
-    # Breakpoints of the piecewise-constant profile: every ready, start and end time.
-    # On [t_k, t_k+1) the counts are how many strands started (became ready) at or
-    # before t_k minus how many ended (started); sorted keys make searchsorted cheap.
-    times = np.sort(np.concatenate((ready, start, end)))
-    keep = np.empty(times.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(times[1:], times[:-1], out=keep[1:])
-    times = times[keep]
-    left = times[:-1]
-    started = np.searchsorted(np.sort(start), left, side="right")
-    running = started - np.searchsorted(np.sort(end), left, side="right")
-    ready_now = np.searchsorted(np.sort(ready), left, side="right") - started
-    dt = np.diff(times)
-    over = (running > w) & (dt > 0)
-    if over.any():
-        i = int(np.flatnonzero(over)[0])
-        raise ValueError(
-            f"{int(running[i])} strands run at once at time {times[i]!r} "
-            f"but there are only n_workers={w} workers"
-        )
-    free = w - running
-    work = float(np.dot(running.astype(np.float64), dt))
-    delay = float(np.dot(np.minimum(ready_now, free).astype(np.float64), dt))
-    no_work = float(np.dot(np.maximum(0, free - ready_now).astype(np.float64), dt))
+    # Merge the three sorted event lists (timsort merges pre-sorted runs in linear
+    # time); a ready event adds to A, a start moves one from A to R, an end leaves R.
+    # Events at one instant may come in any order: zero-length pieces add nothing.
+    # Large fresh arrays are costly (page faults), so buffers are reused in place.
+    times = np.concatenate((np.sort(ready), np.sort(start), np.sort(end)))
+    order = np.argsort(times, kind="stable")
+    times.sort(kind="stable")
     elapsed = float(times[-1] - times[0])
+    np.floor_divide(order, m, out=order)
+    which = order.astype(np.int8)
+    del order
+    dt = np.diff(times)
+    del times
+    # counts are small integers: float64 cumulative sums are exact and feed the dot
+    # products directly
+    running = np.cumsum(np.array([0, 1, -1], np.int8)[which], dtype=np.float64)[:-1]
+    ready_now = np.cumsum(np.array([1, -1, 0], np.int8)[which], dtype=np.float64)[:-1]
+    if running.max(initial=0.0) > w:
+        over = np.flatnonzero((running > w) & (dt > 0))
+        if over.size:
+            i = int(over[0])
+            raise ValueError(
+                f"{int(running[i])} strands run at once (piece {i} of the profile) "
+                f"but there are only n_workers={w} workers"
+            )
+    work = float(running @ dt)
+    free = np.subtract(w, running, out=running)
+    # per piece R + min(A, W-R) + (W-R - min(A, W-R)) = W exactly
+    used = np.minimum(ready_now, free, out=ready_now)
+    delay = float(used @ dt)
+    idle = np.subtract(free, used, out=free)
+    no_work = float(np.maximum(idle, 0.0, out=idle) @ dt)
     return work, delay, no_work, elapsed
 
 
@@ -265,14 +272,16 @@ def critical_path(trace: TaskTrace) -> float:
     src, dst = trace.edge_src, trace.edge_dst
     _check_acyclic(trace)
     t0 = float(start.min())
-    # Super-source m linked to every strand with weight start - t0 (links to
-    # non-roots are harmless: the path through a predecessor is never longer).
-    slack = np.concatenate((start[dst] - end[src], start - t0))
-    rows = np.concatenate((src, np.full(m, m, np.int64)))
-    cols = np.concatenate((dst, np.arange(m, dtype=np.int64)))
+    # A super-source m linked to the roots with weight start - t0.
+    has_pred = np.zeros(m, dtype=bool)
+    has_pred[dst] = True
+    roots = np.flatnonzero(~has_pred)
+    slack = np.concatenate((start[dst] - end[src], start[roots] - t0))
+    rows = np.concatenate((src, np.full(roots.shape[0], m, np.int64)))
+    cols = np.concatenate((dst, roots))
     # csgraph keeps explicitly stored zeros as edges, which zero-slack edges need.
     graph = csr_matrix((slack, (rows, cols)), shape=(m + 1, m + 1))
-    dist = dijkstra(graph, directed=True, indices=m)[:m]
+    dist = dijkstra(graph, directed=True, indices=m, min_only=True)[:m]
     # dist(v) = (end[v] - t0) - longest(v) under the potential h(v) = -end[v]
     return float(np.max((end - t0) - dist))
 

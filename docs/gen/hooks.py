@@ -46,11 +46,21 @@ def public_modules() -> list[str]:
             parts = parts[:-1]
         if any(part.startswith("_") for part in parts):
             continue
+        # A directory is a package only once its __init__.py exists (others may still
+        # be writing it); griffe could not collect a module of a half-made package.
+        if not all((d / "__init__.py").is_file() for d in _parents_within(path.parent)):
+            continue
         name = ".".join(parts)
         if name.startswith(SKIP_PREFIXES) or "tests" in parts:
             continue
         names.append(name)
     return names
+
+
+def _parents_within(directory: Path):
+    while directory != ROOT:
+        yield directory
+        directory = directory.parent
 
 
 def _page_path(module: str) -> str:

@@ -33,7 +33,10 @@ BAD_INPUT = 2
 
 def fail(message: str) -> None:
     """Print ``message`` on stderr and exit with status 2."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    # escape: paths and values may contain [brackets] that rich would read as markup
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(BAD_INPUT)
 
 

@@ -27,6 +27,7 @@ table (each needs different metrics from it) and ``predict`` returns a
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from typing import Sequence
@@ -35,6 +36,7 @@ import numpy as np
 
 from .. import persist
 from ..data import Measurements, MeasurementError
+from ..predict import Predictive, constant_params, prediction_points
 from ..transforms import Standardizer, log_inputs, log_mask
 from .base import MetricModel
 
@@ -53,9 +55,15 @@ class TimeModel(MetricModel):
     Subclasses set :attr:`uses_config` (whether configuration parameters are inputs)
     and implement ``_required(measurements)`` (metrics to check) and
     ``_fit_table(measurements)``, plus ``_predict_draws`` and the state methods of
-    :class:`~probperf.models.base.MetricModel`, whose ``predict``, ``save`` and
-    ``load`` they inherit: prediction points are coerced by
-    :func:`probperf.data.as_points` with the fitted :attr:`features_`.
+    :class:`~probperf.models.base.MetricModel`, whose ``save`` and ``load`` they
+    inherit. ``predict`` takes a table of points or keywords (``n=..., p=...``),
+    completed and checked by :func:`probperf.predict.prediction_points` with the
+    fitted :attr:`features_`; parameters constant in training may be omitted.
+
+    Examples
+    --------
+    >>> TwoStepLasso.uses_config, DirectNN.uses_config
+    (False, True)
     """
 
     #: Whether configuration parameters are model inputs (else only ``n``, ``p``).
@@ -98,11 +106,43 @@ class TimeModel(MetricModel):
             if f not in self.features_:
                 raise ValueError(f"features must include {f!r}, got {self.features_}")
         self.target_ = "time"
+        self.defaults_ = constant_params(measurements.frame, self.features_)
         self._fit_table(measurements)
         return self
 
+    def predict(self, X=None, n_draws: int | None = None, seed: int | None = 0, **params):
+        """Joint draws of ``time`` at ``X`` (or at keyword points ``n=..., p=...``).
+
+        Parameters
+        ----------
+        X : DataFrame, mapping, Measurements or array, optional
+            Points with the fitted features as columns; a parameter that was constant
+            in training may be left out.
+        n_draws : int, optional
+            Number of joint draws (default :attr:`n_draws`; point fits give one row).
+        seed : int, optional
+            Seed for reproducible draws.
+        **params
+            The point(s) as keywords when ``X`` is not given.
+
+        Returns
+        -------
+        Predictive
+        """
+        self._check_fitted()
+        points = prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+        draws = self._predict_draws(points.to_numpy(np.float64), int(n_draws or self.n_draws), seed)
+        return Predictive(draws, points, "time")
+
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
+
+    def _base_state(self) -> dict:
+        return {**super()._base_state(), "defaults": self.defaults_}
+
+    def _set_base_state(self, config: dict) -> None:
+        super()._set_base_state(config)
+        self.defaults_ = dict(config.get("defaults", {}))
 
     def _fit_table(self, measurements: Measurements) -> None:
         raise NotImplementedError
@@ -146,14 +186,23 @@ def _serial_work(measurements: Measurements) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Lasso:
-    """One non-negative LassoLars fit ``y ~ D @ coef`` on column-scaled features.
+    """One non-negative, cross-validated LassoLars fit ``y ~ D @ coef``.
 
-    The paper fitted raw basis values; ``n^3`` and ``1`` differ by ~20 orders of
-    magnitude, which makes both LARS and the L1 penalty depend on units. So every
-    column is divided by its root mean square (and ``y`` by its own) before the fit,
-    and the coefficients are mapped back, so ``coef_`` applies to raw features. The
-    objective is still the paper's: squared error in absolute units, no intercept
-    beyond the basis' constant term, all coefficients >= 0.
+    This is ``LassoLarsCV(positive=True, fit_intercept=False)`` with two changes.
+
+    * Scaling: the paper fitted raw basis values; ``n^3`` and ``1`` differ by ~20
+      orders of magnitude, which makes both LARS and the L1 penalty depend on units.
+      Every column is divided by its root mean square (and ``y`` by its own) before
+      the fit and the coefficients are mapped back, so ``coef_`` applies to raw
+      features. The objective stays the paper's: absolute squared error, no intercept
+      beyond the basis' constant term, all coefficients >= 0.
+    * The cross-validation is LassoLarsCV's (LARS-lasso path per fold, held-out
+      squared error interpolated on the union of the folds' penalties, smallest mean
+      wins, then ``LassoLars`` at that penalty on all rows), re-implemented on
+      ``sklearn.linear_model.lars_path``: ``LassoLarsCV`` (1.9) raises when a fold's
+      path ends at a penalty of -1e-16, which exact or nearly collinear data (the
+      ``n^j log^k n`` columns) produce. The folds are shuffled, since rows sorted by
+      ``n`` would turn unshuffled folds into extrapolation along ``n``.
     """
 
     def __init__(self, n_folds: int = 5, seed: int = 0):
@@ -168,36 +217,42 @@ class _Lasso:
         return col, ys if ys > 0 else 1.0
 
     def fit(self, D, y, what: str):
-        from sklearn.model_selection import KFold
-
         D = np.asarray(D, float)
         y = np.asarray(y, float)
         if len(y) < 3:
-            raise MeasurementError(f"need at least 3 runs to fit {what}, got {len(y)}", column=what)
+            raise MeasurementError(
+                f"need runs at 3 or more settings to fit {what}, got {len(y)}", column=what
+            )
         self.col_, self.yscale_ = self._scales(D, y)
         if not np.any(y > 0):  # e.g. no_work from one-worker runs only: identically 0
             self.alpha_ = 0.0
-            self.coef_ = np.zeros(D.shape[1])
         else:
-            from sklearn.linear_model import LassoLarsCV
-
-            # Shuffled folds: the rows are often sorted by n, and unshuffled folds
-            # would turn cross-validation into extrapolation along n.
-            cv = KFold(min(self.n_folds, len(y)), shuffle=True, random_state=self.seed)
-            model = LassoLarsCV(fit_intercept=False, positive=True, cv=cv)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # LARS warns on collinear basis columns
-                model.fit(D / self.col_, y / self.yscale_)
-            self.alpha_ = float(model.alpha_)
-            self.coef_ = self._unscale(model.coef_)
+            self.alpha_ = self._cv_alpha(D / self.col_, y / self.yscale_)
+        self.coef_ = self.refit(D, y)
         self.residual_ = y - D @ self.coef_
         return self
 
-    def _unscale(self, coef):
-        return np.clip(coef, 0.0, None) * self.yscale_ / self.col_
+    def _cv_alpha(self, X, y) -> float:
+        from sklearn.linear_model import lars_path
+        from sklearn.model_selection import KFold
+
+        folds = KFold(min(self.n_folds, len(y)), shuffle=True, random_state=self.seed)
+        paths = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LARS warns on collinear basis columns
+            for train, test in folds.split(X):
+                alphas, _, coefs = lars_path(X[train], y[train], method="lasso", positive=True)
+                # ascending penalties; the coefficients are piecewise linear between them
+                paths.append((np.maximum(alphas[::-1], 0.0), coefs[:, ::-1], test))
+        grid = np.unique(np.concatenate([a for a, _, _ in paths]))
+        mse = np.zeros(len(grid))
+        for alphas, coefs, test in paths:
+            at_grid = np.array([np.interp(grid, alphas, c) for c in coefs])
+            mse += np.mean((y[test, None] - X[test] @ at_grid) ** 2, axis=0)
+        return float(grid[np.argmin(mse)])
 
     def refit(self, D, y) -> np.ndarray:
-        """Coefficients for new targets at the cross-validated penalty (bootstrap)."""
+        """Raw-scale coefficients for targets ``y`` at the cross-validated penalty."""
         from sklearn.linear_model import LassoLars
 
         if not np.any(y > 0):
@@ -206,7 +261,363 @@ class _Lasso:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(D / self.col_, y / self.yscale_)
-        return self._unscale(model.coef_)
+        return np.clip(model.coef_, 0.0, None) * self.yscale_ / self.col_
+
+
+def _mean_by_n(n: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One row per distinct ``n`` (mean ``y``): metrics of ``n`` alone repeat across ``p``,
+    and repeated rows would leak between cross-validation folds."""
+    values, inverse = np.unique(n, return_inverse=True)
+    return values, np.bincount(inverse, weights=y) / np.bincount(inverse)
+
+
+def _rademacher(rng, size) -> np.ndarray:
+    return rng.integers(0, 2, size=size) * 2.0 - 1.0
+
+
+@persist.register
+class TwoStepLasso(TimeModel):
+    """The two-step LassoLars model of Namsraijav & Taura (2016), eqs. (9)-(15).
+
+    Six intermediate models, each a non-negative ``LassoLarsCV`` fit on the paper's
+    basis (:mod:`probperf.basis` presets), combined as in the paper's fig. 5:
+
+    * ``T1'(n)``: ``serial_work`` (or the work of the one-worker runs) on
+      :func:`~probperf.basis.serial_work` (``n^j log2^k n``, j <= 3, k <= 2);
+    * ``T1(n,p) = T1'(n) (a0 + a1 (p-1)/p + a2 (p-1))`` from ``work`` (eq. 10; ``a0``
+      is fitted rather than fixed at 1, so a traced one-worker run may differ from
+      the serial run);
+    * ``create_task(n)``, ``wait_tasks(n)`` on :func:`~probperf.basis.task_counts`;
+    * ``delay(n,p) = create_task(n)(c1 + c2 (p-1) + c3 (p-1)/p) + wait_tasks(n)(c4 +
+      c5 (p-1) + c6 (p-1)/p)`` (eq. 12) with the *fitted* task counts as features;
+    * ``no_work(n,p)`` on :func:`~probperf.basis.no_work` (eq. 15, thesis eq. 6.7);
+
+    then ``time = (T1 + delay + no_work) / p`` (eq. 9). Features are scaled to unit
+    root mean square before each fit (the paper used raw values; see :class:`_Lasso`),
+    the objective stays absolute squared error with all coefficients >= 0.
+
+    Interval: a wild (Rademacher) residual bootstrap of the whole two-step pipeline:
+    each replicate refits every stage, at its cross-validated penalty, to fitted
+    values plus sign-flipped residuals, with the next stage's features built from the
+    replicate's upstream fits. A draw is one replicate's time times ``1 + e`` with
+    ``e`` a resampled relative residual of ``work + delay + no_work`` (run-to-run
+    noise). With ``n_boot=0`` the model is a point estimate (one draw).
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap replicates (each refits the six stages).
+    n_folds : int
+        Cross-validation folds of ``LassoLarsCV`` (shuffled).
+    seed : int
+        Seeds the folds, the bootstrap and the residual draws.
+
+    Examples
+    --------
+    >>> import numpy as np, probperf as pp
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]); n, p = n.ravel(), p.ravel()
+    >>> work = n * (1 + 0.1 * (p - 1)); tasks = n / 16; delay = 3 * tasks * p
+    >>> no_work = 0.5 * n * (p - 1) ** 2
+    >>> m = pp.Measurements({"n": n, "p": p, "work": work, "delay": delay,
+    ...     "no_work": no_work, "create_task": tasks, "wait_tasks": tasks,
+    ...     "time": (work + delay + no_work) / p})
+    >>> model = TwoStepLasso(n_boot=0).fit(m)
+    >>> truth = (2**14 * 1.7 + 3 * 2**10 * 8 + 0.5 * 2**14 * 49) / 8
+    >>> round(float(model.predict(n=2**14, p=8).median[0] / truth), 2)
+    1.0
+    """
+
+    uses_config = False
+    STAGES: tuple[str, ...] = ("serial_work", "work", "create_task", "wait_tasks", "delay", "no_work")
+
+    def __init__(self, n_boot: int = 100, n_folds: int = 5, seed: int = 0):
+        self.n_boot = n_boot
+        self.n_folds = n_folds
+        self.seed = seed
+
+    def _required(self, measurements):
+        return DAG_METRICS
+
+    @staticmethod
+    def _bases() -> dict:
+        from .. import basis
+
+        return {
+            "serial_work": basis.serial_work(),
+            "work": basis.worker_terms(("1",)) + basis.work_inflation(),
+            "create_task": basis.task_counts(),
+            "wait_tasks": basis.task_counts(),
+            "delay": basis.worker_terms(("1", "p-1", "(p-1)/p")),
+            "no_work": basis.no_work(),
+        }
+
+    # The chained designs: each takes upstream values (R x N, one row per replicate).
+    def _work_design(self, serial, p):
+        return serial[..., None] * self.bases_["work"].design(np.ones_like(p), p)
+
+    def _delay_design(self, create, wait, p):
+        w = self.bases_["delay"].design(np.ones_like(p), p)
+        return np.concatenate([create[..., None] * w, wait[..., None] * w], axis=-1)
+
+    def _fit_table(self, measurements):
+        if self.n_boot < 0:
+            raise ValueError(f"n_boot must be >= 0, got {self.n_boot}")
+        _check_single_config(measurements, type(self).__name__)
+        frame = measurements.frame
+        n, p = frame["n"].to_numpy(float), frame["p"].to_numpy(float)
+        # Metrics of n alone are fitted on one row per distinct n.
+        rows_n = {"serial_work": _mean_by_n(*_serial_work(measurements))}
+        for m in ("create_task", "wait_tasks"):
+            rows_n[m] = _mean_by_n(n, frame[m].to_numpy(float))
+        y = {m: frame[m].to_numpy(float) for m in ("work", "delay", "no_work")}
+        y.update({m: yn for m, (_, yn) in rows_n.items()})
+        self.bases_ = self._bases()
+        B = self.bases_
+        fixed = {m: B[m].design(nn) for m, (nn, _) in rows_n.items()}
+        fixed["no_work"] = B["no_work"].design(n, p)
+        lassos = {s: _Lasso(self.n_folds, self.seed) for s in self.STAGES}
+
+        def chain(fit_stage):
+            """Run the stages in order; ``fit_stage(stage, design)`` returns coefficients.
+
+            The work and delay designs are built from this run's upstream fits, so a
+            bootstrap replicate carries its T1' and task-count errors downstream.
+            """
+            coefs = {s: fit_stage(s, fixed[s]) for s in fixed}
+            serial, create, wait = (
+                B[s].design(n) @ coefs[s] for s in ("serial_work", "create_task", "wait_tasks")
+            )
+            coefs["work"] = fit_stage("work", self._work_design(serial, p))
+            coefs["delay"] = fit_stage("delay", self._delay_design(create, wait, p))
+            return coefs
+
+        designs = {}
+
+        def full_fit(stage, D):
+            designs[stage] = D
+            return lassos[stage].fit(D, y[stage], stage).coef_
+
+        point = chain(full_fit)
+        fitted = {s: designs[s] @ point[s] for s in self.STAGES}
+        rng = np.random.default_rng(self.seed)
+
+        def boot_fit(stage, D):
+            flips = _rademacher(rng, len(fitted[stage]))
+            return lassos[stage].refit(D, fitted[stage] + lassos[stage].residual_ * flips)
+
+        replicates = [chain(boot_fit) for _ in range(self.n_boot)]
+        self.coef_ = {s: np.array([point[s]] + [r[s] for r in replicates]) for s in self.STAGES}
+        self.alpha_ = {s: lassos[s].alpha_ for s in self.STAGES}
+        total = sum(y[m] for m in ("work", "delay", "no_work"))
+        total_hat = fitted["work"] + fitted["delay"] + fitted["no_work"]
+        ok = total_hat > 0
+        self.relative_residual_ = total[ok] / total_hat[ok] - 1.0 if ok.any() else np.zeros(1)
+
+    def _metrics(self, X, replicates) -> dict:
+        """Every intermediate metric and time at raw points ``X``: ``{name: (R x N)}``.
+
+        ``replicates`` selects coefficient rows (0 is the fit to all data, 1..n_boot
+        the bootstrap replicates).
+        """
+        n, p = self._columns(np.asarray(X, float))
+        C = {s: c[replicates] for s, c in self.coef_.items()}
+        B = self.bases_
+        serial = C["serial_work"] @ B["serial_work"].design(n).T
+        out = {"serial_work": serial}
+        out["work"] = np.einsum("rnk,rk->rn", self._work_design(serial, p), C["work"])
+        for stage in ("create_task", "wait_tasks"):
+            out[stage] = C[stage] @ B[stage].design(n).T
+        delay_d = self._delay_design(out["create_task"], out["wait_tasks"], p)
+        out["delay"] = np.einsum("rnk,rk->rn", delay_d, C["delay"])
+        out["no_work"] = C["no_work"] @ B["no_work"].design(n, p).T
+        out["time"] = (out["work"] + out["delay"] + out["no_work"]) / p
+        return out
+
+    def _predict_draws(self, X, n_draws, seed):
+        if self.n_boot == 0:
+            return self._metrics(X, [0])["time"]
+        rng = np.random.default_rng(seed)
+        time = self._metrics(X, slice(1, None))["time"]
+        rows = rng.integers(0, self.n_boot, size=n_draws)
+        noise = rng.choice(self.relative_residual_, size=(n_draws, X.shape[0]))
+        return np.maximum(time[rows] * (1.0 + noise), 0.0)
+
+    def predict_metric(self, X=None, metric: str = "work", n_draws=None, seed=0, **params):
+        """Draws of one intermediate model (``serial_work``, ``work``, ``create_task``,
+        ``wait_tasks``, ``delay``, ``no_work``) over the bootstrap replicates.
+
+        Fit uncertainty only (no run-to-run noise); one row when ``n_boot=0``.
+
+        Returns
+        -------
+        Predictive
+        """
+        self._check_fitted()
+        if metric not in self.STAGES:
+            raise ValueError(f"unknown intermediate metric {metric!r}; choose one of {self.STAGES}")
+        points = prediction_points(X, params, self.features_, self.defaults_)
+        X = points.to_numpy(np.float64)
+        if self.n_boot == 0:
+            return Predictive(self._metrics(X, [0])[metric], points, metric)
+        values = self._metrics(X, slice(1, None))[metric]
+        rows = np.random.default_rng(seed).integers(0, self.n_boot, size=int(n_draws or self.n_draws))
+        return Predictive(values[rows], points, metric)
+
+    def coefficients(self):
+        """The fitted (all-data) coefficients: a DataFrame of ``stage, term, coef``.
+
+        Terms of ``work`` multiply ``T1'(n)``; those of ``delay`` multiply the fitted
+        ``create_task`` (first half) and ``wait_tasks`` (second half).
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        rows = []
+        for stage in self.STAGES:
+            names = self.bases_[stage].names
+            if stage == "delay":
+                names = [f"create_task*{t}" for t in names] + [f"wait_tasks*{t}" for t in names]
+            if stage == "work":
+                names = [f"T1'*{t}" for t in names]
+            rows += [(stage, t, float(c)) for t, c in zip(names, self.coef_[stage][0])]
+        return pd.DataFrame(rows, columns=["stage", "term", "coef"])
+
+    def _get_state(self):
+        config = {
+            **self._base_state(),
+            "params": self.get_params(),
+            "alpha": self.alpha_,
+            "bases": {s: json.loads(b.to_json()) for s, b in self.bases_.items()},
+        }
+        tensors = {f"coef.{s}": c for s, c in self.coef_.items()}
+        tensors["relative_residual"] = self.relative_residual_
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        from ..basis import BasisSet
+
+        model = cls(**config["params"])
+        model._set_base_state(config)
+        model.alpha_ = dict(config["alpha"])
+        model.bases_ = {s: BasisSet.from_json(b) for s, b in config["bases"].items()}
+        model.coef_ = {s: tensors[f"coef.{s}"] for s in cls.STAGES}
+        model.relative_residual_ = tensors["relative_residual"]
+        return model
+
+
+@persist.register
+class CilkviewBounds(TimeModel):
+    """Cilkview's performance band (He, Leiserson & Leiserson 2010), fitted to DAG metrics.
+
+    ``lower = max(T1/p, critical_path)`` (work and span laws) and
+    ``upper = T1/p + 1.7 * burdened_span`` (the paper's eq. (4) with delta = 0.85).
+    Cilkview charges a fixed burden (~15,000 instructions) on each continuation and
+    return edge of the span. Without a trace of the critical path we estimate:
+
+    * burden per edge = ``delay(n,p) / (create_task(n) + wait_tasks(n))``: the
+      measured scheduling overhead per task event at that worker count;
+    * burdened edges on the span = ``2 log2(1 + create_task(n))``: one continuation
+      and one return edge per level of a balanced spawn tree;
+    * ``burdened_span = critical_path + 2 log2(1 + create_task) * burden``.
+
+    ``T1``, ``delay`` and the task counts come from a :class:`TwoStepLasso` point
+    fit; ``critical_path(n,p)`` from a non-negative ``LassoLarsCV`` on
+    ``n^j log2^k n`` times ``1`` and ``p-1``. ``predict`` draws uniformly in
+    ``[lower, upper]`` (one position per draw, shared by all points): a band, not a
+    probability statement. Cilkview's upper bound holds for work stealing with
+    ``no_work`` bounded by the span; when ``no_work`` grows like ``(p-1)^2`` (the
+    2016 paper's observation) the true time leaves the band at large ``p``.
+
+    Parameters
+    ----------
+    n_folds : int
+        Cross-validation folds of each ``LassoLarsCV``.
+    seed : int
+        Seeds the folds and the draws.
+
+    Examples
+    --------
+    >>> import numpy as np, probperf as pp
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]); n, p = n.ravel(), p.ravel()
+    >>> work = n * (1 + 0.1 * (p - 1)); tasks = n / 16; delay = 3 * tasks * p
+    >>> no_work = 0.5 * n * (p - 1) ** 2
+    >>> m = pp.Measurements({"n": n, "p": p, "work": work, "delay": delay,
+    ...     "no_work": no_work, "create_task": tasks, "wait_tasks": tasks,
+    ...     "critical_path": n, "time": (work + delay + no_work) / p})
+    >>> lower, upper = CilkviewBounds().fit(m).bounds({"n": 2**12, "p": 4})
+    >>> bool(lower[0] <= (2**12 * 1.3 + 3 * 2**8 * 4 + 0.5 * 2**12 * 9) / 4 <= upper[0])
+    True
+    """
+
+    uses_config = False
+
+    def __init__(self, n_folds: int = 5, seed: int = 0):
+        self.n_folds = n_folds
+        self.seed = seed
+
+    def _required(self, measurements):
+        return (*DAG_METRICS, "critical_path")
+
+    @staticmethod
+    def _span_basis():
+        from .. import basis
+
+        return basis.normal_form(worker=("1", "p-1"))
+
+    def _fit_table(self, measurements):
+        self.dag_ = TwoStepLasso(n_boot=0, n_folds=self.n_folds, seed=self.seed).fit(measurements)
+        frame = measurements.frame
+        n, p = frame["n"].to_numpy(float), frame["p"].to_numpy(float)
+        span = _Lasso(self.n_folds, self.seed).fit(
+            self._span_basis().design(n, p), frame["critical_path"].to_numpy(float), "critical_path"
+        )
+        self.span_coef_ = span.coef_
+        self.span_alpha_ = span.alpha_
+
+    def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, upper)`` time bounds per point (points as for :meth:`predict`)."""
+        self._check_fitted()
+        points = prediction_points(X, params, self.features_, self.defaults_)
+        return self._bounds(points.to_numpy(np.float64))
+
+    def _bounds(self, X):
+        n, p = self._columns(X)
+        m = {k: v[0] for k, v in self.dag_._metrics(X, [0]).items()}
+        span = self._span_basis().design(n, p) @ self.span_coef_
+        events = m["create_task"] + m["wait_tasks"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            burden = np.where(events > 0, m["delay"] / events, 0.0)
+        burdened_span = span + 2.0 * np.log2(1.0 + m["create_task"]) * burden
+        lower = np.maximum(m["work"] / p, span)
+        upper = m["work"] / p + CILKVIEW_SPAN_FACTOR * burdened_span
+        return lower, np.maximum(upper, lower)
+
+    def _predict_draws(self, X, n_draws, seed):
+        lower, upper = self._bounds(X)
+        u = np.random.default_rng(seed).random((n_draws, 1))
+        return lower + u * (upper - lower)
+
+    def _get_state(self):
+        dag_config, dag_tensors = self.dag_._get_state()
+        config = {
+            **self._base_state(),
+            "params": self.get_params(),
+            "span_alpha": self.span_alpha_,
+            "dag": dag_config,
+        }
+        tensors = {f"dag.{k}": v for k, v in dag_tensors.items()}
+        tensors["span_coef"] = self.span_coef_
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        model = cls(**config["params"])
+        model._set_base_state(config)
+        model.dag_ = TwoStepLasso._from_state(config["dag"], persist.unnest("dag", tensors))
+        model.span_coef_ = tensors["span_coef"]
+        model.span_alpha_ = float(config["span_alpha"])
+        return model
 
 
 # -- neural networks (thesis ch. 5 and sec. 6.2) --------------------------------------
@@ -269,6 +680,7 @@ class _NeuralTimeModel(TimeModel):
         patience: int = 100,
         batch_size: int = 32,
         val_fraction: float = 0.2,
+        log_scale: bool = False,
         seed: int = 0,
     ):
         self.n_search = n_search
@@ -278,6 +690,7 @@ class _NeuralTimeModel(TimeModel):
         self.patience = patience
         self.batch_size = batch_size
         self.val_fraction = val_fraction
+        self.log_scale = log_scale
         self.seed = seed
 
     # subclasses: the metrics, one per head; "time" first
@@ -310,7 +723,9 @@ class _NeuralTimeModel(TimeModel):
         Y[:, 0] = Y[:, 0] * p  # time_workers, the thesis's target
         if len(Y) < 4:
             raise MeasurementError(f"need at least 4 runs to train a network, got {len(Y)}")
-        self.log_mask_ = log_mask(Xraw)
+        # Raw inputs (log_scale=False) are the thesis's choice: a ReLU net is piecewise
+        # linear in its inputs, so it then extrapolates time*p linearly in n and p.
+        self.log_mask_ = log_mask(Xraw) if self.log_scale else np.zeros(Xraw.shape[1], bool)
         self.x_scaler_ = Standardizer().fit(log_inputs(Xraw, self.log_mask_))
         self.y_scaler_ = Standardizer().fit(Y)
         X = torch.as_tensor(self.x_scaler_.transform(log_inputs(Xraw, self.log_mask_)), dtype=torch.float32)
@@ -343,8 +758,12 @@ class _NeuralTimeModel(TimeModel):
         Xv, Zv, wv = X[val], Z[val, 0], w[val]
         best_loss, best_net, best_epoch, epoch = math.inf, None, 0, 0
         keep = 1.0 - dropout
+        # One epoch = one pass over the training rows per task, so that with a random
+        # task per step each head sees about one pass per epoch.
         for epoch in range(1, self.max_epochs + 1):
-            order = train_t[torch.randperm(len(train_t), generator=gen)]
+            order = torch.cat(
+                [train_t[torch.randperm(len(train_t), generator=gen)] for _ in range(Z.shape[1])]
+            )
             for batch in order.split(self.batch_size):
                 task = self._step_task(Z.shape[1], gen)
                 h = _hidden(net, X[batch])
@@ -421,6 +840,8 @@ class _NeuralTimeModel(TimeModel):
         params = dict(config["params"])
         params["dropout"] = tuple(params["dropout"])
         params["learning_rate"] = tuple(params["learning_rate"])
+        if isinstance(params.get("tasks"), list):
+            params["tasks"] = tuple(params["tasks"])
         model = cls(**params)
         model._set_base_state(config)
         model.tasks_ = list(config["tasks"])
@@ -535,10 +956,12 @@ class MultiTaskNN(_NeuralTimeModel):
         patience: int = 100,
         batch_size: int = 32,
         val_fraction: float = 0.2,
+        log_scale: bool = False,
         seed: int = 0,
     ):
         super().__init__(
-            n_search, dropout, learning_rate, max_epochs, patience, batch_size, val_fraction, seed
+            n_search, dropout, learning_rate, max_epochs, patience, batch_size, val_fraction,
+            log_scale, seed,
         )
         self.tasks = tasks
 
@@ -583,12 +1006,9 @@ class MultiTaskNN(_NeuralTimeModel):
         -------
         Predictive
         """
-        from ..data import as_points
-        from ..predict import Predictive
-
         self._check_fitted()
         if metric not in self.tasks_:
             raise ValueError(f"no head for {metric!r}; the heads are {self.tasks_}")
-        points = as_points(X, self.features_)
+        points = prediction_points(X, {}, self.features_, self.defaults_)
         draws = self._metric_draws(points.to_numpy(float), metric, int(n_draws or self.n_draws), seed)
         return Predictive(draws, points, metric)

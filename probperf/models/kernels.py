@@ -129,46 +129,48 @@ def _check_name(tok: str, spec: str) -> None:
         )
 
 
-def _base_kernel(name: str, ard_dims: int) -> Kernel:
+def _base_kernel(name: str, ard_dims: int, ard: bool) -> Kernel:
     m = _NAME.match(name)
     family, number = m.group(1) or m.group(3), m.group(2)
     if family == "sm":
+        # GPyTorch's SM kernel needs ard_num_dims equal to the input dimension.
         q = int(number) if number else DEFAULT_SM_MIXTURES
         return SpectralMixtureKernel(num_mixtures=q, ard_num_dims=ard_dims)
     if family == "poly":
         return PolynomialKernel(power=int(number) if number else DEFAULT_POLY_DEGREE)
+    dims = ard_dims if ard else None
     if family == "rbf":
-        return RBFKernel(ard_num_dims=ard_dims)
+        return RBFKernel(ard_num_dims=dims)
     if family.startswith("matern"):
-        return MaternKernel(nu=int(family[-2]) / 2, ard_num_dims=ard_dims)
+        return MaternKernel(nu=int(family[-2]) / 2, ard_num_dims=dims)
     if family == "rq":
-        return RQKernel(ard_num_dims=ard_dims)
+        return RQKernel(ard_num_dims=dims)
     if family == "periodic":
-        return PeriodicKernel(ard_num_dims=ard_dims)
-    return LinearKernel(ard_num_dims=ard_dims)
+        return PeriodicKernel(ard_num_dims=dims)
+    return LinearKernel(ard_num_dims=dims)
 
 
 def _has_own_scale(kernel: Kernel) -> bool:
     return isinstance(kernel, (SpectralMixtureKernel, LinearKernel, ScaleKernel))
 
 
-def _build(tree, ard_dims: int) -> Kernel:
+def _build(tree, ard_dims: int, ard: bool) -> Kernel:
     if isinstance(tree, str):
-        kernel = _base_kernel(tree, ard_dims)
+        kernel = _base_kernel(tree, ard_dims, ard)
         return kernel if _has_own_scale(kernel) else ScaleKernel(kernel)
     op, parts = tree
     if op == "+":
-        return AdditiveKernel(*[_build(p, ard_dims) for p in parts])
+        return AdditiveKernel(*[_build(p, ard_dims, ard) for p in parts])
     # A product takes one amplitude in total: build the factors unscaled.
-    factors = [_build_unscaled(p, ard_dims) for p in parts]
+    factors = [_build_unscaled(p, ard_dims, ard) for p in parts]
     product = ProductKernel(*factors)
     return product if any(_carries_scale(f) for f in factors) else ScaleKernel(product)
 
 
-def _build_unscaled(tree, ard_dims: int) -> Kernel:
+def _build_unscaled(tree, ard_dims: int, ard: bool) -> Kernel:
     if isinstance(tree, str):
-        return _base_kernel(tree, ard_dims)
-    return _build(tree, ard_dims)
+        return _base_kernel(tree, ard_dims, ard)
+    return _build(tree, ard_dims, ard)
 
 
 def _carries_scale(kernel: Kernel) -> bool:
@@ -181,7 +183,7 @@ def _carries_scale(kernel: Kernel) -> bool:
     return False
 
 
-def parse_kernel(spec: str, ard_dims: int = 1) -> Kernel:
+def parse_kernel(spec: str, ard_dims: int = 1, ard: bool = True) -> Kernel:
     """Build a GPyTorch kernel from a spec string such as ``"sm4+linear"``.
 
     Parameters
@@ -190,7 +192,11 @@ def parse_kernel(spec: str, ard_dims: int = 1) -> Kernel:
         Base kernel names (see :data:`KERNEL_NAMES`) joined by ``+`` and ``*``
         (``*`` binds tighter; parentheses group).
     ard_dims : int
-        Number of input dimensions; stationary kernels get one lengthscale each.
+        Number of input dimensions.
+    ard : bool
+        One lengthscale (period, variance) per input dimension for ``rbf``,
+        ``matern*``, ``rq``, ``periodic`` and ``linear``; otherwise one shared value.
+        ``sm`` always has per-dimension frequencies.
 
     Returns
     -------
@@ -217,7 +223,7 @@ def parse_kernel(spec: str, ard_dims: int = 1) -> Kernel:
         raise ValueError(f"kernel spec must be a string, got {type(spec).__name__}")
     if int(ard_dims) < 1:
         raise ValueError(f"ard_dims must be >= 1, got {ard_dims}")
-    return _build(_Parser(spec).parse(), int(ard_dims))
+    return _build(_Parser(spec).parse(), int(ard_dims), bool(ard))
 
 
 # -- initialisation ---------------------------------------------------------------
@@ -266,10 +272,15 @@ def init_spectral_mixture(sm: SpectralMixtureKernel, x: torch.Tensor, r: torch.T
     d = x.shape[-1]
     with torch.no_grad():
         sm.initialize_from_data(x, r)
+        # A constant input (one worker count only) has zero range: GPyTorch then
+        # draws infinite scales. Any finite value works there, as distances are 0.
+        means = torch.nan_to_num(sm.mixture_means, nan=0.0, posinf=0.0)
+        scales = torch.nan_to_num(sm.mixture_scales, nan=1.0, posinf=1.0)
+        sm.mixture_means = means
+        sm.mixture_scales = scales
         if not empirical:
             return
-        means = sm.mixture_means.clone()
-        scales = sm.mixture_scales.clone()
+        means, scales = means.clone(), scales.clone()
         weights = None
         for j in range(d):
             series = _even_series(x[:, j].cpu().numpy(), r.cpu().numpy())

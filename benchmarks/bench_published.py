@@ -1,0 +1,393 @@
+"""Accuracy on the four published cases, probperf models side by side with Extra-P.
+
+The cases are the real measurements in ``/work/shared/datasets/published/`` (see its
+README): each model is fitted on the ``train`` rows and predicts the ``test`` rows,
+extrapolating in ``n``. For every test point the script prints each model's median
+prediction, its absolute percentage error and whether its 90 % interval covers the
+measured time; Extra-P (the fair competitor named in that README) is run in the same
+script on the same rows and gives a point prediction only.
+
+Extra-P
+-------
+If ``import extrap`` fails, the script installs it into the running interpreter's
+environment with ``pip install --no-deps extrap "marshmallow~=3.7" pycubexr``:
+Extra-P 4.2 declares ``numpy~=1.18`` and PySide6 (its GUI), and letting pip resolve
+those would downgrade numpy under torch. The modelling code needs neither, only
+marshmallow and pycubexr besides what probperf already has. ``--no-install`` skips
+this. Extra-P is driven as its command line does: a text-format experiment (one
+``PARAMETER`` per varying parameter), ``ModelGenerator(modeler="default")`` with the
+single-parameter modeler's ``allow_negative_exponents`` on, then the fitted function
+is evaluated at the test points.
+
+Cases
+-----
+``rabin_miller_p8`` is the README's case "n: 9689 -> 11213 (p=8)": the ``p = 8`` rows
+only. ``rabin_miller_all_p`` additionally fits all worker counts (1, 7, 8) at once,
+with ``n`` and ``p`` as parameters, and predicts the three test rows.
+
+Run (from the repository root)::
+
+    python benchmarks/bench_published.py [--out benchmarks/results/published.md]
+        [--models bayes,gp,direct,penalty] [--draws 2000] [--no-install]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from probperf.data import Measurements
+from probperf.evaluate import ape, crps, interval_width, splits_of
+
+DATA = Path("/work/shared/datasets/published")
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "published.md"
+LEVEL = 0.9
+
+#: Extra-P's median absolute error per case as stated in the data's README (2026-11-21).
+EXTRAP_README = {
+    "gauss_n_p8": 2.05,
+    "karatsuba_uniform_p8": 5.87,
+    "karatsuba_nonuniform_p8": 2.10,
+    "rabin_miller_p8": 0.69,
+}
+
+EXTRAP_INSTALL = ["extrap", "marshmallow~=3.7", "pycubexr>=1.2.3,!=2.0.0,<3"]
+
+
+@dataclass
+class Case:
+    name: str
+    file: str
+    only_p: int | None = None  # keep only the runs with this worker count
+
+
+CASES = [
+    Case("gauss_n_p8", "gauss_n_p8.csv"),
+    Case("karatsuba_uniform_p8", "karatsuba_uniform_p8.csv"),
+    Case("karatsuba_nonuniform_p8", "karatsuba_nonuniform_p8.csv"),
+    Case("rabin_miller_p8", "rabin_miller_p8.csv", only_p=8),
+    Case("rabin_miller_all_p", "rabin_miller_p8.csv"),
+]
+
+
+def load_case(case: Case) -> tuple[Measurements, Measurements]:
+    """(train, test) tables of a case, from the file's split column."""
+    m = Measurements(pd.read_csv(DATA / case.file), source=case.file)
+    if case.only_p is not None:
+        m = m.select(p=case.only_p)
+    splits = splits_of(m)
+    return splits["train"], splits["test"]
+
+
+# -- probperf models ---------------------------------------------------------------
+
+
+def _direct(kernel):
+    def build(module):
+        return module.DirectModel(kernel=kernel)
+
+    return build
+
+
+#: label -> (module, how to build the model from it, how to fit it)
+PROBPERF_MODELS = {
+    "bayes": ("probperf.models.bayes", lambda mod: mod.BayesianBasisRegression(), "metric"),
+    "gp": ("probperf.models.gp", lambda mod: mod.GaussianProcessModel(), "metric"),
+    "direct": ("probperf.timemodels", _direct("basis"), "table"),
+    "penalty": ("probperf.timemodels", lambda mod: mod.PenaltyModel(kernel="basis"), "table"),
+}
+
+LABELS = {
+    "bayes": "BayesianBasisRegression",
+    "gp": "GaussianProcessModel (sm4, linear mean)",
+    "direct": "timemodels.DirectModel (basis)",
+    "penalty": "timemodels.PenaltyModel (basis)",
+}
+
+
+def importable(names) -> tuple[dict, dict]:
+    """``({label: module}, {label: why not})`` for the requested probperf models."""
+    found, missing = {}, {}
+    for label in names:
+        module_name = PROBPERF_MODELS[label][0]
+        try:
+            # the time-only models build their parts through probperf.models
+            importlib.import_module("probperf.models")
+            found[label] = importlib.import_module(module_name)
+        except Exception as exc:  # a module still being written may fail in any way
+            missing[label] = f"{type(exc).__name__}: {exc}"
+    return found, missing
+
+
+def fit_predict(label, module, train: Measurements, test: Measurements, draws: int):
+    """The Predictive of one probperf model at the test rows."""
+    _, build, kind = PROBPERF_MODELS[label]
+    model = build(module)
+    if kind == "metric":
+        model.fit(train, target="time", features=["n", "p"])
+        return model.predict(test.points(["n", "p"]), n_draws=draws, seed=0)
+    model.fit(train)
+    return model.predict(test.points(), n_draws=draws, seed=0)
+
+
+# -- Extra-P -----------------------------------------------------------------------
+
+
+def ensure_extrap(install: bool) -> tuple[bool, str]:
+    """Import Extra-P, installing it first if allowed; ``(ok, version or reason)``."""
+    try:
+        import extrap
+
+        return True, extrap.__version__
+    except ImportError:
+        if not install:
+            return False, "not installed (--no-install)"
+    print(f"installing Extra-P: pip install --no-deps {' '.join(EXTRAP_INSTALL)}", file=sys.stderr)
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *EXTRAP_INSTALL]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return False, f"pip install failed: {done.stderr.strip()[-300:]}"
+    importlib.invalidate_caches()
+    try:
+        import extrap
+
+        return True, extrap.__version__
+    except ImportError as exc:
+        return False, f"installed but not importable: {exc}"
+
+
+def extrap_text(train: Measurements, params: list[str]) -> str:
+    """The training runs in Extra-P's text input format (one DATA line per point)."""
+    frame = train.frame
+    by = params[0] if len(params) == 1 else params  # scalar keys for one parameter
+    groups = frame.groupby(by, sort=True)["time"]
+    coords = [key if isinstance(key, tuple) else (key,) for key in groups.groups]
+    if len(params) == 1:
+        points = " ".join(f"{c[0]:.17g}" for c in coords)
+    else:
+        points = " ".join("(" + " ".join(f"{v:.17g}" for v in c) + ")" for c in coords)
+    lines = [f"PARAMETER {' '.join(params)}", f"POINTS {points}", "REGION main", "METRIC time"]
+    lines += ["DATA " + " ".join(f"{v:.17g}" for v in values) for _, values in groups]
+    return "\n".join(lines) + "\n"
+
+
+def extrap_predict(train: Measurements, test: Measurements, workdir: Path):
+    """Extra-P's point predictions at the test rows and its model as text."""
+    from extrap.fileio.file_reader.text_file_reader import TextFileReader
+    from extrap.modelers.model_generator import ModelGenerator
+
+    frame = train.frame
+    # Extra-P needs several values per parameter; a constant one carries no information.
+    params = [c for c in ("n", "p") if frame[c].nunique() > 1]
+    path = workdir / "extrap_input.txt"
+    path.write_text(extrap_text(train, params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        experiment = TextFileReader().read_experiment(str(path))
+        generator = ModelGenerator(experiment, modeler="default")
+        modeler = generator.modeler
+        single = getattr(modeler, "single_parameter_modeler", None) or modeler
+        single.allow_negative_exponents = True
+        generator.model_all()
+    function = next(iter(generator.models.values())).hypothesis.function
+    points = test.frame[params].to_numpy(dtype=float)
+    if len(params) == 1:
+        pred = np.array([function.evaluate(float(row[0])) for row in points])
+    else:
+        pred = np.array([function.evaluate(tuple(float(v) for v in row)) for row in points])
+    return pred, function.to_string(*params)
+
+
+# -- the run -----------------------------------------------------------------------
+
+
+def run(args) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    notes = []
+    wanted = [s.strip() for s in args.models.split(",") if s.strip()]
+    unknown = [w for w in wanted if w not in PROBPERF_MODELS]
+    if unknown:
+        raise SystemExit(f"unknown model(s) {unknown}; choose from {sorted(PROBPERF_MODELS)}")
+    modules, missing = importable(wanted)
+    for label, why in missing.items():
+        notes.append(f"probperf model `{label}` ({LABELS[label]}) unavailable: {why}")
+
+    has_extrap, extrap_info = ensure_extrap(not args.no_install)
+    notes.append(
+        f"Extra-P {extrap_info}" if has_extrap else f"Extra-P unavailable: {extrap_info}"
+    )
+    workdir = Path(args.out).resolve().parent
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    rows, summary = [], []
+    for case in CASES:
+        train, test = load_case(case)
+        truth = test.y("time")
+        tf = test.frame
+        if has_extrap:
+            start = time.perf_counter()
+            try:
+                pred, text = extrap_predict(train, test, workdir)
+                seconds = time.perf_counter() - start
+                errors = 100 * np.abs(pred - truth) / truth
+                for i in range(len(tf)):
+                    rows.append(_row(case, tf, i, truth, "Extra-P", pred[i], errors[i], None, None))
+                summary.append(
+                    {"case": case.name, "model": "Extra-P", "median_ape": float(np.median(errors)),
+                     "covered": "-", "width_90": np.nan, "crps_rel": np.nan, "seconds": seconds,
+                     "readme": EXTRAP_README.get(case.name, np.nan)}
+                )
+                notes.append(f"Extra-P model for {case.name}: {text}")
+            except Exception as exc:
+                notes.append(f"Extra-P failed on {case.name}: {type(exc).__name__}: {exc}")
+            finally:
+                (workdir / "extrap_input.txt").unlink(missing_ok=True)
+        for label, module in modules.items():
+            start = time.perf_counter()
+            try:
+                pred = fit_predict(label, module, train, test, args.draws)
+            except Exception as exc:
+                notes.append(f"{label} failed on {case.name}: {type(exc).__name__}: {exc}")
+                summary.append({"case": case.name, "model": label, "median_ape": np.nan,
+                                "covered": "error", "width_90": np.nan, "crps_rel": np.nan,
+                                "seconds": time.perf_counter() - start, "readme": np.nan})
+                continue
+            seconds = time.perf_counter() - start
+            errors = ape(pred, truth)
+            lo, hi = pred.interval(LEVEL)
+            inside = (truth >= lo) & (truth <= hi)
+            for i in range(len(tf)):
+                rows.append(_row(case, tf, i, truth, label, pred.median[i], errors[i], (lo[i], hi[i]), inside[i]))
+            summary.append(
+                {"case": case.name, "model": label, "median_ape": float(np.median(errors)),
+                 "covered": f"{int(inside.sum())}/{len(inside)}",
+                 "width_90": interval_width(pred, LEVEL),
+                 "crps_rel": float(np.mean(crps(pred, truth) / truth)),
+                 "seconds": seconds, "readme": np.nan}
+            )
+    return pd.DataFrame(rows), pd.DataFrame(summary), notes
+
+
+def _row(case, tf, i, truth, model, median, error, interval, inside):
+    return {
+        "case": case.name,
+        "n": int(tf["n"].iloc[i]),
+        "p": int(tf["p"].iloc[i]),
+        "time": float(truth[i]),
+        "model": model,
+        "prediction": float(median),
+        "error_pct": float(error),
+        "interval_90": "-" if interval is None else f"[{interval[0]:.4g}, {interval[1]:.4g}]",
+        "covers": "-" if inside is None else ("yes" if inside else "NO"),
+    }
+
+
+def markdown(frame: pd.DataFrame, formats: dict) -> str:
+    """A pipe table; ``formats`` maps column -> format spec for numbers."""
+    header = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    lines = [header, rule]
+    for _, row in frame.iterrows():
+        cells = []
+        for c in frame.columns:
+            v = row[c]
+            if isinstance(v, float) and np.isnan(v):
+                cells.append("")
+            elif c in formats and isinstance(v, (int, float, np.number)):
+                cells.append(format(v, formats[c]))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def overall(rows: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """Per model, over the four README cases: mean of the cases' median APE, coverage."""
+    readme = list(EXTRAP_README)
+    out = []
+    if summary.empty or rows.empty:
+        return pd.DataFrame(columns=["model", "cases_fitted", "mean_median_ape", "covered_90"])
+    for model, group in summary[summary["case"].isin(readme)].groupby("model", sort=False):
+        points = rows[(rows["model"] == model) & rows["case"].isin(readme)]
+        covers = points["covers"]
+        out.append(
+            {
+                "model": model,
+                "cases_fitted": f"{int(group['median_ape'].notna().sum())}/{len(readme)}",
+                "mean_median_ape": float(group["median_ape"].mean()),
+                "covered_90": "-" if model == "Extra-P" else
+                f"{int((covers == 'yes').sum())}/{len(covers)}",
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def report(rows, summary, notes, args) -> str:
+    parts = [
+        "# Published cases: probperf vs Extra-P",
+        "",
+        f"Command: `python benchmarks/bench_published.py --models {args.models} --draws {args.draws}`",
+        "",
+        "Train rows -> test rows of each case (extrapolation in n). `median_ape`: median over "
+        "the case's test rows of the absolute % error of the median prediction (Extra-P: of "
+        "its point prediction). `covered`: test rows inside the central 90 % interval. "
+        "`width_90`: mean 90 % interval width relative to the median. `crps_rel`: CRPS / "
+        "measured time. `readme`: Extra-P's figure stated in the data's README.",
+        "",
+        "## Over the four README cases",
+        "",
+        markdown(overall(rows, summary), {"mean_median_ape": ".2f"}),
+        "",
+        "## Per case",
+        "",
+        markdown(summary, {"median_ape": ".2f", "width_90": ".3f", "crps_rel": ".4f", "seconds": ".1f",
+                           "readme": ".2f"}),
+        "",
+        "## Every test point",
+        "",
+        markdown(rows, {"time": ".4g", "prediction": ".4g", "error_pct": ".2f"}),
+        "",
+        "## Notes",
+        "",
+        *[f"- {note}" for note in notes],
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="markdown report path")
+    parser.add_argument("--models", default=",".join(PROBPERF_MODELS),
+                        help=f"comma-separated subset of {','.join(PROBPERF_MODELS)}")
+    parser.add_argument("--draws", type=int, default=2000, help="predictive draws per model")
+    parser.add_argument("--no-install", action="store_true", help="do not pip-install Extra-P")
+    args = parser.parse_args(argv)
+
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    logging.getLogger("extrap").setLevel(logging.ERROR)
+    rows, summary, notes = run(args)
+    text = report(rows, summary, notes, args)
+    print(text)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"\nwritten to {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

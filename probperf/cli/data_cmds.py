@@ -1,0 +1,159 @@
+"""``probperf validate`` and ``probperf convert``: check and translate measurement files."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ._app import app, bad_input, console, err_console, eval_number, fail
+
+# The commands are the interface (documented by ``probperf validate --help`` and the
+# CLI docs); the Python functions behind them are not API.
+__all__: list[str] = []
+
+_PARAM = typer.Option(
+    None, "--param", help="A parameter constant over the input, NAME=VALUE (repeatable), e.g. p=4."
+)
+_PATTERN = typer.Option(
+    None, "--pattern", help="File-name pattern for .stat files, e.g. 'sort_n{n}_p{p}.stat'."
+)
+_SIDE = typer.Option(
+    None, "--side-table", help="CSV with a 'file' column and one column per parameter (.stat input)."
+)
+_CONFIG = typer.Option(
+    None, "--config", help="Declare a configuration parameter column (repeatable)."
+)
+_STRICT = typer.Option(
+    False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
+)
+_CLOCK = typer.Option(None, "--clock-hz", help="Clock rate of cycle counts, in Hz.")
+
+
+def _parse_params(items: Optional[List[str]]) -> dict:
+    out = {}
+    for item in items or []:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            fail(f"--param {item!r}: expected NAME=VALUE, e.g. p=4")
+        try:
+            value = eval_number(text)
+        except ValueError:
+            fail(f"--param {item!r}: cannot read {text!r} as a number")
+        out[name] = int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+    return out
+
+
+def _read(files, params, pattern, side_table, config, strict, clock_hz):
+    """Read the inputs (warnings about the identity go to stderr, not to stdout)."""
+    from ..formats import read
+
+    kw = dict(params=_parse_params(params), strict=strict)
+    if config:  # else a Parquet file's own metadata (or nothing) declares them
+        kw["config"] = list(config)
+    if clock_hz is not None:
+        if not clock_hz > 0:
+            fail("--clock-hz must be positive")
+        kw["clock_hz"] = clock_hz
+    if pattern is not None:
+        kw["pattern"] = pattern
+    if side_table is not None:
+        kw["side_table"] = side_table
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with bad_input():
+            try:
+                m = read(files if len(files) > 1 else files[0], **kw)
+            except OSError as exc:
+                fail(escape(f"{exc.filename or ''}: {exc.strerror or exc}"))
+    for w in caught:
+        err_console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+    return m
+
+
+def _fmt(x) -> str:
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return f"{float(x):.6g}"
+
+
+def _summary(m, title: str) -> Table:
+    table = Table(title=title, show_header=True)
+    table.add_column("item")
+    table.add_column("value", overflow="fold")
+    table.add_row("rows", str(len(m)))
+    unit = m.unit + (f" at {_fmt(m.clock_hz)} Hz" if m.unit == "cycles" and m.clock_hz else "")
+    table.add_row("time unit", unit)
+    for name, (lo, hi, k) in m.ranges().items():
+        span = _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}"
+        table.add_row(f"parameter {name}", f"{span} ({k} distinct)")
+    table.add_row("metrics", ", ".join(m.metrics))
+    resid = m.identity_residual()
+    if np.isnan(resid).all():
+        text = "n/a (needs work, delay, no_work, time)"
+    else:
+        text = _fmt(np.nanmax(np.abs(resid))) + " (max abs relative)"
+    table.add_row("identity residual", text)
+    return table
+
+
+@app.command()
+def validate(
+    files: List[str] = typer.Argument(..., help="Measurement files or quoted globs (.csv .parquet .jsonl .stat .txt .extrap)."),
+    param: Optional[List[str]] = _PARAM,
+    pattern: Optional[str] = _PATTERN,
+    side_table: Optional[str] = _SIDE,
+    config: Optional[List[str]] = _CONFIG,
+    strict: bool = _STRICT,
+    clock_hz: Optional[float] = _CLOCK,
+):
+    """Check measurement files and summarise them (rows, parameters, metrics, identity).
+
+    Prints the number of rows, each parameter's range, the metrics present and the
+    largest relative residual of work + delay + no_work = p * time. Bad input exits
+    with status 2 and a message naming the file, line and column.
+    """
+    m = _read(files, param, pattern, side_table, config, strict, clock_hz)
+    console.print(_summary(m, escape(", ".join(files))))
+
+
+@app.command()
+def convert(
+    source: str = typer.Argument(..., metavar="IN", help="Input file or quoted glob."),
+    target: str = typer.Argument(..., metavar="OUT", help="Output file; its suffix picks the format."),
+    param: Optional[List[str]] = _PARAM,
+    pattern: Optional[str] = _PATTERN,
+    side_table: Optional[str] = _SIDE,
+    config: Optional[List[str]] = _CONFIG,
+    strict: bool = _STRICT,
+    clock_hz: Optional[float] = _CLOCK,
+):
+    """Convert between formats (.csv .parquet .jsonl .txt/.extrap; .stat as input).
+
+    Values are copied unchanged (cycle counts stay cycles). The input is read and
+    checked in full first, and the output is written atomically, so bad input
+    leaves no output file.
+    """
+    from ..formats import write
+
+    m = _read([source], param, pattern, side_table, config, strict, clock_hz)
+    with bad_input():
+        try:
+            out = write(m, target)
+        except OSError as exc:
+            fail(escape(f"{exc.filename or target}: {exc.strerror or exc}"))
+    err_console.print(f"wrote {len(m)} rows to {escape(str(Path(out)))}", highlight=False, soft_wrap=True)
+    if m.unit == "cycles" and Path(out).suffix.lower() != ".parquet":
+        # Only Parquet records the unit; say so rather than let cycles pass for seconds.
+        err_console.print(
+            "note: times are in clock cycles; this format does not record the unit "
+            "(Parquet does)",
+            highlight=False,
+            soft_wrap=True,
+        )

@@ -1,0 +1,110 @@
+"""``probperf record`` (trace a real OpenMP program) and ``probperf bench build``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ._app import app, bad_input, bench_app, console, err_console, eval_number, fail, parse_list
+
+
+def _params(items: Optional[List[str]]) -> dict:
+    out = {}
+    for item in items or []:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            fail(f"--param {item!r}: expected NAME=VALUE, e.g. n=30")
+        if name in out:
+            fail(f"--param {name} is given twice")
+        try:
+            value = eval_number(text)
+        except ValueError:
+            fail(f"--param {item!r}: cannot read {text!r} as a number")
+        out[name] = int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+    return out
+
+
+def _append(new, out: Path):
+    """``new`` after the rows already in ``out`` (if it exists)."""
+    from ..formats import read
+
+    if not out.exists():
+        return new
+    old = read(out, config=new.config)
+    if sorted(old.params) != sorted(new.params):
+        fail(
+            f"{out}: its parameters {old.params} differ from this recording's {new.params}; "
+            "write to another file"
+        )
+    return old.concat(new)
+
+
+def _overhead_table(overhead) -> Table:
+    table = Table(title="tracing overhead (process times, s)")
+    for col in ("p", "untraced wall", "traced wall", "overhead", "untraced CPU", "traced CPU", "CPU overhead"):
+        table.add_column(col, justify="right")
+    for row in overhead.itertuples():
+        table.add_row(
+            str(row.p), f"{row.untraced:.4g}", f"{row.traced:.4g}", f"{row.overhead:+.1%}",
+            f"{row.untraced_cpu:.4g}", f"{row.traced_cpu:.4g}", f"{row.cpu_overhead:+.1%}",
+        )
+    return table
+
+
+@app.command("record")
+def record_cmd(
+    command: List[str] = typer.Argument(..., metavar="-- PROGRAM [ARGS]...", help="The OpenMP program to trace."),
+    workers: str = typer.Option("1", "--workers", "-w", help="Worker counts, e.g. 1,2 or 1..4."),
+    reps: int = typer.Option(1, "--reps", "-r", min=1, help="Traced runs per worker count."),
+    param: Optional[List[str]] = typer.Option(
+        None, "--param", help="Row parameter NAME=VALUE (repeatable); n=SIZE is required."
+    ),
+    output: Path = typer.Option(..., "--output", "-o", help="Measurements file to append to (.csv, .parquet, .jsonl)."),
+    untraced: bool = typer.Option(True, "--untraced/--no-untraced", help="Also run once per p without the tool, to report the overhead."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a run is abandoned."),
+):
+    """Run PROGRAM under the OMPT tool and append one row of DAG metrics per run.
+
+    Example: probperf record --workers 1,2 --reps 2 --param n=30 -o runs.csv -- ./fib 30
+    """
+    from ..formats import write
+    from ..record import BuildError, RecordError, record
+
+    ps = parse_list(workers, "--workers")
+    params = _params(param)
+    with bad_input():
+        try:
+            rec = record(
+                command, ps, params, reps, untraced=untraced, timeout=timeout,
+                progress=lambda msg: err_console.print(escape(msg), highlight=False),
+            )
+            m = _append(rec.measurements, output)
+            write(m, output)
+        except (RecordError, BuildError) as exc:
+            fail(escape(str(exc)))
+    if untraced:
+        console.print(_overhead_table(rec.overhead))
+    console.print(f"appended {len(rec.measurements)} row(s) to {escape(str(output))} ({len(m)} in total)")
+
+
+@bench_app.command("build")
+def bench_build(
+    output: Path = typer.Option(..., "--output", "-o", help="Directory for the executables."),
+    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated subset, e.g. fib,nqueens."),
+):
+    """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen)."""
+    from ..record import BENCHMARKS, BuildError, build_benchmarks
+
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else list(BENCHMARKS)
+    with bad_input():
+        try:
+            built = build_benchmarks(output, names)
+        except BuildError as exc:
+            fail(escape(str(exc)))
+    for path in built:
+        console.print(escape(str(path)))

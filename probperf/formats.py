@@ -1,0 +1,1061 @@
+"""Readers and writers for measurement tables.
+
+Formats, chosen by the file suffix in :func:`read` and :func:`write`:
+
+* ``.csv`` -- header line, one row per run; blank cells are missing metric values;
+* ``.parquet`` -- columns as in CSV; the unit, clock rate and configuration
+  parameters travel in the file's metadata;
+* ``.jsonl`` -- one JSON object per line; ``null`` is a missing metric value;
+* ``.stat`` -- DAG Recorder statistics, one traced run per file (times in cycles);
+  read only, usually many at once through a glob, see :func:`read_dag_recorder`;
+* ``.txt`` / ``.extrap`` -- Extra-P text input (one metric, normally ``time``),
+  see :func:`read_extrap` and :func:`write_extrap`.
+
+Every reader raises :class:`~probperf.data.MeasurementError` naming the file, line and
+column of the first problem. Every writer writes a temporary file beside the target
+and renames it, so a failed write leaves nothing behind; numbers are written with
+``repr`` precision so a round trip changes no value.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import glob as globlib
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data import (
+    BASE_PARAMS,
+    METRICS,
+    Location,
+    MeasurementError,
+    Measurements,
+)
+
+#: DAG Recorder field -> column. The other lines (``T1/P``, speedups, granularities,
+#: node counts and the edge matrices) are derived or not per-run metrics.
+STAT_FIELDS: dict[str, str] = {
+    "create_task": "create_task",
+    "wait_tasks": "wait_tasks",
+    "end_task": "end_task",
+    "work (T1)": "work",
+    "delay": "delay",
+    "no_work": "no_work",
+    "critical_path (T_inf)": "critical_path",
+    "n_workers (P)": "p",
+    "elapsed": "time",
+}
+
+#: Suffix -> format name.
+SUFFIXES: dict[str, str] = {
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".jsonl": "jsonl",
+    ".stat": "stat",
+    ".txt": "extrap",
+    ".extrap": "extrap",
+}
+
+_GLOB_CHARS = frozenset("*?[")
+
+_COMMON_OPTIONS = {"config", "params", "unit", "clock_hz", "strict"}
+#: Keyword arguments each reader takes (``read`` rejects others, naming them).
+_READ_OPTIONS = {
+    "csv": _COMMON_OPTIONS,
+    "jsonl": _COMMON_OPTIONS,
+    "parquet": _COMMON_OPTIONS,
+    "extrap": _COMMON_OPTIONS | {"metric", "region"},
+    "stat": {"config", "params", "clock_hz", "strict", "pattern", "side_table"},
+}
+_INT64_MAX = 2**63 - 1
+
+
+# -- dispatch ------------------------------------------------------------------------
+
+
+def read(path, **kw) -> Measurements:
+    """Read measurements; the format follows the suffix of ``path``.
+
+    Parameters
+    ----------
+    path : str or Path or sequence of them
+        A file, a glob (``"runs/*.stat"``; matching nothing is an error) or a list of
+        files of one format. Several files are concatenated.
+    **kw
+        ``config``, ``unit``, ``clock_hz``, ``strict``, ``params`` (constant
+        parameter values to add, e.g. ``{"p": 4}``) for every format; ``pattern`` and
+        ``side_table`` for ``.stat`` files; ``metric`` and ``region`` for Extra-P.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(d, "runs.csv"), "w").write("n,p,time\\n10,1,2.5\\n")
+    >>> read(os.path.join(d, "runs.csv")).frame["time"].tolist()
+    [2.5]
+    """
+    paths = _expand(path)
+    kinds = {_format_of(p) for p in paths}
+    if len(kinds) > 1:
+        raise MeasurementError(f"cannot mix formats {sorted(kinds)} in one read", str(path))
+    kind = kinds.pop()
+    for key in kw:
+        if key not in _READ_OPTIONS[kind]:
+            raise MeasurementError(
+                f"option {key!r} does not apply to {kind} files "
+                f"(it takes {', '.join(sorted(_READ_OPTIONS[kind]))})",
+                str(path),
+            )
+    if kind == "stat":
+        return read_dag_recorder(paths, **kw)
+    reader = {"csv": read_csv, "parquet": read_parquet, "jsonl": read_jsonl, "extrap": read_extrap}[
+        kind
+    ]
+    tables = [reader(p, **kw) for p in paths]
+    return tables[0].concat(*tables[1:]) if len(tables) > 1 else tables[0]
+
+
+def write(measurements: Measurements, path) -> Path:
+    """Write ``measurements`` atomically; the format follows the suffix of ``path``.
+
+    Extra-P text holds one metric, so writing a table with more than ``time`` (or with
+    a ``split`` column) to ``.txt``/``.extrap`` is an error rather than a silent loss;
+    use :func:`write_extrap` to export one metric on purpose. ``.stat`` is read only.
+
+    Returns the path written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [10], "p": [2], "time": [0.1]})
+    >>> out = write(m, os.path.join(tempfile.mkdtemp(), "m.jsonl"))
+    >>> open(out).read()
+    '{"n": 10, "p": 2, "time": 0.1}\\n'
+    """
+    path = Path(path)
+    kind = _format_of(path)
+    if kind == "stat":
+        raise MeasurementError("DAG Recorder .stat files can be read, not written", str(path))
+    if kind == "extrap":
+        lost = [c for c in measurements.frame.columns if c not in (*measurements.params, "time")]
+        if lost:
+            raise MeasurementError(
+                f"Extra-P text holds the parameters and one metric (time); this table also "
+                f"has {', '.join(lost)}. Write CSV, Parquet or JSON lines to keep them, or "
+                f"export one metric with probperf.write_extrap(m, path, metric=...)",
+                str(path),
+            )
+        return write_extrap(measurements, path)
+    writer = {"csv": write_csv, "parquet": write_parquet, "jsonl": write_jsonl}[kind]
+    return writer(measurements, path)
+
+
+def _format_of(path) -> str:
+    suffix = Path(str(path)).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise MeasurementError(
+            f"unknown file type {suffix or '(no suffix)'!r}; use one of {', '.join(SUFFIXES)}",
+            str(path),
+        )
+    return SUFFIXES[suffix]
+
+
+def _expand(paths) -> list[str]:
+    """Files named by a path, a glob or a list of either; a glob must match."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[str] = []
+    for p in paths:
+        p = os.fspath(p)
+        if _GLOB_CHARS & set(p) and not os.path.exists(p):
+            matched = sorted(globlib.glob(p))
+            if not matched:
+                raise MeasurementError("no files match this pattern", p)
+            out.extend(matched)
+        else:
+            out.append(p)
+    if not out:
+        raise MeasurementError("no input files given")
+    return out
+
+
+# -- shared helpers -------------------------------------------------------------------
+
+
+def _atomic_write(path, write_to: Callable[[str], None]) -> Path:
+    """Run ``write_to(tmp)`` and move ``tmp`` onto ``path``; remove ``tmp`` on failure."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        write_to(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _read_text(path) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise MeasurementError("file not found", str(path)) from None
+    except IsADirectoryError:
+        raise MeasurementError("is a directory, not a file", str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise MeasurementError(f"not a text file ({exc.reason})", str(path)) from None
+
+
+def _number(text: str):
+    """``int`` or ``float`` from text, or ``None`` if it is not a finite number."""
+    if "_" in text:  # int() and float() accept 1_000; a measurement file should not
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _bad_number(text: str) -> str:
+    low = text.strip().lower()
+    if low in ("nan", "+nan", "-nan"):
+        return "value is NaN"
+    if low.lstrip("+-") in ("inf", "infinity"):
+        return "value is infinite"
+    return f"value {text!r} is not a number"
+
+
+def _column_array(values: list) -> np.ndarray:
+    """int64 if every value is an int that fits, else float64 (``None`` -> NaN)."""
+    if all(type(v) is int and -_INT64_MAX <= v <= _INT64_MAX for v in values):
+        return np.array(values, dtype=np.int64)
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def _python_values(series: pd.Series) -> list:
+    """Column values as Python ints/floats/str, ``None`` for missing."""
+    values = series.tolist()
+    if pd.api.types.is_float_dtype(series):
+        return [None if v != v else v for v in values]
+    return values
+
+
+def _format_value(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def _add_params(frame: pd.DataFrame, params: Mapping | None, source) -> pd.DataFrame:
+    """Constant parameter columns given by the user (``--param p=4``)."""
+    for name, value in (params or {}).items():
+        if name in frame:
+            raise MeasurementError(
+                f"parameter {name!r} is given as {value!r} but is also a column of the file",
+                str(source),
+                column=name,
+            )
+        frame[name] = value
+    return frame
+
+
+def _config_of(config: Sequence[str], params: Mapping | None) -> list:
+    """Declared config parameters plus those given as constants (not n or p)."""
+    out = list(config)
+    for name in params or {}:
+        if name not in BASE_PARAMS and name not in out:
+            out.append(name)
+    return out
+
+
+def _make(frame, source, config, params, location, **kw) -> Measurements:
+    frame = _add_params(frame, params, source)
+    config = _config_of(config, params)
+    order = [c for c in (*BASE_PARAMS, *config) if c in frame]
+    frame = frame[order + [c for c in frame.columns if c not in order]]
+    return Measurements(frame, config, source=str(source), location=location, **kw)
+
+
+# -- CSV ------------------------------------------------------------------------------
+
+
+def read_csv(
+    path,
+    *,
+    config: Sequence[str] = (),
+    params: Mapping | None = None,
+    unit: str = "s",
+    clock_hz: float | None = None,
+    strict: bool = False,
+) -> Measurements:
+    """Read a CSV file: header on line 1, one run per line, blank cell = missing.
+
+    Numbers are parsed with Python's ``int``/``float``, so a value written with
+    ``repr`` precision comes back bit for bit. ``nan`` and ``inf`` are errors.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.csv")
+    >>> _ = open(path, "w").write("n,p,time\\n10,1,2.5\\n10,2,-1\\n")
+    >>> read_csv(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: .../runs.csv, line 3, column time: negative value -1.0
+    """
+    source = str(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise MeasurementError("the file is empty", source, 1)
+    rows = csv.reader(io.StringIO(text, newline=""))
+    header = next(rows)
+    header = [h.strip() for h in header]
+    _check_header(header, source, line=1)
+    cells: list[list[str]] = []
+    lines: list[int] = []
+    for row in rows:
+        line = rows.line_num
+        if not any(c.strip() for c in row):
+            continue  # blank line
+        if len(row) != len(header):
+            raise MeasurementError(
+                f"{len(row)} fields, but the header has {len(header)}", source, line
+            )
+        cells.append(row)
+        lines.append(line)
+    if not cells:
+        raise MeasurementError("no data rows after the header", source, 2)
+    frame = pd.DataFrame(
+        {name: _parse_column([r[j] for r in cells], lines, source, name) for j, name in enumerate(header)}
+    )
+    loc = Location(source, row_lines=lines, header_line=1)
+    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+
+
+def _check_header(header: list[str], source: str, line: int) -> None:
+    seen = set()
+    for i, name in enumerate(header, 1):
+        if not name:
+            raise MeasurementError(f"header field {i} is empty", source, line)
+        if name in seen:
+            raise MeasurementError(f"duplicate column {name!r} in the header", source, line, name)
+        seen.add(name)
+
+
+def _parse_column(texts: list[str], lines: list[int], source: str, name: str) -> np.ndarray:
+    if name == "split":
+        return np.array([t.strip() for t in texts], dtype=object)
+    values = []
+    for text, line in zip(texts, lines):
+        text = text.strip()
+        if not text:
+            values.append(None)
+            continue
+        v = _number(text)
+        if v is None:
+            raise MeasurementError(_bad_number(text), source, line, name)
+        values.append(v)
+    return _column_array(values)
+
+
+def write_csv(measurements: Measurements, path) -> Path:
+    """Write a CSV file atomically (floats with ``repr`` precision, missing = blank).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [10, 10], "p": [1, 2], "time": [0.1 + 0.2, 0.2]})
+    >>> print(open(write_csv(m, os.path.join(tempfile.mkdtemp(), "m.csv"))).read(), end="")
+    n,p,time
+    10,1,0.30000000000000004
+    10,2,0.2
+    """
+    frame = measurements.frame
+    columns = [_python_values(frame[c]) for c in frame.columns]
+
+    def write_to(tmp):
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(frame.columns)
+            for row in zip(*columns):
+                w.writerow([_format_value(v) for v in row])
+
+    return _atomic_write(path, write_to)
+
+
+# -- JSON lines -----------------------------------------------------------------------
+
+
+def read_jsonl(
+    path,
+    *,
+    config: Sequence[str] = (),
+    params: Mapping | None = None,
+    unit: str = "s",
+    clock_hz: float | None = None,
+    strict: bool = False,
+) -> Measurements:
+    """Read JSON lines: one object per line; ``null`` or an absent key = missing.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.jsonl")
+    >>> _ = open(path, "w").write('{"n": 8, "p": 1, "time": 1.5, "work": null}\\n')
+    >>> m = read_jsonl(path)
+    >>> m.metrics, m.frame["time"].tolist()
+    (['time'], [1.5])
+    """
+    source = str(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise MeasurementError("the file is empty", source, 1)
+    records: list[dict] = []
+    lines: list[int] = []
+    for line, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        records.append(_json_record(raw, source, line))
+        lines.append(line)
+    names: dict[str, None] = {}
+    for rec in records:
+        names.update(dict.fromkeys(rec))
+    frame = pd.DataFrame(
+        {
+            name: _json_column(name, [rec.get(name) for rec in records], lines, source)
+            for name in names
+        }
+    )
+    # A column missing or unknown is named at the first record.
+    loc = Location(source, row_lines=lines, header_line=lines[0])
+    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+
+
+def _json_record(raw: str, source: str, line: int) -> dict:
+    def no_duplicates(pairs):
+        out = {}
+        for k, v in pairs:
+            if k in out:
+                raise MeasurementError(f"duplicate key {k!r}", source, line, k)
+            out[k] = v
+        return out
+
+    try:
+        rec = json.loads(raw, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise MeasurementError(f"not valid JSON ({exc.msg})", source, line) from None
+    if not isinstance(rec, dict):
+        raise MeasurementError("expected a JSON object {...} on each line", source, line)
+    return rec
+
+
+def _json_column(name, values, lines, source) -> np.ndarray:
+    if name == "split":
+        return np.array([None if v is None else str(v) for v in values], dtype=object)
+    for v, line in zip(values, lines):
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise MeasurementError(f"value {v!r} is not a number", source, line, name)
+        if not math.isfinite(v):
+            raise MeasurementError(_bad_number(str(v)), source, line, name)
+    return _column_array(values)
+
+
+def write_jsonl(measurements: Measurements, path) -> Path:
+    """Write JSON lines atomically (floats with ``repr`` precision, missing = ``null``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [10], "p": [2], "time": [1e-300], "work": [float("nan")]})
+    >>> open(write_jsonl(m, os.path.join(tempfile.mkdtemp(), "m.jsonl"))).read()
+    '{"n": 10, "p": 2, "time": 1e-300, "work": null}\\n'
+    """
+    frame = measurements.frame
+    names = list(frame.columns)
+    columns = [_python_values(frame[c]) for c in names]
+
+    def write_to(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            for row in zip(*columns):
+                f.write(json.dumps(dict(zip(names, row)), allow_nan=False))
+                f.write("\n")
+
+    return _atomic_write(path, write_to)
+
+
+# -- Parquet --------------------------------------------------------------------------
+
+_PARQUET_META = b"probperf"
+
+
+def read_parquet(
+    path,
+    *,
+    config: Sequence[str] | None = None,
+    params: Mapping | None = None,
+    unit: str | None = None,
+    clock_hz: float | None = None,
+    strict: bool = False,
+) -> Measurements:
+    """Read a Parquet file; unit, clock rate and config come from its metadata
+    (``unit``/``clock_hz`` given here take precedence, ``config`` adds to the stored
+    names). Null = missing, NaN = error.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [10], "p": [2], "time": [7]}, unit="cycles", clock_hz=2e9)
+    >>> back = read_parquet(write_parquet(m, os.path.join(tempfile.mkdtemp(), "m.parquet")))
+    >>> back.unit, back.clock_hz, back.frame["time"].tolist()
+    ('cycles', 2000000000.0, [7])
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    source = str(path)
+    if not os.path.exists(path):
+        raise MeasurementError("file not found", source)
+    if os.path.getsize(path) == 0:
+        raise MeasurementError("the file is empty", source)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise MeasurementError(f"not a readable Parquet file ({exc})", source) from None
+    _check_header([str(n) for n in table.column_names], source, line=None)
+    meta = json.loads((table.schema.metadata or {}).get(_PARQUET_META, b"{}"))
+    for j, name in enumerate(table.column_names):
+        col = table.column(j)
+        if pa.types.is_floating(col.type):
+            nan = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
+            if nan.any():
+                row = int(np.flatnonzero(nan)[0])
+                raise MeasurementError(f"row {row}: value is NaN", source, None, name)
+    frame = table.to_pandas()
+    for name in frame.columns:
+        if name != "split" and not pd.api.types.is_numeric_dtype(frame[name]):
+            for row, v in enumerate(frame[name].tolist()):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    raise MeasurementError(f"row {row}: value {v!r} is not a number", source, None, name)
+            frame[name] = _column_array(frame[name].tolist())
+    loc = Location(source)
+    stored = list(meta.get("config", []))
+    config = stored + [c for c in config or () if c not in stored]
+    return _make(
+        frame,
+        source,
+        config,
+        params,
+        loc,
+        unit=unit or meta.get("unit", "s"),
+        clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"),
+        strict=strict,
+    )
+
+
+def write_parquet(measurements: Measurements, path) -> Path:
+    """Write Parquet atomically, with the unit, clock rate and config in its metadata.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [10], "p": [2], "c": [4], "time": [0.5]}, config=["c"])
+    >>> read_parquet(write_parquet(m, os.path.join(tempfile.mkdtemp(), "m.parquet"))).params
+    ['n', 'p', 'c']
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(measurements.frame, preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[_PARQUET_META] = json.dumps(
+        {"unit": measurements.unit, "clock_hz": measurements.clock_hz, "config": measurements.config}
+    ).encode()
+    table = table.replace_schema_metadata(meta)
+    return _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+# -- DAG Recorder .stat ---------------------------------------------------------------
+
+
+def read_dag_recorder(
+    paths_or_glob,
+    pattern: str | None = None,
+    params: Mapping | None = None,
+    side_table=None,
+    clock_hz: float | None = None,
+    *,
+    config: Sequence[str] = (),
+    strict: bool = False,
+) -> Measurements:
+    """Read DAG Recorder ``.stat`` files, one run per file, times in cycles.
+
+    Parameters
+    ----------
+    paths_or_glob : str or Path or sequence of them
+        Files or globs (``"runs/*.stat"``); a glob that matches nothing is an error.
+    pattern : str, optional
+        File-name pattern giving parameters, e.g. ``"sort_n{n}_p{p}.stat"``; matched
+        against the file name (or as many trailing path components as it has).
+    params : mapping, optional
+        Parameters constant over all files, e.g. ``{"p": 4}``.
+    side_table : str or Path, optional
+        A CSV with a ``file`` column (file names) and one column per parameter.
+    clock_hz : float, optional
+        Clock rate, to convert cycles to seconds later (:meth:`Measurements.in_seconds`).
+    config : sequence of str
+        Extra configuration parameters to declare (those from ``pattern``,
+        ``params`` and ``side_table`` other than ``n`` and ``p`` are declared anyway).
+    strict : bool
+        Raise instead of warn when ``work + delay + no_work != p * elapsed``.
+
+    Notes
+    -----
+    ``p`` comes from the ``n_workers (P)`` field; a ``p`` from the pattern, ``params``
+    or side table must agree with it. Fields read: ``create_task``, ``wait_tasks``,
+    ``end_task``, ``work (T1)`` -> ``work``, ``delay``, ``no_work``,
+    ``critical_path (T_inf)`` -> ``critical_path``, ``n_workers (P)`` -> ``p`` and
+    ``elapsed`` -> ``time``; all must be present (a truncated file is an error).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> fields = dict(create_task=3, wait_tasks=3, end_task=4, work=90, delay=6,
+    ...               no_work=4, critical_path=30, p=2, elapsed=50)
+    >>> names = {"work": "work (T1)", "critical_path": "critical_path (T_inf)",
+    ...          "p": "n_workers (P)"}
+    >>> text = "".join(f"{names.get(k, k):<22}= {v}\\n" for k, v in fields.items())
+    >>> _ = open(os.path.join(d, "fib_n20_p2.stat"), "w").write(text)
+    >>> m = read_dag_recorder(os.path.join(d, "*.stat"), pattern="fib_n{n}_p{p}.stat")
+    >>> m.frame[["n", "p", "work", "time"]].values.tolist(), m.unit
+    ([[20, 2, 90, 50]], 'cycles')
+    >>> float(m.identity_residual()[0])
+    0.0
+    """
+    files = _expand(paths_or_glob)
+    parse_name = _compile_pattern(pattern) if pattern else None
+    side = _read_side_table(side_table) if side_table is not None else None
+    columns: dict[str, list] = {c: [] for c in STAT_FIELDS.values()}
+    lines: dict[str, list] = {c: [] for c in STAT_FIELDS.values()}
+    extra: dict[str, list] = {}
+    for i, path in enumerate(files):
+        values, where = _parse_stat(path)
+        for c in columns:
+            columns[c].append(values[c])
+            lines[c].append(where[c])
+        given = dict(params or {})
+        if parse_name is not None:
+            _merge(given, parse_name(path), path, "the file-name pattern")
+        if side is not None:
+            _merge(given, _side_params(side, path), path, "the side table")
+        if "p" in given and given["p"] != values["p"]:
+            raise MeasurementError(
+                f"n_workers (P) is {values['p']} but the parameters give p={given.pop('p')!r}",
+                path,
+                where["p"],
+                "p",
+            )
+        given.pop("p", None)
+        for name, value in given.items():
+            col = extra.setdefault(name, [None] * i)
+            col.append(value)
+        for col in extra.values():
+            col.extend([None] * (i + 1 - len(col)))
+    frame = pd.DataFrame({c: _column_array(v) for c, v in columns.items()})
+    for name, values in extra.items():
+        missing = [k for k, v in enumerate(values) if v is None]
+        if missing:
+            raise MeasurementError(
+                f"no value for parameter {name!r} (it is given for other files)",
+                files[missing[0]],
+                column=name,
+            )
+        frame[name] = _column_array(values)
+    config = _config_of(config, extra)
+    order = [c for c in (*BASE_PARAMS, *config) if c in frame]
+    frame = frame[order + [c for c in frame.columns if c not in order]]
+    loc = Location(None, row_sources=files, column_lines=lines)
+    return Measurements(
+        frame,
+        config,
+        unit="cycles",
+        clock_hz=clock_hz,
+        source=files[0] if len(files) == 1 else f"{len(files)} .stat files",
+        strict=strict,
+        location=loc,
+    )
+
+
+def _parse_stat(path: str) -> tuple[dict, dict]:
+    """Values and line numbers of the :data:`STAT_FIELDS` in one file."""
+    text = _read_text(path)
+    values: dict[str, object] = {}
+    where: dict[str, int] = {}
+    fields = STAT_FIELDS
+    n_lines = 0
+    for n_lines, line in enumerate(text.split("\n"), 1):
+        key, eq, value = line.partition("=")
+        if not eq:
+            continue
+        column = fields.get(key.strip())
+        if column is None:
+            continue
+        value = value.strip()
+        number = _number(value)
+        if number is None:
+            raise MeasurementError(
+                f"field {key.strip()!r}: {_bad_number(value) if value else 'no value'}",
+                path,
+                n_lines,
+                column,
+            )
+        if column in values:
+            raise MeasurementError(
+                f"field {key.strip()!r} appears twice (first on line {where[column]})",
+                path,
+                n_lines,
+                column,
+            )
+        values[column] = number
+        where[column] = n_lines
+    if len(values) < len(fields):
+        missing = [k for k, c in fields.items() if c not in values]
+        what = "the file is empty" if not text.strip() else "the file is truncated or not a DAG Recorder .stat file"
+        raise MeasurementError(
+            f"{what}: field {missing[0]!r} is missing"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+            path,
+            n_lines if text.strip() else 1,
+            fields[missing[0]],
+        )
+    return values, where
+
+
+def _merge(into: dict, new: Mapping, path: str, origin: str) -> None:
+    for k, v in new.items():
+        if k in into and into[k] != v:
+            raise MeasurementError(
+                f"{origin} gives {k}={v!r} but it is also given as {into[k]!r}", path, column=k
+            )
+        into[k] = v
+
+
+def _compile_pattern(pattern: str) -> Callable[[str], dict]:
+    """``"sort_n{n}_p{p}.stat"`` -> function from a path to ``{"n": ..., "p": ...}``."""
+    parts = re.split(r"\{(\w+)\}", pattern)
+    regex = []
+    names = []
+    for k, part in enumerate(parts):
+        if k % 2:
+            if part in names:
+                raise MeasurementError(f"field {{{part}}} appears twice in the pattern {pattern!r}")
+            names.append(part)
+            regex.append(f"(?P<{part}>[^/]+?)")
+        else:
+            regex.append(re.escape(part))
+    if not names:
+        raise MeasurementError(f"the pattern {pattern!r} has no {{name}} fields")
+    compiled = re.compile("".join(regex))
+    depth = pattern.count("/") + 1
+
+    def parse(path: str) -> dict:
+        tail = "/".join(Path(path).parts[-depth:])
+        m = compiled.fullmatch(tail)
+        if m is None:
+            raise MeasurementError(f"file name does not match the pattern {pattern!r}", path)
+        out = {}
+        for name, text in m.groupdict().items():
+            value = _number(text)
+            if value is None:
+                raise MeasurementError(
+                    f"{_bad_number(text)} (from the pattern {pattern!r})", path, column=name
+                )
+            out[name] = value
+        return out
+
+    return parse
+
+
+def _read_side_table(path) -> dict[str, dict]:
+    """CSV with a ``file`` column -> ``{file name: {param: value}}``."""
+    source = str(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise MeasurementError("the side table is empty", source, 1)
+    rows = csv.reader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in next(rows)]
+    _check_header(header, source, 1)
+    if "file" not in header:
+        raise MeasurementError("the side table needs a 'file' column", source, 1, "file")
+    out: dict[str, dict] = {}
+    for row in rows:
+        line = rows.line_num
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise MeasurementError(f"{len(row)} fields, but the header has {len(header)}", source, line)
+        rec = dict(zip(header, (c.strip() for c in row)))
+        name = os.path.basename(rec.pop("file"))
+        values = {}
+        for k, text in rec.items():
+            v = _number(text)
+            if v is None:
+                raise MeasurementError(_bad_number(text), source, line, k)
+            values[k] = v
+        if name in out:
+            raise MeasurementError(f"file {name!r} is listed twice", source, line, "file")
+        out[name] = values
+    return {"__source__": source, **out}
+
+
+def _side_params(side: dict, path: str) -> dict:
+    name = os.path.basename(path)
+    if name not in side:
+        raise MeasurementError(f"no row for this file in the side table {side['__source__']}", path)
+    return side[name]
+
+
+# -- Extra-P text ---------------------------------------------------------------------
+
+
+def read_extrap(
+    path,
+    *,
+    metric: str | None = None,
+    region: str | None = None,
+    config: Sequence[str] = (),
+    params: Mapping | None = None,
+    unit: str = "s",
+    clock_hz: float | None = None,
+    strict: bool = False,
+) -> Measurements:
+    """Read an Extra-P text file (``PARAMETER``, ``POINTS``, ``REGION``, ``METRIC``,
+    ``DATA`` lines; ``#`` comments).
+
+    One (region, metric) block becomes the table: by default the only one, or metric
+    ``time``. The metric column is named after the Extra-P metric if that is one of
+    :data:`~probperf.data.METRICS`, else ``time``. Each value of a ``DATA`` line is a
+    repetition (one row). Parameters other than ``n`` and ``p`` become config.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.txt")
+    >>> _ = open(path, "w").write("PARAMETER p\\nPOINTS 1 2\\nREGION main\\n"
+    ...                           "METRIC time\\nDATA 4.0 4.2\\nDATA 2.1\\n")
+    >>> read_extrap(path).frame.values.tolist()
+    [[1.0, 4.0], [1.0, 4.2], [2.0, 2.1]]
+    """
+    source = str(path)
+    text = _read_text(path)
+    if not text.strip():
+        raise MeasurementError("the file is empty", source, 1)
+    names: list[str] = []
+    points: list[tuple] = []
+    points_line = param_line = 0
+    blocks: dict[tuple[str, str], list[tuple[int, list]]] = {}
+    current_region, current_metric = "", ""
+    for line, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        keyword, _, rest = stripped.partition(" ")
+        rest = rest.strip()
+        if keyword == "PARAMETER":
+            new = rest.split()
+            if not new:
+                raise MeasurementError("PARAMETER without a name", source, line)
+            for name in new:
+                if name in names:
+                    raise MeasurementError(f"parameter {name!r} declared twice", source, line, name)
+            names.extend(new)
+            param_line = param_line or line
+        elif keyword == "POINTS":
+            if not names:
+                raise MeasurementError("POINTS before any PARAMETER line", source, line)
+            points.extend(_extrap_points(rest, len(names), names, source, line))
+            points_line = line
+        elif keyword == "REGION":
+            current_region = rest
+        elif keyword == "METRIC":
+            current_metric = rest
+        elif keyword == "DATA":
+            block = blocks.setdefault((current_region, current_metric), [])
+            column = current_metric if current_metric in METRICS else "time"
+            values = []
+            for token in rest.split():
+                v = _number(token)
+                if v is None:
+                    raise MeasurementError(_bad_number(token), source, line, column)
+                values.append(v)
+            if not values:
+                raise MeasurementError("DATA line without values", source, line, column)
+            block.append((line, values))
+        else:
+            raise MeasurementError(
+                f"unknown keyword {keyword!r}; expected PARAMETER, POINTS, REGION, METRIC or DATA",
+                source,
+                line,
+            )
+    if not blocks:
+        raise MeasurementError("no DATA lines", source, line)
+    key = _choose_block(blocks, region, metric, source)
+    data = blocks[key]
+    column = key[1] if key[1] in METRICS else "time"
+    if len(data) != len(points):
+        where = data[len(points)][0] if len(data) > len(points) else data[-1][0]
+        raise MeasurementError(
+            f"{len(data)} DATA lines for {len(points)} POINTS (declared up to line {points_line})",
+            source,
+            where,
+            column,
+        )
+    rows = {name: [] for name in names}
+    metric_values, lines = [], []
+    for point, (line, values) in zip(points, data):
+        for v in values:
+            for name, x in zip(names, point):
+                rows[name].append(x)
+            metric_values.append(v)
+            lines.append(line)
+    frame = pd.DataFrame({name: _column_array(v) for name, v in rows.items()})
+    frame[column] = _column_array(metric_values)
+    config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in config if c not in names)]
+    loc = Location(source, row_lines=lines, header_line=param_line or None)
+    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+
+
+def _extrap_points(text: str, k: int, names, source, line) -> list[tuple]:
+    if "(" in text:
+        groups = re.findall(r"\(([^()]*)\)", text)
+        if re.sub(r"\([^()]*\)", "", text).strip():
+            raise MeasurementError("POINTS: expected (x y ...) groups", source, line)
+    elif k == 1:
+        groups = text.split()
+    else:
+        raise MeasurementError(f"POINTS: {k} parameters need (x y ...) groups", source, line)
+    out = []
+    for group in groups:
+        tokens = group.split()
+        if len(tokens) != k:
+            raise MeasurementError(
+                f"POINTS: ({group}) has {len(tokens)} coordinates for {k} parameters", source, line
+            )
+        point = []
+        for name, token in zip(names, tokens):
+            v = _number(token)
+            if v is None:
+                raise MeasurementError(f"POINTS: {_bad_number(token)}", source, line, name)
+            point.append(v)
+        out.append(tuple(point))
+    if not out:
+        raise MeasurementError("POINTS line without points", source, line)
+    return out
+
+
+def _choose_block(blocks, region, metric, source):
+    keys = list(blocks)
+    if region is not None:
+        keys = [k for k in keys if k[0] == region]
+    if metric is not None:
+        keys = [k for k in keys if k[1] == metric]
+    elif len(keys) > 1 and any(k[1] == "time" for k in keys):
+        keys = [k for k in keys if k[1] == "time"]
+    if len(keys) != 1:
+        have = ", ".join(f"region {r!r} metric {m!r}" for r, m in blocks)
+        what = "no" if not keys else "several"
+        raise MeasurementError(
+            f"{what} (region, metric) blocks match; the file has {have}; choose with region=/metric=",
+            source,
+        )
+    return keys[0]
+
+
+def write_extrap(
+    measurements: Measurements, path, metric: str = "time", region: str = "main"
+) -> Path:
+    """Write one metric as Extra-P text input, atomically.
+
+    One ``PARAMETER`` line per parameter (Extra-P takes at most 4), the distinct
+    points in order of first appearance, and per point one ``DATA`` line with its
+    repetitions in row order. Other metrics and labels are not written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> m = Measurements({"n": [8, 8, 16], "p": [2, 2, 2], "time": [1.5, 1.25, 3.0]})
+    >>> out = write_extrap(m, os.path.join(tempfile.mkdtemp(), "m.txt"))
+    >>> print(open(out).read(), end="")
+    PARAMETER n
+    PARAMETER p
+    POINTS (8 2) (16 2)
+    REGION main
+    METRIC time
+    DATA 1.5 1.25
+    DATA 3.0
+    """
+    params = measurements.params
+    if len(params) > 4:
+        raise MeasurementError(
+            f"Extra-P text takes at most 4 parameters; this table has {len(params)}: {params}",
+            str(path),
+        )
+    if "\n" in region or not region.strip() or not metric.strip():
+        raise MeasurementError("region and metric names must be non-empty single lines", str(path))
+    measurements.require(metric)
+    frame = measurements.frame
+    keys = list(zip(*(_python_values(frame[c]) for c in params)))
+    values = _python_values(frame[metric])
+    groups: dict[tuple, list] = {}
+    for key, v in zip(keys, values):
+        groups.setdefault(key, []).append(v)
+    points = " ".join("(" + " ".join(_format_value(x) for x in key) + ")" for key in groups)
+    out = [f"PARAMETER {name}" for name in params]
+    out += [f"POINTS {points}", f"REGION {region}", f"METRIC {metric}"]
+    out += ["DATA " + " ".join(_format_value(v) for v in vs) for vs in groups.values()]
+    text = "\n".join(out) + "\n"
+
+    def write_to(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    return _atomic_write(path, write_to)
+
+
+__all__ = [
+    "STAT_FIELDS",
+    "read",
+    "write",
+    "read_csv",
+    "write_csv",
+    "read_jsonl",
+    "write_jsonl",
+    "read_parquet",
+    "write_parquet",
+    "read_dag_recorder",
+    "read_extrap",
+    "write_extrap",
+]

@@ -1,0 +1,537 @@
+"""Exact Gaussian-process metric model (GPyTorch).
+
+The GP works on transformed scales: inputs go to log2 where positive
+(:func:`~probperf.transforms.log_mask`) and are standardised; a positive metric goes
+to the natural log and is standardised. The kernel is a spec string parsed by
+:func:`~probperf.models.kernels.parse_kernel`. The mean function is
+
+* ``"constant"``;
+* ``"linear"``: linear in log inputs for a log target, i.e. a power law
+  ``y ~ c n^a p^b`` on the original scale, so the GP only has to model the deviation
+  from a power law and extrapolation falls back to the power law;
+* a :class:`~probperf.models.base.MetricModel` (normally a
+  :class:`~probperf.models.BayesianBasisRegression`): the GP models the log residual
+  ``log y - log m(X)`` where ``m`` is that model's posterior-predictive *median*, and a
+  draw is ``m(X) * exp(GP draw)``. The mean model's own parameter uncertainty is not
+  propagated (its median is treated as a fixed function); the GP's residual
+  uncertainty is what widens the intervals. An unfitted model is fitted (a copy) on
+  the same data first.
+
+Hyper-parameters are fitted by type-II maximum likelihood in float64: Adam, then
+L-BFGS, from ``n_restarts`` initialisations (the first spectral-mixture start uses the
+data's empirical spectrum), keeping the restart with the largest final marginal
+log-likelihood. A restart whose Cholesky factorisation fails despite jitter is skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import torch
+import gpytorch
+from gpytorch.constraints import GreaterThan
+from gpytorch.distributions import MultivariateNormal
+from gpytorch.likelihoods import GaussianLikelihood
+from gpytorch.means import ConstantMean, LinearMean
+from gpytorch.mlls import ExactMarginalLogLikelihood
+
+from .. import persist
+from ..transforms import Standardizer, log_inputs, log_mask, log_target
+from .base import MetricModel
+from .kernels import (
+    init_spectral_mixture,
+    parse_kernel,
+    randomise_lengthscales,
+    seeded,
+    spectral_kernels,
+)
+
+MEANS = ("constant", "linear")
+
+#: Above this many training points GPyTorch would switch from Cholesky to CG; keep
+#: exact Cholesky up to here (1,000-4,000 points is the expected range).
+MAX_CHOLESKY = 6000
+
+_DTYPE = torch.float64
+
+
+class GPFitError(RuntimeError):
+    """Every restart of the hyper-parameter optimisation failed."""
+
+
+class _ExactGP(gpytorch.models.ExactGP):
+    def __init__(self, x, y, likelihood, mean_module, covar_module):
+        super().__init__(x, y, likelihood)
+        self.mean_module = mean_module
+        self.covar_module = covar_module
+
+    def forward(self, x):
+        return MultivariateNormal(self.mean_module(x), self.covar_module(x))
+
+
+def _numerics():
+    """GPyTorch settings used for fitting and prediction.
+
+    Exact Cholesky (not CG/Lanczos) up to :data:`MAX_CHOLESKY` points, escalating
+    jitter before giving up, and a CG cap for the large-N fallback.
+    """
+    from contextlib import ExitStack
+
+    stack = ExitStack()
+    stack.enter_context(gpytorch.settings.max_cholesky_size(MAX_CHOLESKY))
+    stack.enter_context(gpytorch.settings.cholesky_jitter(float_value=1e-6, double_value=1e-8))
+    stack.enter_context(gpytorch.settings.cholesky_max_tries(6))
+    stack.enter_context(gpytorch.settings.max_cg_iterations(2000))
+    return stack
+
+
+@persist.register
+class GaussianProcessModel(MetricModel):
+    """Exact GP regression of one metric on log scales.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel spec (``"sm4"``, ``"rbf"``, ``"matern52"``, ``"sm4+linear"``,
+        ``"rbf*periodic+linear"``...; see :func:`~probperf.models.kernels.parse_kernel`).
+    mean : {"constant", "linear"} or MetricModel
+        Mean function; ``"linear"`` is a power law on the original scale. A metric model
+        makes the GP model the log residual around that model's median.
+    n_restarts : int
+        Optimisation restarts; the best final marginal likelihood wins.
+    adam_iters, lbfgs_iters : int
+        Adam steps, then L-BFGS iterations (either may be 0).
+    lr : float
+        Adam learning rate.
+    noise_floor : float
+        Lower bound on the noise variance (standardised target scale).
+    ard : bool
+        One lengthscale per input dimension for the stationary kernels.
+    seed : int
+        Seed of the restarts' initialisations.
+    device : str
+        ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when available).
+    n_draws : int
+        Default number of predictive draws.
+    joint_block : int
+        Up to this many prediction points are drawn jointly in one block; more points
+        are split into blocks of neighbouring points (see :meth:`predict`).
+
+    Attributes
+    ----------
+    log_mask_ : ndarray of bool
+        Inputs modelled on log2 scale.
+    log_target_ : bool
+        Whether the target is modelled on log scale (all training values positive).
+    mll_ : float
+        Marginal log-likelihood of the kept restart (standardised scale).
+    restart_mlls_ : list of float or None
+        Final marginal log-likelihood per restart (``None``: the restart failed).
+    mean_model_ : MetricModel or None
+        The fitted mean model when ``mean`` is a model.
+
+    Examples
+    --------
+    >>> n = 2.0 ** np.arange(4, 14)
+    >>> X = pd.DataFrame({"n": n, "p": 1})
+    >>> gp = GaussianProcessModel("rbf", n_restarts=1, adam_iters=30, lbfgs_iters=10)
+    >>> gp = gp.fit(X, 1e-6 * n * np.log2(n))
+    >>> pred = gp.predict({"n": [2.0 ** 14], "p": 1}, n_draws=200)
+    >>> pred.draws.shape
+    (200, 1)
+    >>> bool(0.8 < pred.median[0] / (1e-6 * 2**14 * 14) < 1.25)
+    True
+    """
+
+    def __init__(
+        self,
+        kernel: str = "sm4",
+        mean="linear",
+        n_restarts: int = 3,
+        adam_iters: int = 100,
+        lbfgs_iters: int = 50,
+        lr: float = 0.05,
+        noise_floor: float = 1e-4,
+        ard: bool = True,
+        seed: int = 0,
+        device: str = "cpu",
+        n_draws: int = 1000,
+        joint_block: int = 1000,
+    ):
+        self.kernel = kernel
+        self.mean = mean
+        self.n_restarts = n_restarts
+        self.adam_iters = adam_iters
+        self.lr = lr
+        self.lbfgs_iters = lbfgs_iters
+        self.noise_floor = noise_floor
+        self.ard = ard
+        self.seed = seed
+        self.device = device
+        self.n_draws = n_draws
+        self.joint_block = joint_block
+
+    # -- parameters -------------------------------------------------------------
+
+    def _check_params(self, n_dims: int) -> None:
+        parse_kernel(self.kernel, n_dims, ard=self.ard)  # raises on a bad spec
+        if not (isinstance(self.mean, MetricModel) or self.mean in MEANS):
+            raise ValueError(
+                f"mean must be one of {MEANS} or a MetricModel, got {self.mean!r}"
+            )
+        for name in ("n_restarts", "joint_block", "n_draws"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("adam_iters", "lbfgs_iters"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be positive, got {self.lr!r}")
+        if not self.noise_floor > 0:
+            raise ValueError(f"noise_floor must be positive, got {self.noise_floor!r}")
+        self.device_ = _resolve_device(self.device)
+
+    # -- fitting -----------------------------------------------------------------
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        self._check_params(X.shape[1])
+        self.log_mask_ = log_mask(X)
+        Z = log_inputs(X, self.log_mask_)
+        self.x_scaler_ = Standardizer().fit(Z)
+        t = self._target_scale(X, y)
+        self.y_scaler_ = Standardizer().fit(t[:, None])
+        x = torch.as_tensor(self.x_scaler_.transform(Z), dtype=_DTYPE, device=self.device_)
+        ty = torch.as_tensor(
+            self.y_scaler_.transform(t[:, None])[:, 0], dtype=_DTYPE, device=self.device_
+        )
+        best, self.restart_mlls_, errors = None, [], []
+        for restart in range(int(self.n_restarts)):
+            try:
+                model, mll = self._train_restart(x, ty, restart)
+            except _RestartFailed as exc:
+                self.restart_mlls_.append(None)
+                errors.append(f"restart {restart}: {exc}")
+                continue
+            self.restart_mlls_.append(mll)
+            if best is None or mll > best[1]:
+                best = (model, mll)
+        if best is None:
+            raise GPFitError(
+                f"all {self.n_restarts} GP restarts failed (kernel {self.kernel!r}): "
+                + "; ".join(errors)
+            )
+        self.model_, self.mll_ = best
+        self.model_.eval()
+
+    def _target_scale(self, X, y) -> np.ndarray:
+        """The (unstandardised) regression target: log y, its residual, or y."""
+        self.mean_model_ = None
+        if isinstance(self.mean, MetricModel):
+            self.mean_model_ = self._fitted_mean_model(X, y)
+            self.log_target_ = True
+            return log_target(y) - self._log_mean_median(X)
+        self.log_target_ = bool(np.all(y > 0))
+        return np.log(y) if self.log_target_ else np.asarray(y, dtype=np.float64)
+
+    def _fitted_mean_model(self, X, y) -> MetricModel:
+        if hasattr(self.mean, "features_"):
+            missing = [f for f in self.mean.features_ if f not in self.features_]
+            if missing:
+                raise ValueError(f"the mean model needs parameter(s) {missing} the GP is not fitted on")
+            return self.mean
+        # Fit a copy: constructor parameters stay untouched (scikit-learn convention).
+        model = copy.deepcopy(self.mean)
+        return model.fit(pd.DataFrame(X, columns=self.features_), y)
+
+    def _log_mean_median(self, X) -> np.ndarray:
+        frame = pd.DataFrame(X, columns=self.features_)
+        median = self.mean_model_.predict(frame, seed=0).median
+        if not np.all(np.isfinite(median) & (median > 0)):
+            raise ValueError("the mean model's median must be positive to model a log residual")
+        return np.log(median)
+
+    def _build(self, x, ty):
+        d = x.shape[-1]
+        likelihood = GaussianLikelihood(noise_constraint=GreaterThan(float(self.noise_floor)))
+        if self.mean == "linear":
+            mean_module = LinearMean(input_size=d)
+        else:
+            mean_module = ConstantMean()
+        covar = parse_kernel(self.kernel, d, ard=self.ard)
+        model = _ExactGP(x, ty, likelihood, mean_module, covar)
+        return model.to(device=x.device, dtype=_DTYPE)
+
+    def _initialise(self, model, x, ty, restart: int) -> None:
+        """Starting point of one restart (restart 0 is deterministic given the data)."""
+        gen = torch.Generator().manual_seed(int(self.seed) * 7919 + restart)
+        with torch.no_grad():
+            resid = ty
+            if isinstance(model.mean_module, LinearMean):
+                coef = _least_squares(x, ty)
+                model.mean_module.weights.copy_(coef[:-1, None])
+                model.mean_module.bias.fill_(float(coef[-1]))
+                resid = ty - (x @ coef[:-1] + coef[-1])
+            else:
+                model.mean_module.constant.fill_(float(ty.mean()))
+            noise = 0.05 if restart == 0 else float(10 ** (-3 + 2 * torch.rand(1, generator=gen)))
+            model.likelihood.noise = max(noise, 2 * float(self.noise_floor))
+            if restart > 0:
+                randomise_lengthscales(model.covar_module, gen)
+        # Alternate empirical-spectrum and random starts for the SM components.
+        with seeded(int(self.seed) * 7919 + restart):
+            for sm in spectral_kernels(model.covar_module):
+                init_spectral_mixture(sm, x, resid, empirical=restart % 2 == 0)
+
+    def _train_restart(self, x, ty, restart: int):
+        with _numerics():
+            try:
+                model = self._build(x, ty)
+                self._initialise(model, x, ty, restart)
+            except (RuntimeError, ValueError) as exc:
+                raise _RestartFailed(f"initialisation failed ({exc})") from exc
+            model.train()
+            mll = ExactMarginalLogLikelihood(model.likelihood, model)
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the initial covariance matrix is not positive definite")
+            _run_adam(model, mll, x, ty, int(self.adam_iters), float(self.lr))
+            _run_lbfgs(model, mll, x, ty, int(self.lbfgs_iters))
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the optimised covariance matrix is not positive definite")
+        return model, -loss * len(ty)
+
+    # -- prediction --------------------------------------------------------------
+
+    def _predict_draws(self, X: np.ndarray, n_draws: int, seed) -> np.ndarray:
+        """Joint posterior-predictive draws with observation noise, original scale.
+
+        Points are ordered (lexicographically on the standardised inputs, so that
+        neighbours are adjacent) and cut into blocks of at most ``joint_block``; each
+        block is one joint draw from the exact posterior predictive (a dense
+        Cholesky of its covariance). With at most ``joint_block`` points the draws are
+        fully joint; with more, the dependence between points in different blocks is
+        dropped (blocks are drawn independently), which keeps 10,000 points cheap.
+        """
+        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
+        x = torch.as_tensor(Z, dtype=_DTYPE, device=self.device_)
+        order = np.lexsort(Z.T[::-1]) if Z.shape[1] else np.arange(len(Z))
+        blocks = np.array_split(order, max(1, math.ceil(len(order) / int(self.joint_block))))
+        gen = _generator(seed, self.device_)
+        out = np.empty((n_draws, len(X)))
+        model = self.model_
+        model.eval()
+        with _numerics(), torch.no_grad(), warnings.catch_warnings(), \
+                gpytorch.settings.fast_pred_var(), \
+                gpytorch.settings.fast_computations(covar_root_decomposition=False):
+            # fast_pred_var caches a root of (K + s^2 I)^-1 once; with root decomposition
+            # forced to Cholesky that root is exact, not a Lanczos approximation.
+            warnings.simplefilter("ignore", gpytorch.utils.warnings.GPInputWarning)
+            for idx in blocks:
+                out[:, idx] = self._draw_block(x[torch.as_tensor(idx, device=x.device)], n_draws, gen)
+        return self._back_transform(out, X)
+
+    def _draw_block(self, xb, n_draws, gen) -> np.ndarray:
+        mvn = self.model_.likelihood(self.model_(xb))
+        mean = mvn.mean
+        L = _safe_cholesky(mvn.covariance_matrix)
+        z = torch.randn((n_draws, len(mean)), generator=gen, dtype=_DTYPE, device=gen.device)
+        return (mean + z.to(mean.device) @ L.T).cpu().numpy()
+
+    def _back_transform(self, draws, X) -> np.ndarray:
+        t = draws * self.y_scaler_.scale_[0] + self.y_scaler_.mean_[0]
+        if self.mean_model_ is not None:
+            return np.exp(t + self._log_mean_median(X)[None, :])
+        return np.exp(t) if self.log_target_ else t
+
+    # -- persistence ---------------------------------------------------------------
+
+    def hyperparameters(self) -> dict[str, list]:
+        """Fitted hyper-parameters on their constrained (natural) scale, by name."""
+        self._check_fitted()
+        out = {}
+        for name, param, constraint in self.model_.named_parameters_and_constraints():
+            value = constraint.transform(param) if constraint is not None else param
+            out[name.replace("raw_", "")] = value.detach().cpu().numpy().tolist()
+        return out
+
+    def _get_state(self):
+        params = self.get_params()
+        mean_state = None
+        tensors = {}
+        if isinstance(self.mean, MetricModel):
+            params["mean"] = None
+            sub_config, sub_tensors = self.mean_model_._get_state()
+            sub_config, sub_tensors = persist.nest("mean_model", sub_config, sub_tensors)
+            mean_state = {"kind": type(self.mean_model_).__name__, "config": sub_config}
+            tensors.update(sub_tensors)
+        config = {
+            **self._base_state(),
+            "params": params,
+            "mean_model": mean_state,
+            "log_mask": self.log_mask_.tolist(),
+            "log_target": self.log_target_,
+            "x_scaler": {"mean": self.x_scaler_.mean_.tolist(), "scale": self.x_scaler_.scale_.tolist()},
+            "y_scaler": {"mean": self.y_scaler_.mean_.tolist(), "scale": self.y_scaler_.scale_.tolist()},
+            "mll": self.mll_,
+            "restart_mlls": self.restart_mlls_,
+            "hyperparameters": self.hyperparameters(),
+        }
+        tensors["train_x"] = self.model_.train_inputs[0].detach().cpu().numpy()
+        tensors["train_y"] = self.model_.train_targets.detach().cpu().numpy()
+        for key, value in self.model_.state_dict().items():
+            tensors[f"state.{key}"] = value.detach().cpu().numpy()
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        params = dict(config["params"])
+        if config.get("mean_model") is not None:
+            params["mean"] = _load_nested(config["mean_model"], persist.unnest("mean_model", tensors))
+        self = cls(**params)
+        self._set_base_state(config)
+        self.device_ = _resolve_device(self.device, strict=False)
+        self.mean_model_ = params["mean"] if isinstance(params["mean"], MetricModel) else None
+        self.log_mask_ = np.asarray(config["log_mask"], dtype=bool)
+        self.log_target_ = bool(config["log_target"])
+        self.x_scaler_ = _scaler(config["x_scaler"])
+        self.y_scaler_ = _scaler(config["y_scaler"])
+        self.mll_ = config["mll"]
+        self.restart_mlls_ = config["restart_mlls"]
+        x = torch.as_tensor(tensors["train_x"], dtype=_DTYPE, device=self.device_)
+        ty = torch.as_tensor(tensors["train_y"], dtype=_DTYPE, device=self.device_)
+        state = {k[len("state."):]: torch.as_tensor(v) for k, v in tensors.items() if k.startswith("state.")}
+        try:
+            model = self._build(x, ty)
+            model.load_state_dict(state, strict=True)
+        except (RuntimeError, ValueError, KeyError) as exc:
+            raise persist.ModelFileError(f"GP state does not match kernel {self.kernel!r}: {exc}") from exc
+        self.model_ = model.eval()
+        return self
+
+
+class _RestartFailed(Exception):
+    pass
+
+
+def _resolve_device(device: str, strict: bool = True) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"unknown device {device!r}; use 'cpu', 'cuda' or 'auto'") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        if strict:
+            raise ValueError("device='cuda' but CUDA is not available; use 'cpu' or 'auto'")
+        return torch.device("cpu")  # a model fitted on a GPU still loads on a CPU box
+    return dev
+
+
+def _generator(seed, device) -> torch.Generator:
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    return torch.Generator(device=device).manual_seed(int(seed))
+
+
+def _scaler(state) -> Standardizer:
+    s = Standardizer()
+    s.mean_ = np.asarray(state["mean"], dtype=np.float64)
+    s.scale_ = np.asarray(state["scale"], dtype=np.float64)
+    return s
+
+
+def _load_nested(mean_state, tensors):
+    kind = mean_state["kind"]
+    if kind not in persist._REGISTRY:
+        persist._import_model_modules()
+    if kind not in persist._REGISTRY:
+        raise persist.ModelFileError(f"unknown mean model kind {kind!r}")
+    return persist._REGISTRY[kind]._from_state(mean_state["config"], tensors)
+
+
+def _least_squares(x, ty) -> torch.Tensor:
+    """Coefficients (slopes..., intercept) of an ordinary least-squares fit."""
+    A = torch.cat([x, torch.ones_like(ty)[:, None]], dim=1)
+    return torch.linalg.lstsq(A.cpu(), ty.cpu()[:, None]).solution[:, 0].to(x)
+
+
+_FAILURES = (RuntimeError, ValueError)  # NotPSDError is a RuntimeError
+
+
+def _loss_or_none(model, mll, x, ty):
+    try:
+        with torch.no_grad():
+            loss = -mll(model(x), ty)
+    except _FAILURES:
+        return None
+    loss = float(loss)
+    return loss if math.isfinite(loss) else None
+
+
+def _run_adam(model, mll, x, ty, iters: int, lr: float) -> None:
+    """Adam steps; on a numerical failure, go back to the last good point and stop."""
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    good = _snapshot(model)
+    for _ in range(iters):
+        opt.zero_grad()
+        try:
+            loss = -mll(model(x), ty)
+            if not torch.isfinite(loss):
+                raise RuntimeError("non-finite marginal likelihood")
+            loss.backward()
+        except _FAILURES:
+            model.load_state_dict(good)
+            return
+        good = _snapshot(model)
+        opt.step()
+    if _loss_or_none(model, mll, x, ty) is None:
+        model.load_state_dict(good)
+
+
+def _run_lbfgs(model, mll, x, ty, iters: int) -> None:
+    """L-BFGS with a strong-Wolfe line search; kept only if it improves the loss."""
+    if iters <= 0:
+        return
+    before = _loss_or_none(model, mll, x, ty)
+    good = _snapshot(model)
+    opt = torch.optim.LBFGS(
+        model.parameters(), lr=1.0, max_iter=iters, line_search_fn="strong_wolfe"
+    )
+
+    def closure():
+        opt.zero_grad()
+        loss = -mll(model(x), ty)
+        if not torch.isfinite(loss):
+            raise RuntimeError("non-finite marginal likelihood")
+        loss.backward()
+        return loss
+
+    try:
+        opt.step(closure)
+    except _FAILURES:
+        model.load_state_dict(good)
+        return
+    after = _loss_or_none(model, mll, x, ty)
+    if after is None or (before is not None and after > before):
+        model.load_state_dict(good)
+
+
+def _snapshot(model) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def _safe_cholesky(cov: torch.Tensor) -> torch.Tensor:
+    """Cholesky factor with escalating jitter; eigen-decomposition as a last resort."""
+    scale = float(cov.diagonal().abs().mean()) or 1.0
+    eye = torch.eye(len(cov), dtype=cov.dtype, device=cov.device)
+    for rel in (0.0, 1e-10, 1e-8, 1e-6):
+        L, info = torch.linalg.cholesky_ex(cov + rel * scale * eye)
+        if int(info) == 0:
+            return L
+    vals, vecs = torch.linalg.eigh(cov)
+    return vecs * vals.clamp_min(0).sqrt()

@@ -1,0 +1,36 @@
+/* fib N [CUTOFF]: Fibonacci number F(N) computed with one OpenMP task per call above
+ * the cut-off (default 10); calls at or below it recurse serially. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+static long fib(int n, int cutoff) {
+  if (n <= cutoff) return fib_serial(n);
+  long x, y;
+#pragma omp task shared(x) firstprivate(n, cutoff)
+  x = fib(n - 1, cutoff);
+#pragma omp task shared(y) firstprivate(n, cutoff)
+  y = fib(n - 2, cutoff);
+#pragma omp taskwait
+  return x + y;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || argc > 3) {
+    fprintf(stderr, "usage: %s N [CUTOFF]\n", argv[0]);
+    return 2;
+  }
+  int n = atoi(argv[1]);
+  int cutoff = argc > 2 ? atoi(argv[2]) : 10;
+  if (n < 0 || n > 90 || cutoff < 1) {
+    fprintf(stderr, "fib: need 0 <= N <= 90 and CUTOFF >= 1\n");
+    return 2;
+  }
+  long result = 0;
+#pragma omp parallel
+#pragma omp single
+  result = fib(n, cutoff);
+  printf("fib(%d) = %ld\n", n, result);
+  return 0;
+}

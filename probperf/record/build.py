@@ -1,0 +1,131 @@
+"""Compile the OMPT tool and the benchmark programs.
+
+The tool is built on first use with the system C compiler into a user cache directory
+(``$PROBPERF_CACHE_DIR``, else ``$XDG_CACHE_HOME/probperf``, else
+``~/.cache/probperf``), in a sub-directory named after a hash of its source and the
+compiler, so an edited source or another compiler gives a fresh build and concurrent
+first uses cannot see a half-written library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+#: Benchmark programs shipped in ``probperf/record/bench`` (one executable each).
+BENCHMARKS: tuple[str, ...] = ("fib", "nqueens", "mergesort", "sparselu", "strassen")
+
+TOOL_SOURCE = "ompt_tool.c"
+TOOL_NAME = "libprobperf_ompt.so"
+
+INSTALL_HINT = "install them with: apt-get update && apt-get install -y clang libomp-dev"
+
+
+class BuildError(RuntimeError):
+    """The C compiler is missing or a compilation failed."""
+
+
+def cache_dir() -> Path:
+    """Directory for built artefacts (created on demand)."""
+    if os.environ.get("PROBPERF_CACHE_DIR"):
+        return Path(os.environ["PROBPERF_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "probperf"
+
+
+def find_compiler(prefer_clang: bool = True) -> str:
+    """Path of the C compiler: ``$CC``, else ``clang``, else ``cc``.
+
+    Clang is preferred because it finds LLVM's ``omp-tools.h`` and ``libomp`` on its
+    own; GCC's OpenMP runtime (libgomp) has no OMPT support.
+    """
+    names = [os.environ["CC"]] if os.environ.get("CC") else []
+    names += ["clang", "cc"] if prefer_clang else ["cc", "clang"]
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise BuildError(f"no C compiler found (tried {', '.join(names)}); {INSTALL_HINT}")
+
+
+def _source_text(*parts: str) -> str:
+    return resources.files("probperf.record").joinpath(*parts).read_text(encoding="utf-8")
+
+
+def _compile(cmd: list[str], what: str) -> None:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise BuildError(f"cannot run the C compiler for {what}: {exc}") from None
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip()
+        hint = ""
+        if "omp-tools.h" in detail or "omp.h" in detail or "-lomp" in detail:
+            hint = f"\nLLVM's OpenMP headers or runtime are missing; {INSTALL_HINT}"
+        raise BuildError(f"compiling {what} failed ({' '.join(cmd)}):\n{detail}{hint}")
+
+
+def tool_path(rebuild: bool = False) -> Path:
+    """The OMPT tool library, compiled on first use (cached by source hash).
+
+    Examples
+    --------
+    >>> tool_path().name  # doctest: +SKIP
+    'libprobperf_ompt.so'
+    """
+    source = _source_text(TOOL_SOURCE)
+    cc = find_compiler()
+    key = hashlib.sha256((cc + "\0" + source).encode()).hexdigest()[:16]
+    target = cache_dir() / f"ompt-{key}" / TOOL_NAME
+    if target.exists() and not rebuild:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        src = Path(tmp) / TOOL_SOURCE
+        src.write_text(source, encoding="utf-8")
+        out = Path(tmp) / TOOL_NAME
+        _compile([cc, "-O2", "-fPIC", "-shared", "-o", str(out), str(src)], "the OMPT tool")
+        os.replace(out, target)
+    return target
+
+
+def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[Path]:
+    """Compile benchmark programs with ``-fopenmp -O2`` into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : path
+        Directory for the executables (created if needed); each is named after its
+        program, e.g. ``out_dir/fib``.
+    names : sequence of str
+        Programs to build, a subset of :data:`BENCHMARKS`.
+    cc : str, optional
+        Compiler; default :func:`find_compiler` (clang, which links LLVM's libomp).
+
+    Returns
+    -------
+    list of Path
+        The executables, in the order of ``names``.
+    """
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHMARKS)}")
+    cc = cc or find_compiler()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    built = []
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / f"{name}.c"
+            src.write_text(_source_text("bench", f"{name}.c"), encoding="utf-8")
+            target = out_dir / name
+            partial = out_dir / f".{name}.tmp"
+            _compile([cc, "-fopenmp", "-O2", "-o", str(partial), str(src), "-lm"], f"benchmark {name}")
+            os.replace(partial, target)
+        built.append(target)
+    return built

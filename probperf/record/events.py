@@ -1,0 +1,83 @@
+"""Read the binary event file written by the OMPT tool (layout in ``ompt_tool.c``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"PPTRACE1"
+VERSION = 1
+
+#: One event: monotonic time (ns), kind, a 32-bit argument and two 64-bit ids.
+EVENT_DTYPE = np.dtype([("t", "<u8"), ("kind", "<u4"), ("x", "<u4"), ("a", "<u8"), ("b", "<u8")])
+
+# Event kinds (EV_* in ompt_tool.c).
+INIT, FINI, THREAD_BEGIN = 1, 2, 3
+PARALLEL_BEGIN, PARALLEL_END = 4, 5
+IMPLICIT_BEGIN, IMPLICIT_END = 6, 7
+TASK_CREATE, TASK_SCHEDULE = 8, 9
+SYNC_BEGIN, SYNC_END = 10, 11
+
+#: Callbacks in the order of the tool's ``missing_callbacks`` bit mask.
+CALLBACKS: tuple[str, ...] = (
+    "thread_begin",
+    "parallel_begin",
+    "parallel_end",
+    "implicit_task",
+    "task_create",
+    "task_schedule",
+    "sync_region",
+)
+
+
+class TraceFileError(ValueError):
+    """The event file is missing, truncated or not written by this tool."""
+
+
+@dataclass
+class Events:
+    """Events of one run: ``threads[i]`` is the structured array of thread ``i``."""
+
+    threads: list[np.ndarray]
+    source: str = "<memory>"
+
+    @property
+    def n_events(self) -> int:
+        return sum(len(t) for t in self.threads)
+
+
+def read_events(path) -> Events:
+    """Parse an event file; raise :class:`TraceFileError` naming the file on any defect."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise TraceFileError(f"{source}: no trace written") from None
+    if raw[:8] != MAGIC:
+        raise TraceFileError(f"{source}: not a probperf trace (bad magic)")
+    if len(raw) < 24:
+        raise TraceFileError(f"{source}: truncated header")
+    version, n_threads, missing, _ = np.frombuffer(raw, "<u4", 4, 8)
+    if version != VERSION:
+        raise TraceFileError(f"{source}: trace version {version}, expected {VERSION}")
+    if missing:
+        names = [c for i, c in enumerate(CALLBACKS) if missing & (1 << i)]
+        raise TraceFileError(
+            f"{source}: the OpenMP runtime refused the OMPT callbacks {', '.join(names)}; "
+            "use LLVM's libomp (clang -fopenmp)"
+        )
+    offset, threads = 24, []
+    for i in range(int(n_threads)):
+        if offset + 16 > len(raw):
+            raise TraceFileError(f"{source}: truncated in the block of thread {i}")
+        n = int(np.frombuffer(raw, "<u8", 1, offset + 8)[0])
+        offset += 16
+        if offset + n * EVENT_DTYPE.itemsize > len(raw):
+            raise TraceFileError(f"{source}: truncated in the events of thread {i}")
+        threads.append(np.frombuffer(raw, EVENT_DTYPE, n, offset))
+        offset += n * EVENT_DTYPE.itemsize
+    if offset != len(raw):
+        raise TraceFileError(f"{source}: {len(raw) - offset} unexpected bytes after the last thread")
+    return Events(threads, source)

@@ -1,0 +1,242 @@
+"""Run an OpenMP program with and without the OMPT tool and turn its trace into rows."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import tempfile
+import time as _time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data import Measurements
+from .build import tool_path
+from .convert import events_to_trace
+from .events import TraceFileError, read_events
+
+#: DAG metrics measured in time (converted from the trace's nanoseconds to seconds).
+_TIME_KEYS = ("time", "work", "delay", "no_work", "critical_path")
+_COUNT_KEYS = ("create_task", "wait_tasks", "end_task")
+
+
+class RecordError(RuntimeError):
+    """A program could not be recorded: it failed, crashed or wrote no trace."""
+
+
+@dataclass
+class TracedRun:
+    """One traced run: DAG metrics in seconds, the process's wall and CPU time, the trace."""
+
+    p: int
+    metrics: dict
+    wall: float
+    cpu: float
+    trace: object = field(repr=False)
+
+
+@dataclass
+class Recording:
+    """What :func:`record` measured.
+
+    ``measurements`` has one row per traced run; ``overhead`` one row per worker
+    count with the process's wall time untraced (``untraced``) and traced (``traced``,
+    mean over the repetitions), their ratio minus one (``overhead``), and the same for
+    CPU time (``untraced_cpu``, ``traced_cpu``, ``cpu_overhead``), in seconds.
+    """
+
+    measurements: Measurements
+    overhead: pd.DataFrame
+    runs: list = field(default_factory=list, repr=False)
+
+
+def _describe_status(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(cmd: Sequence[str], env: Mapping[str, str], timeout: float | None, what: str):
+    """Run ``cmd``; return its wall and CPU time in seconds or raise :class:`RecordError`.
+
+    The CPU time (user + system, all threads) is the steadier figure on a loaded
+    machine, where wall time includes waiting for a core.
+    """
+    full_env = {**os.environ, **env}
+    cpu0 = _cpu_of_children()
+    t0 = _time.perf_counter()
+    try:
+        done = subprocess.run(
+            list(cmd), env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            timeout=timeout, check=False,
+        )
+    except FileNotFoundError:
+        raise RecordError(f"cannot run {cmd[0]!r}: no such program") from None
+    except PermissionError:
+        raise RecordError(f"cannot run {cmd[0]!r}: not executable") from None
+    except OSError as exc:
+        raise RecordError(f"cannot run {cmd[0]!r}: {exc}") from None
+    except subprocess.TimeoutExpired:
+        raise RecordError(f"{cmd[0]!r} ({what}) did not finish within {timeout} s") from None
+    wall = _time.perf_counter() - t0
+    cpu = _cpu_of_children() - cpu0
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-5:]
+        detail = ("; its last error output:\n  " + "\n  ".join(tail)) if tail else ""
+        raise RecordError(f"{' '.join(cmd)!r} ({what}) {_describe_status(done.returncode)}{detail}")
+    return wall, cpu
+
+
+def _check_cmd(cmd: Sequence[str]) -> None:
+    if not cmd:
+        raise RecordError("no program to run")
+
+
+def run_untraced(cmd: Sequence[str], p: int, timeout: float | None = None) -> tuple[float, float]:
+    """Wall and CPU time (s) of one run of ``cmd`` with ``p`` OpenMP threads, no tool."""
+    _check_cmd(cmd)
+    env = {"OMP_NUM_THREADS": str(p), "OMP_TOOL": "disabled", "OMP_TOOL_LIBRARIES": ""}
+    return _run(cmd, env, timeout, f"untraced, p={p}")
+
+
+def run_traced(
+    cmd: Sequence[str], p: int, tool: str | os.PathLike | None = None, timeout: float | None = None
+) -> TracedRun:
+    """Run ``cmd`` with ``p`` threads under the OMPT tool and compute its DAG metrics.
+
+    Parameters
+    ----------
+    cmd : sequence of str
+        Program and arguments.
+    p : int
+        Number of workers (``OMP_NUM_THREADS``).
+    tool : path, optional
+        OMPT tool library; default: the probperf tool, built on first use.
+    timeout : float, optional
+        Seconds before the run is abandoned.
+
+    Raises
+    ------
+    RecordError
+        If the program fails or crashes, or exits without writing a trace (it does not
+        use LLVM's OpenMP runtime, or the runtime did not load the tool).
+    """
+    _check_cmd(cmd)
+    tool = Path(tool) if tool is not None else tool_path()
+    if not tool.is_file():
+        raise RecordError(f"the OMPT tool library {str(tool)!r} does not exist")
+    with tempfile.TemporaryDirectory(prefix="probperf-trace-") as tmp:
+        trace_file = Path(tmp) / "trace.bin"
+        env = {
+            "OMP_NUM_THREADS": str(p),
+            "OMP_TOOL": "enabled",
+            "OMP_TOOL_LIBRARIES": str(tool.resolve()),
+            "PROBPERF_TRACE": str(trace_file),
+        }
+        wall, cpu = _run(cmd, env, timeout, f"traced, p={p}")
+        if not trace_file.exists():
+            raise RecordError(
+                f"{' '.join(cmd)!r} ran (p={p}) but no trace was written: it did not load "
+                f"LLVM's OpenMP runtime (libomp) together with the OMPT tool {str(tool)!r}. "
+                "Build the program with clang -fopenmp (GCC's libgomp has no OMPT support; "
+                "`ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES "
+                "names a working OMPT tool."
+            )
+        try:
+            trace = events_to_trace(read_events(trace_file), n_workers=p)
+        except TraceFileError as exc:
+            raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
+    from ..trace import dag_metrics
+
+    raw = dag_metrics(trace)
+    metrics = {k: raw[k] / 1e9 for k in _TIME_KEYS}
+    metrics.update({k: raw[k] for k in _COUNT_KEYS})
+    return TracedRun(p=p, metrics=metrics, wall=wall, cpu=cpu, trace=trace)
+
+
+def record(
+    cmd: Sequence[str],
+    workers: Sequence[int],
+    params: Mapping[str, float],
+    reps: int = 1,
+    *,
+    untraced: bool = True,
+    tool: str | os.PathLike | None = None,
+    timeout: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Recording:
+    """Record ``reps`` traced runs of ``cmd`` per worker count; one row per run.
+
+    Parameters
+    ----------
+    cmd : sequence of str
+        Program and arguments (the program must use LLVM's libomp).
+    workers : sequence of int
+        Worker counts ``p`` to run with.
+    params : mapping
+        Parameter values of the rows: ``n`` (required) and configuration parameters.
+    reps : int
+        Traced repetitions per worker count.
+    untraced : bool
+        Also run once per ``p`` without the tool, to report the tracing overhead.
+    tool, timeout
+        As in :func:`run_traced`.
+    progress : callable, optional
+        Called with a short message after each run.
+
+    Returns
+    -------
+    Recording
+        Rows with ``n``, ``p``, the configuration parameters, every DAG metric and,
+        when ``1 in workers``, ``serial_work`` (mean work of the one-worker runs).
+        Nothing is returned if any run fails: the error is raised instead.
+    """
+    if "n" not in params:
+        raise ValueError("the problem size is missing: give it as a parameter n (--param n=VALUE)")
+    if "p" in params:
+        raise ValueError("p is the worker count; give it with workers (--workers), not as a parameter")
+    if reps < 1:
+        raise ValueError(f"reps must be at least 1, got {reps}")
+    bad = [p for p in workers if int(p) != p or p < 1]
+    if bad or not workers:
+        raise ValueError(f"worker counts must be positive integers, got {list(workers)}")
+    say = progress or (lambda msg: None)
+    runs, overhead = [], []
+    for p in workers:
+        base, base_cpu = run_untraced(cmd, p, timeout) if untraced else (np.nan, np.nan)
+        traced = []
+        for r in range(reps):
+            run = run_traced(cmd, p, tool, timeout)
+            traced.append(run)
+            say(f"p={p} rep {r + 1}/{reps}: time {run.metrics['time']:.4g} s, "
+                f"work {run.metrics['work']:.4g} s, {int(run.metrics['create_task'])} tasks")
+        runs.extend(traced)
+        wall = float(np.mean([t.wall for t in traced]))
+        cpu = float(np.mean([t.cpu for t in traced]))
+        overhead.append({
+            "p": p, "untraced": base, "traced": wall, "overhead": wall / base - 1,
+            "untraced_cpu": base_cpu, "traced_cpu": cpu, "cpu_overhead": cpu / base_cpu - 1,
+        })
+    rows = [{**params, "p": run.p, **run.metrics} for run in runs]
+    frame = pd.DataFrame(rows)
+    serial = [run.metrics["work"] for run in runs if run.p == 1]
+    if serial:
+        frame["serial_work"] = float(np.mean(serial))
+    config = [k for k in params if k != "n"]
+    order = ["n", "p", *config]
+    frame = frame[order + [c for c in frame.columns if c not in order]]
+    m = Measurements(frame, config, source=" ".join(cmd), strict=True)
+    return Recording(measurements=m, overhead=pd.DataFrame(overhead), runs=runs)

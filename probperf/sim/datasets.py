@@ -1,0 +1,257 @@
+"""Simulated measurement tables, including the thesis's Dataset A / Dataset B protocol.
+
+Every row is one simulated run with DAG metrics from :func:`probperf.trace.dag_metrics`
+(times converted to seconds with the machine's clock) plus ``serial_work``: the work
+of a one-worker run of the same ``(n, config)`` and repetition.
+
+Dataset A (per program, configuration fixed): ``train`` on 1-8 workers at small ``n``,
+``test`` on 28/32/36 workers at larger ``n``. Dataset B (a configuration parameter
+varies too): ``train`` on 1-16 workers at small ``n``; ``test1`` larger ``n`` on 1-16
+workers, ``test2`` small ``n`` on 32/36 workers, ``test3`` both.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data import Measurements
+from ..trace import dag_metrics
+from .apps import APPS, build
+from .machine import Machine
+from .schedule import simulate
+
+#: Column order of generated tables (after ``n``, ``p`` and the config parameters).
+METRIC_COLUMNS = ("time", "work", "delay", "no_work", "critical_path", "create_task",
+                  "wait_tasks", "end_task", "serial_work")
+_TIME_COLUMNS = ("time", "work", "delay", "no_work", "critical_path", "serial_work")
+
+
+def _run_seed(seed: int, app: str, n, config: Mapping, p: int, rep: int) -> np.random.SeedSequence:
+    """An independent, order-free stream per run: same inputs, same numbers."""
+    key = f"{app}|{n}|{sorted(config.items())}|{p}|{rep}"
+    return np.random.SeedSequence([int(seed) & 0xFFFFFFFF, zlib.crc32(key.encode())])
+
+
+def _grid(config: Mapping[str, object]) -> list[dict]:
+    names = list(config)
+    values = [v if isinstance(v, (list, tuple, np.ndarray, range)) else [v] for v in config.values()]
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def _progress(total: int, enabled: bool, label: str):
+    if not enabled:
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), transient=True)
+    bar.start()
+    bar.add_task(label, total=total)
+    return bar
+
+
+def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int = 0,
+                  machine: Machine | None = None, scheduler: str = "ws",
+                  progress: bool = False) -> pd.DataFrame:
+    """Simulate runs at ``points`` = iterable of ``(n, p, config_dict, split_or_None)``.
+
+    Returns a DataFrame with ``n``, ``p``, every configuration parameter of ``app``,
+    :data:`METRIC_COLUMNS` (times in seconds) and ``split`` when any point has one.
+    Each ``(n, config)`` DAG is built once; ``serial_work`` comes from a one-worker
+    run per ``(n, config, rep)`` (reused when ``p = 1`` is among the points).
+    """
+    if app not in APPS:
+        raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")
+    if int(reps) != reps or reps < 1:
+        raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    machine = machine or Machine()
+    defaults = APPS[app].config
+    points = [(n, int(p), {**defaults, **dict(cfg)}, split) for n, p, cfg, split in points]
+    if not points:
+        raise ValueError("no points to simulate")
+    groups: dict[tuple, list] = {}
+    for pt in points:
+        groups.setdefault((pt[0], tuple(sorted(pt[2].items()))), []).append(pt)
+    total = sum(len(g) for g in groups.values()) * reps
+    bar = _progress(total, progress, f"simulating {app}")
+    rows = []
+    try:
+        for (n, cfg_key), pts in groups.items():
+            cfg = dict(cfg_key)
+            dag = build(app, n, **cfg)
+            for rep in range(reps):
+                cache: dict[int, dict] = {}
+
+                def metrics(p):
+                    if p not in cache:
+                        tr = simulate(dag, p, machine, scheduler, seed=np.random.default_rng(
+                            _run_seed(seed, app, n, cfg, p, rep)))
+                        cache[p] = dag_metrics(tr)
+                    return cache[p]
+
+                serial = metrics(1)["work"]
+                for n_, p, _, split in pts:
+                    row = {"n": n_, "p": p, **cfg, **metrics(p), "serial_work": serial}
+                    if split is not None:
+                        row["split"] = split
+                    rows.append(row)
+                    if bar is not None:
+                        bar.advance(bar.task_ids[0])
+    finally:
+        if bar is not None:
+            bar.stop()
+    frame = pd.DataFrame(rows)
+    for c in _TIME_COLUMNS:
+        frame[c] = frame[c] / machine.clock_hz
+    cols = ["n", "p", *defaults, *METRIC_COLUMNS] + (["split"] if "split" in frame else [])
+    return frame[cols]
+
+
+def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None = None,
+             reps: int = 1, seed: int = 0, machine: Machine | None = None,
+             scheduler: str = "ws", progress: bool = False) -> Measurements:
+    """Simulate every combination of ``n``, ``p`` and configuration values.
+
+    Parameters
+    ----------
+    app : str
+        Program name (see :data:`probperf.sim.APPS`).
+    n, p : sequence
+        Problem sizes and worker counts.
+    config : mapping, optional
+        Configuration parameter -> value or list of values (a grid); unspecified
+        parameters keep the program's defaults.
+    reps : int
+        Repetitions per setting (separate rows, different noise).
+    seed : int
+        Fixes everything; each run's stream depends only on (seed, app, n, config, p, rep).
+    machine : Machine, optional
+    scheduler : {"ws", "greedy"}
+    progress : bool
+        Show a rich progress bar.
+
+    Returns
+    -------
+    Measurements
+        ``config`` = the program's configuration parameter names; unit seconds.
+
+    Examples
+    --------
+    >>> m = generate("fib", [20], [1, 2], config={"cutoff": 4}, seed=1)
+    >>> m.config, len(m)
+    (['cutoff'], 2)
+    >>> float(m.frame["serial_work"][1]) == float(m.frame["work"][0])
+    True
+    """
+    config = dict(config or {})
+    if app not in APPS:
+        raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")
+    unknown = set(config) - set(APPS[app].config)
+    if unknown:
+        raise ValueError(f"{app} has no configuration parameter(s) {sorted(unknown)}; "
+                         f"it takes {sorted(APPS[app].config) or 'none'}")
+    points = [(nn, pp, cfg, None) for cfg in _grid(config) for nn in n for pp in p]
+    frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine,
+                          scheduler=scheduler, progress=progress)
+    return Measurements(frame, config=list(APPS[app].config), unit="s", source=f"sim:{app}")
+
+
+# -- the thesis protocol ------------------------------------------------------------
+
+#: Per program: Dataset A sizes (train, test), fixed config; Dataset B sizes (train,
+#: test) and the varying config parameter's values. Modest on purpose: a whole A+B
+#: for one program simulates in well under a minute; ``scale`` enlarges them.
+PROTOCOL: dict[str, dict] = {
+    "sort": dict(kind="log2", a_train=range(12, 18), a_test=(18, 19, 20),
+                 b_train=range(12, 18), b_test=(18, 19, 20),
+                 config={"quick_cutoff": 512, "merge_cutoff": 512, "insertion_cutoff": 20},
+                 vary=("merge_cutoff", (512, 1024, 2048))),
+    "sparselu": dict(kind="linear", a_train=(8, 12, 16, 20, 24), a_test=(28, 32, 36),
+                     b_train=(8, 12, 16, 20, 24), b_test=(28, 32, 36),
+                     config={"block": 30}, vary=("block", (20, 30, 40))),
+    "fft": dict(kind="log2", a_train=range(10, 16), a_test=(16, 17, 18),
+                b_train=range(10, 16), b_test=(16, 17, 18), config={}, vary=None),
+    "strassen": dict(kind="log2", a_train=(7, 8, 9, 10), a_test=(11, 12),
+                     b_train=(7, 8, 9, 10), b_test=(11,),
+                     config={"cutoff": 64, "depth": 7}, vary=("cutoff", (32, 64, 128))),
+    "fib": dict(kind="linear", a_train=(22, 24, 26, 28, 30), a_test=(32, 34, 36),
+                b_train=(22, 24, 26, 28, 30), b_test=(32, 34, 36),
+                config={"cutoff": 10}, vary=("cutoff", (8, 10, 12))),
+    "nqueens": dict(kind="linear", a_train=(8, 9, 10, 11), a_test=(12, 13, 14),
+                    b_train=(8, 9, 10, 11), b_test=(12, 13),
+                    config={"cutoff": 3}, vary=("cutoff", (2, 3, 4))),
+    "farm": dict(kind="log2", a_train=range(8, 13), a_test=(13, 14, 15),
+                 b_train=range(8, 13), b_test=(13, 14, 15),
+                 config={"chunk": 1}, vary=("chunk", (1, 2, 4))),
+}
+
+A_TRAIN_P = tuple(range(1, 9))
+A_TEST_P = (28, 32, 36)
+B_TRAIN_P = (1, 2, 4, 8, 12, 16)
+B_TEST1_P = (1, 4, 8, 16)
+B_TEST23_P = (32, 36)
+
+
+def _sizes(spec: dict, key: str, scale: float) -> list[int]:
+    values = spec[key]
+    if spec["kind"] == "log2":
+        shift = int(round(np.log2(scale)))
+        return [2 ** (int(v) + shift) for v in values]
+    return [max(1, int(round(v * scale))) for v in values]
+
+
+def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, reps: int = 1,
+            machine: Machine | None = None, progress: bool = False) -> Measurements:
+    """A simulated Dataset A or B (thesis protocol) for one program, with ``split``.
+
+    Parameters
+    ----------
+    app : str
+        One of ``sort, sparselu, fft, strassen, fib, nqueens, farm``.
+    which : {"A", "B"}
+        A: config fixed; splits ``train`` (p = 1..8, small n) and ``test`` (p = 28, 32,
+        36, larger n). B: the program's main configuration parameter varies; splits
+        ``train`` (p = 1, 2, 4, 8, 12, 16, small n), ``test1`` (larger n, p = 1, 4, 8,
+        16), ``test2`` (small n, p = 32, 36), ``test3`` (larger n, p = 32, 36). fft has no
+        configuration parameter, so its B differs from A only in the split design.
+    scale : float
+        Size multiplier: exponents shift by ``log2(scale)`` for power-of-two programs,
+        linear sizes are multiplied.
+    seed : int
+        Reproduces the table exactly.
+
+    Examples
+    --------
+    >>> m = dataset("nqueens", "A", scale=0.75, seed=0)
+    >>> sorted(m.frame["split"].unique()), m.config
+    (['test', 'train'], ['cutoff'])
+    """
+    if app not in PROTOCOL:
+        raise ValueError(f"no dataset protocol for {app!r}; choose from {', '.join(PROTOCOL)}")
+    if which not in ("A", "B"):
+        raise ValueError(f"which must be 'A' or 'B', got {which!r}")
+    if not scale > 0:
+        raise ValueError(f"scale must be positive, got {scale!r}")
+    spec = PROTOCOL[app]
+    base = dict(spec["config"])
+    if which == "A":
+        points = [(n, p, base, "train") for n in _sizes(spec, "a_train", scale) for p in A_TRAIN_P]
+        points += [(n, p, base, "test") for n in _sizes(spec, "a_test", scale) for p in A_TEST_P]
+    else:
+        configs = [base] if spec["vary"] is None else [
+            {**base, spec["vary"][0]: v} for v in spec["vary"][1]]
+        small, large = _sizes(spec, "b_train", scale), _sizes(spec, "b_test", scale)
+        points = []
+        for cfg in configs:
+            points += [(n, p, cfg, "train") for n in small for p in B_TRAIN_P]
+            points += [(n, p, cfg, "test1") for n in large for p in B_TEST1_P]
+            points += [(n, p, cfg, "test2") for n in small for p in B_TEST23_P]
+            points += [(n, p, cfg, "test3") for n in large for p in B_TEST23_P]
+    frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine, progress=progress)
+    return Measurements(frame, config=list(APPS[app].config), unit="s",
+                        source=f"sim:{app}:dataset{which}")

@@ -1,0 +1,215 @@
+"""``probperf validate`` and ``probperf convert``: summaries, round trips, exit code 2."""
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import probperf as pp
+from probperf.cli import app
+
+runner = CliRunner()
+
+DAG_METRICS = ("time", "work", "delay", "no_work", "create_task", "wait_tasks", "end_task",
+               "critical_path")
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line(text: str) -> str:
+    # rich wraps table cells; join the lines to search them
+    return re.sub(r"\s+", " ", text.replace("│", " "))
+
+
+@pytest.mark.parametrize("how", [["--param", "p=4"], ["--pattern", "dag_recorder_{p}workers.stat"]])
+def test_validate_real_stat_file(shared_dir, how):
+    r = run("validate", shared_dir / "examples" / "dag_recorder_4workers.stat", *how)
+    assert r.exit_code == 0, r.stderr
+    out = one_line(r.stdout)
+    metrics = re.search(r"metrics (.*?) identity", out).group(1).replace(",", " ").split()
+    assert sorted(metrics) == sorted(DAG_METRICS)
+    assert "parameter p 4 (1 distinct)" in out
+    assert "rows 1 " in out
+    assert "identity residual 0 (max abs relative)" in out
+    assert r.stderr == ""
+
+
+def test_validate_published_csv(shared_dir):
+    r = run("validate", shared_dir / "datasets" / "published" / "gauss_n_p8.csv")
+    assert r.exit_code == 0, r.stderr
+    out = one_line(r.stdout)
+    assert "rows 12" in out and "parameter n 10 .. 150 (12 distinct)" in out
+    assert "identity residual n/a" in out
+
+
+def test_convert_stat_to_csv_keeps_counts(shared_dir, tmp_path):
+    out = tmp_path / "run.csv"
+    r = run("convert", shared_dir / "examples" / "dag_recorder_4workers.stat", out,
+            "--param", "n=2**20", "--param", "p=4")
+    assert r.exit_code == 0, r.stderr
+    assert out.read_text().splitlines() == [
+        "n,p,create_task,wait_tasks,end_task,work,delay,no_work,critical_path,time",
+        "1048576,4,1048575,1048575,1048576,1313026836,9031849743,11285973,91285263,2589040638",
+    ]
+
+
+# -- every bad input: exit 2, located message on stderr, nothing written ----------------
+
+STAT_OK = """\
+create_task           = 6
+wait_tasks            = 7
+end_task              = 8
+work (T1)             = 100
+delay                 = 30
+no_work               = 10
+critical_path (T_inf) = 40
+n_workers (P)         = 2
+elapsed               = 70
+T1/P                  = 50.000
+"""
+
+BAD_INPUTS = {
+    # name: (file name, content, extra args, expected "line N, column X" or None)
+    "missing column": ("r.csv", "n,time\n1,1.0\n", [], "line 1, column p"),
+    "unknown column": ("r.csv", "n,p,time,speed\n1,1,1.0,3\n", [], "line 1, column speed"),
+    "not a number": ("r.csv", "n,p,time\n1,1,1.0\n2,1,fast\n", [], "line 3, column time"),
+    "negative": ("r.csv", "n,p,time\n1,1,1.0\n2,1,1.0\n3,1,-1.0\n", [], "line 4, column time"),
+    "p not integer": ("r.csv", "n,p,time\n1,2.5,1.0\n", [], "line 2, column p"),
+    "p zero": ("r.csv", "n,p,time\n1,1,1.0\n1,0,1.0\n", [], "line 3, column p"),
+    "NaN": ("r.csv", "n,p,time\n1,1,NaN\n", [], "line 2, column time"),
+    "NaN in jsonl": ("r.jsonl", '{"n": 1, "p": 1, "time": NaN}\n', [], "line 1, column time"),
+    "duplicate header": ("r.csv", "n,p,time,time\n1,1,1.0,2.0\n", [], "line 1, column time"),
+    "duplicate key": ("r.jsonl", '{"n": 1, "p": 1, "p": 1, "time": 1.0}\n', [], "line 1, column p"),
+    "empty file": ("r.csv", "", [], "line 1"),
+    "empty stat": ("r.stat", "", [], "line 1, column create_task"),
+    "stat truncated": ("r.stat", "".join(STAT_OK.splitlines(True)[:7]), [], "line 8, column p"),
+    "stat not a number": ("r.stat", STAT_OK.replace("= 30", "= 3e"), [], "line 5, column delay"),
+    "identity strict": ("r.stat", STAT_OK.replace("= 10\n", "= 11\n"), ["--strict"], "line 9, column time"),
+    "identity strict csv": (
+        "r.csv", "n,p,time,work,delay,no_work\n1,2,5.0,8.0,1.0,1.0\n1,2,5.0,8.0,1.0,2.0\n",
+        ["--strict"], "line 3, column time"),
+    "p conflicts with --param": ("r.stat", STAT_OK, ["--param", "p=3"], "line 8, column p"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+@pytest.mark.parametrize("command", ["validate", "convert"])
+def test_bad_input_exits_2_with_location(tmp_path, case, command):
+    name, content, extra, where = BAD_INPUTS[case]
+    path = tmp_path / name
+    path.write_text(content)
+    out = tmp_path / "out.csv"
+    args = [command, path] + ([out] if command == "convert" else []) + extra
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"error: {path}, {where}:"), r.stderr
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+@pytest.mark.parametrize("command", ["validate", "convert"])
+def test_glob_matching_nothing_exits_2(tmp_path, command):
+    pattern = str(tmp_path / "runs" / "*.stat")
+    out = tmp_path / "out.csv"
+    r = run(command, pattern, *([out] if command == "convert" else []))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == f"error: {pattern}: no files match this pattern"
+    assert not out.exists()
+
+
+def test_identity_is_a_warning_without_strict(tmp_path):
+    path = tmp_path / "r.stat"
+    path.write_text(STAT_OK.replace("= 10\n", "= 11\n"))  # 141 vs 140: +0.714 %
+    out = tmp_path / "out.jsonl"
+    r = run("convert", path, out)
+    assert r.exit_code == 0
+    assert f"warning: {path}, line 9, column time: work + delay + no_work differs from p * time " \
+           f"by +0.714%" in r.stderr
+    with pytest.warns(pp.data.IdentityWarning, match=f"{out}, line 1, column time"):
+        assert pp.read(out).frame["no_work"].tolist() == [11]
+
+
+def test_extrap_output_that_would_lose_metrics_writes_nothing(tmp_path):
+    path = tmp_path / "r.stat"
+    path.write_text(STAT_OK)
+    out = tmp_path / "out.txt"
+    r = run("convert", path, out)
+    assert r.exit_code == 2
+    assert "Extra-P text holds the parameters and one metric (time)" in r.stderr
+    assert not out.exists()
+
+
+def test_bad_param_option(tmp_path):
+    path = tmp_path / "r.stat"
+    path.write_text(STAT_OK)
+    r = run("validate", path, "--param", "p4")
+    assert r.exit_code == 2 and "expected NAME=VALUE" in r.stderr
+
+
+# -- round trip CSV -> Parquet -> JSON lines -> Extra-P -> CSV --------------------------
+
+positive_floats = st.floats(min_value=0.0, exclude_min=True, allow_nan=False,
+                            allow_infinity=False, allow_subnormal=True)
+points = st.tuples(st.integers(1, 2**50), st.integers(1, 1024), st.integers(1, 64))
+
+
+@st.composite
+def tables(draw):
+    pts = draw(st.lists(points, min_size=1, max_size=5, unique=True))
+    # repetitions: several rows per point, interleaved
+    idx = draw(st.lists(st.integers(0, len(pts) - 1), min_size=1, max_size=12))
+    rows = [(*pts[i], draw(positive_floats)) for i in idx]
+    with_config = draw(st.booleans())
+    return rows, with_config
+
+
+@settings(max_examples=30, deadline=None)
+@given(tables())
+def test_convert_round_trip_changes_no_value(data):
+    rows, with_config = data
+    cols = {"n": [r[0] for r in rows], "p": [r[1] for r in rows], "time": [r[3] for r in rows]}
+    config = []
+    if with_config:
+        cols["cutoff"] = [r[2] for r in rows]
+        config = ["--config", "cutoff"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        pp.write(pp.Measurements(cols, config=["cutoff"] if with_config else []), tmp / "a.csv")
+        legs = [("a.csv", "b.parquet", config), ("b.parquet", "c.jsonl", []),
+                ("c.jsonl", "d.txt", config), ("d.txt", "e.csv", [])]
+        for src, dst, extra in legs:
+            r = run("convert", tmp / src, tmp / dst, *extra)
+            assert r.exit_code == 0, r.output
+        back = pp.read(tmp / "e.csv", config=["cutoff"] if with_config else [])
+        first = (tmp / "a.csv").read_text().splitlines()
+        last = (tmp / "e.csv").read_text().splitlines()
+    names = ["n", "p", "cutoff", "time"] if with_config else ["n", "p", "time"]
+    expected = [tuple(cols[c][i] for c in names) for i in range(len(rows))]
+    got = [tuple(row) for row in back.frame[names].itertuples(index=False)]
+    # Extra-P groups repetitions by point, so compare as multisets, value for value.
+    assert sorted(got) == sorted(expected)
+    assert [type(v) for v in got[0]] == [int] * (len(names) - 1) + [float]
+    assert first[0] == last[0] and sorted(first) == sorted(last)
+
+
+def test_validate_many_stat_files_and_a_quoted_glob(tmp_path):
+    for p in (1, 2, 4):
+        t = 100
+        (tmp_path / f"fib_n30_p{p}.stat").write_text(
+            STAT_OK.replace("= 100\n", f"= {p * t - 40}\n").replace("= 2\n", f"= {p}\n")
+            .replace("= 70\n", f"= {t}\n"))
+    files = sorted(tmp_path.glob("*.stat"))
+    for args in (files, [str(tmp_path / "fib_*.stat")]):
+        r = run("validate", *args, "--pattern", "fib_n{n}_p{p}.stat")
+        assert r.exit_code == 0, r.stderr
+        out = one_line(r.stdout)
+        assert "rows 3 " in out and "parameter p 1 .. 4 (3 distinct)" in out
+        assert "parameter n 30 (1 distinct)" in out
+        assert "identity residual 0 (max abs relative)" in out

@@ -1,0 +1,103 @@
+"""`probperf fit` / `predict` / `plot` on the published cases and on bad input."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from probperf.cli import app
+
+CASES = ["gauss_n_p8", "karatsuba_uniform_p8", "karatsuba_nonuniform_p8", "rabin_miller_p8"]
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fit_and_predict_json_on_published_cases(shared_dir, tmp_path, case):
+    data = shared_dir / "datasets" / "published" / f"{case}.csv"
+    table = pd.read_csv(data)
+    test = table[table["split"] == "test"]
+    model = tmp_path / "m.model"
+    res = run("fit", data, "--target", "time", "--model", "auto", "--fast", "-o", model)
+    assert res.exit_code == 0, res.output
+    ats = [f"n={int(r.n)},p={int(r.p)}" for r in test.itertuples()]
+    args = ["predict", model, "--level", "0.9", "--format", "json"]
+    for a in ats:
+        args += ["--at", a]
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert len(rows) == len(test)
+    for row, truth in zip(rows, test.itertuples()):
+        assert set(row) >= {"n", "p", "mean", "median", "lower", "upper", "level"}
+        assert row["n"] == truth.n and row["p"] == truth.p and row["level"] == 0.9
+        assert row["lower"] <= row["median"] <= row["upper"]
+        # Extrapolating a few steps in n, the median is within 25 % of the measured time.
+        assert abs(row["median"] - truth.time) / truth.time < 0.25
+
+
+def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):
+    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    model = tmp_path / "m.model"
+    assert run("fit", data, "--fast", "-o", model).exit_code == 0
+    res = run("predict", model, "--at", "n=120", "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)[0]["p"] == 8
+
+
+def test_plot_writes_a_png(shared_dir, tmp_path):
+    data = shared_dir / "datasets" / "published" / "karatsuba_uniform_p8.csv"
+    model, fig = tmp_path / "m.model", tmp_path / "band.png"
+    assert run("fit", data, "--fast", "-o", model).exit_code == 0
+    res = run("plot", model, "--vs", "n", "--at", "n=64000", "-o", fig)
+    assert res.exit_code == 0, res.output
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["predict", "{model}", "--at", "n=abc"], "is not a number"),
+        (["predict", "{model}", "--at", "n"], "NAME=VALUE"),
+        (["predict", "{model}", "--at", "n=10,p=0"], "positive integer"),
+        (["predict", "{model}", "--at", "n=10", "--level", "1.5"], "--level"),
+        (["predict", "{missing}", "--at", "n=10"], "no such model file"),
+        (["predict", "{garbage}", "--at", "n=10"], "not a readable model file"),
+        (["fit", "{data}", "--model", "magic", "-o", "{out}"], "--model must be one of"),
+        (["fit", "{data}", "--target", "work", "--model", "dag", "-o", "{out}"], "predicts time"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(shared_dir, tmp_path, args, message):
+    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    model = tmp_path / "m.model"
+    assert run("fit", data, "--fast", "-o", model).exit_code == 0
+    garbage = tmp_path / "garbage.model"
+    garbage.write_bytes(b"\x00" * 64)
+    out = tmp_path / "never.model"
+    subs = dict(model=model, missing=tmp_path / "nope.model", garbage=garbage, data=data, out=out)
+    res = run(*[a.format(**subs) for a in args])
+    assert res.exit_code == 2, res.output
+    assert message in res.stderr
+    assert not out.exists()
+
+
+def test_tampered_model_file_is_rejected(shared_dir, tmp_path):
+    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    model = tmp_path / "m.model"
+    assert run("fit", data, "--fast", "-o", model).exit_code == 0
+    raw = bytearray(model.read_bytes())
+    raw[-3] ^= 0xFF  # flip a byte inside the tensor data
+    model.write_bytes(bytes(raw))
+    res = run("predict", model, "--at", "n=120")
+    assert res.exit_code == 2
+    assert "checksum" in res.stderr
+    model.write_bytes(bytes(raw[: len(raw) // 2]))
+    res = run("predict", model, "--at", "n=120")
+    assert res.exit_code == 2
+    assert "truncated" in res.stderr

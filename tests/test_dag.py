@@ -1,0 +1,141 @@
+"""DagModel: identity per draw, joint draws, work/span laws, the paper's structure,
+accuracy on data that follows the paper's equations exactly, persistence."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from probperf.dag import DagModel, ZeroMetric, delay_design, fit
+from probperf.data import Measurements, MeasurementError
+
+
+def paper_table(seed=0, ns=(2**10, 2**11, 2**12, 2**13, 2**14), ps=(1, 2, 4, 8), reps=2, noise=0.02,
+                tasks=True):
+    """Runs whose metrics follow equations (10)-(15) of the 2016 paper, with 2 % noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        for p in ps:
+            for _ in range(reps):
+                def jitter(x):
+                    return x * np.exp(rng.normal(0.0, noise))
+
+                serial = 3.0 * n * np.log2(n)
+                work = jitter(serial * (1 + 0.05 * (p - 1) / p + 0.01 * (p - 1)))
+                create = wait = n / 64 if tasks else 0.0
+                delay = jitter(create * (40 + 10 * (p - 1)) + wait * (20 + 5 * (p - 1))) if tasks else 0.0
+                no_work = jitter(0.5 * n * (p - 1) ** 2) if p > 1 else 0.0
+                span = 200.0 * np.log2(n) ** 2
+                rows.append(dict(n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=create,
+                                 wait_tasks=wait, critical_path=span, serial_work=serial,
+                                 time=(work + delay + no_work) / p))
+    return Measurements(pd.DataFrame(rows))
+
+
+def truth(n, p):
+    serial = 3.0 * n * np.log2(n)
+    work = serial * (1 + 0.05 * (p - 1) / p + 0.01 * (p - 1))
+    delay = n / 64 * (60 + 15 * (p - 1))
+    return (work + delay + 0.5 * n * (p - 1) ** 2) / p
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return DagModel(fast=True, seed=1).fit(paper_table())
+
+
+@pytest.fixture(scope="module")
+def far(fitted):
+    points = pd.DataFrame({"n": [2**16, 2**16, 2**12], "p": [16, 32, 8]})
+    return fitted.predict(points, n_draws=2000, seed=3)
+
+
+def test_identity_holds_per_draw(far):
+    c = far.components
+    total = c["work"].draws + c["delay"].draws + c["no_work"].draws
+    np.testing.assert_allclose(total, far.draws * far.p, rtol=1e-12)
+
+
+def test_work_and_span_laws_per_draw(far):
+    c = far.components
+    assert np.all(far.draws >= c["work"].draws / far.p * (1 - 1e-12))
+    assert np.all(far.draws >= c["critical_path"].draws * (1 - 1e-12))
+
+
+def test_delay_draw_is_built_from_the_same_count_draws(fitted, far):
+    # White-box: draw s of delay is the delay model applied to draw s of the counts.
+    c = far.components
+    design = delay_design(c["create_task"].draws, c["wait_tasks"].draws, far.p)
+    again = fitted.components_["delay"].predict_design(design, n_draws=far.n_draws, seed=3 + 4)
+    np.testing.assert_allclose(again, c["delay"].draws, rtol=1e-10)
+
+
+def test_draws_are_joint_statistically(far):
+    # work = T1' x inflation: with T1' uncertain far outside the data, draws of work
+    # must move with draws of T1'. Independent sampling gives correlation ~0.
+    c = far.components
+    r = np.corrcoef(np.log(c["serial_work"].draws[:, 0]), np.log(c["work"].draws[:, 0]))[0, 1]
+    assert r > 0.5
+
+
+def test_accuracy_and_coverage_far_outside_training(far):
+    true = np.array([truth(2**16, 16), truth(2**16, 32), truth(2**12, 8)])
+    err = np.abs(far.median - true) / true
+    assert np.all(err < 0.15), err
+    lo, hi = far.interval(0.9)
+    assert np.all((lo <= true) & (true <= hi)), (lo, true, hi)
+
+
+def test_zero_delay_when_programs_create_no_tasks():
+    model = DagModel(fast=True).fit(paper_table(tasks=False))
+    assert isinstance(model.components_["delay"], ZeroMetric)
+    pred = model.predict(n=2**15, p=16, n_draws=100)
+    assert np.all(pred["delay"].draws == 0.0)
+    assert np.all(pred["create_task"].draws == 0.0)
+
+
+def test_no_work_is_zero_on_one_worker(fitted):
+    pred = fitted.predict(pd.DataFrame({"n": [2**13, 2**15], "p": [1, 1]}), n_draws=200)
+    assert np.all(pred["no_work"].draws == 0.0)
+
+
+def test_decomposition_shares_sum_to_one(far):
+    d = far.decomposition(0.9)
+    sums = d.groupby(["n", "p"])["share"].sum()
+    # medians of shares need not sum to exactly 1, but the mean shares do per draw
+    assert np.all(np.abs(sums - 1) < 0.05)
+    assert set(d["term"]) == {"work", "delay", "no_work"}
+
+
+def test_speedup_efficiency_and_karp_flatt(far):
+    s = far.speedup.draws
+    np.testing.assert_allclose(far.efficiency.draws, s / far.p, rtol=1e-12)
+    e = far.karp_flatt.draws
+    np.testing.assert_allclose(e, (1 / s - 1 / far.p) / (1 - 1 / far.p), rtol=1e-12)
+    np.testing.assert_allclose(far.penalty.draws, far.draws - far["serial_work"].draws / far.p, rtol=1e-12)
+
+
+def test_save_load_gives_identical_predictions(fitted, tmp_path):
+    path = tmp_path / "dag.model"
+    fitted.save(path)
+    again = DagModel.load(path)
+    a = fitted.predict(n=2**15, p=12, n_draws=50, seed=9)
+    b = again.predict(n=2**15, p=12, n_draws=50, seed=9)
+    np.testing.assert_array_equal(a.draws, b.draws)
+
+
+def test_missing_metric_and_serial_work_are_named():
+    m = paper_table()
+    with pytest.raises(MeasurementError, match="delay"):
+        DagModel().fit(Measurements(m.frame.drop(columns=["delay"])))
+    no_serial = m.frame.drop(columns=["serial_work"])
+    no_serial = no_serial[no_serial["p"] > 1]
+    with pytest.raises(MeasurementError, match="serial work"):
+        DagModel().fit(Measurements(no_serial))
+
+
+def test_auto_picks_dag_with_metrics_and_direct_without():
+    m = paper_table(ns=(2**10, 2**12, 2**14), ps=(1, 4), reps=1)
+    assert type(fit(m, fast=True)).__name__ == "DagModel"
+    time_only = Measurements(m.frame[["n", "p", "time"]])
+    assert type(fit(time_only, fast=True)).__name__ == "DirectModel"

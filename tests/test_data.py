@@ -1,0 +1,189 @@
+"""Measurements: validation with located errors, the identity, and the table methods."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from probperf.data import (
+    IdentityWarning,
+    Location,
+    MeasurementError,
+    Measurements,
+    as_points,
+    identity_residual,
+    validate_frame,
+)
+
+
+def table(**cols):
+    base = {"n": [10, 10, 20, 20], "p": [1, 2, 1, 2], "time": [4.0, 2.5, 8.0, 4.5]}
+    base.update(cols)
+    return pd.DataFrame(base)
+
+
+CSV_LOC = Location("runs.csv", first_line=2, header_line=1)
+
+
+# -- validation --------------------------------------------------------------------
+
+
+def test_dtypes_and_views():
+    m = Measurements(table(), source="runs.csv")
+    assert m.params == ["n", "p"]
+    assert m.metrics == ["time"]
+    assert m.frame["p"].dtype == np.int64
+    assert m.ranges() == {"n": (10, 20, 2), "p": (1, 2, 2)}
+
+
+def test_n_is_optional_p_is_not():
+    m = Measurements({"p": [4], "time": [1.0]})
+    assert m.params == ["p"]
+    with pytest.raises(MeasurementError) as e:
+        validate_frame(pd.DataFrame({"n": [1], "time": [1.0]}), location=CSV_LOC)
+    assert str(e.value) == "runs.csv, line 1, column p: required parameter column 'p' is missing"
+
+
+@pytest.mark.parametrize(
+    "cols, expected",
+    [
+        ({"cutoff": [1, 1, 1, 1]}, "runs.csv, line 1, column cutoff: unknown column 'cutoff'"),
+        ({"time": [4.0, -2.5, 8.0, 4.5]}, "runs.csv, line 3, column time: negative value -2.5"),
+        ({"p": [1, 2, 2.5, 2]}, "runs.csv, line 4, column p: p must be a positive integer, got 2.5"),
+        ({"p": [1, 0, 1, 2]}, "runs.csv, line 3, column p: p must be a positive integer, got 0"),
+        ({"n": [10, np.nan, 20, 20]}, "runs.csv, line 3, column n: missing value (NaN)"),
+        ({"time": [4.0, "fast", 8.0, 4.5]}, "runs.csv, line 3, column time: value 'fast' is not"),
+        ({"time": [4.0, np.inf, 8.0, 4.5]}, "runs.csv, line 3, column time: value is infinite"),
+        ({"n": [10, 0, 20, 20]}, "runs.csv, line 3, column n: problem size n must be positive"),
+    ],
+)
+def test_bad_values_are_located(cols, expected):
+    with pytest.raises(MeasurementError) as e:
+        validate_frame(table(**cols), location=CSV_LOC)
+    assert str(e.value).startswith(expected)
+
+
+def test_config_must_be_declared_and_present():
+    m = Measurements(table(cutoff=[8, 8, 16, 16]), config=["cutoff"])
+    assert m.params == ["n", "p", "cutoff"]
+    with pytest.raises(MeasurementError, match="column block: declared configuration"):
+        Measurements(table(), config=["block"])
+
+
+def test_blank_metric_cells_are_missing_values():
+    m = Measurements(table(serial_time=[3.0, np.nan, 7.0, np.nan]))
+    assert m.metrics == ["time", "serial_time"]
+    assert not m.has("serial_time")
+    with pytest.raises(MeasurementError, match="missing in row 1"):
+        m.y("serial_time")
+
+
+def test_no_metric_and_no_rows():
+    with pytest.raises(MeasurementError, match="no metric column"):
+        Measurements({"n": [1], "p": [1]})
+    with pytest.raises(MeasurementError, match="no rows"):
+        Measurements(pd.DataFrame({"n": [], "p": [], "time": []}))
+
+
+def test_location_variants():
+    assert str(Location("a.csv", row_lines=[2, 5]).error("bad", 1, "n")) == "a.csv, line 5, column n: bad"
+    assert str(Location("a.parquet").error("bad", 3, "n")) == "a.parquet, column n: row 3: bad"
+    many = Location(row_sources=["x.stat", "y.stat"], column_lines={"time": [9, 9]})
+    assert str(many.error("bad", 1, "time")) == "y.stat, line 9, column time: bad"
+    assert str(many.error("bad", 1, "n")) == "y.stat, column n: bad"
+
+
+# -- the identity work + delay + no_work = p * time --------------------------------
+
+
+def dag_table(**over):
+    cols = {"p": [4], "time": [2589040638], "work": [1313026836], "delay": [9031849743],
+            "no_work": [11285973]}
+    cols.update(over)
+    return pd.DataFrame(cols)
+
+
+def test_identity_exact_on_real_counts():
+    assert identity_residual(dag_table()).tolist() == [0.0]
+
+
+def test_identity_exact_beyond_float_precision():
+    # work = 2**53 + 1 is not a float; summing as floats would give -2 / 2**53.
+    df = dag_table(p=[1], time=[2**53 + 2], work=[2**53 + 1], delay=[1], no_work=[0])
+    assert identity_residual(df).tolist() == [0.0]
+    df = dag_table(p=[1], time=[2**53 + 2], work=[2**53 + 1], delay=[2], no_work=[0])
+    assert identity_residual(df).tolist() == [1 / (2**53 + 2)]
+
+
+def test_identity_warns_by_default_and_raises_when_strict():
+    # 1 % too much delay: residual 0.09031849743 / 10.35616... relative
+    bad = dag_table(delay=[9031849743 + 103561625])
+    with pytest.warns(IdentityWarning, match=r"line 3, column time: .*\+1\.000%"):
+        validate_frame(bad, location=Location("r.csv", first_line=3))
+    with pytest.raises(MeasurementError, match=r"r.csv, line 3, column time: .*\+1\.000%"):
+        validate_frame(bad, location=Location("r.csv", first_line=3), strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        validate_frame(dag_table(delay=[9031849743 + 1000]))  # 1e-7 relative: within tolerance
+
+
+# -- table methods -------------------------------------------------------------------
+
+
+def test_select_by_split_and_ranges():
+    m = Measurements(table(split=["train", "train", "test", "test"]))
+    assert m.select(split="test").frame["time"].tolist() == [8.0, 4.5]
+    assert m.select(n=(None, 10)).frame["p"].tolist() == [1, 2]
+    assert m.select(p=[2], n=(15, None)).frame["time"].tolist() == [4.5]
+    with pytest.raises(MeasurementError, match="no rows match"):
+        m.select(n=(30, None))
+    with pytest.raises(MeasurementError, match="column 'cutoff'"):
+        m.select(cutoff=3)
+
+
+def test_aggregate_keeps_the_spread():
+    m = Measurements({"n": [10, 10, 10, 20], "p": [1, 1, 1, 1], "time": [1.0, 2.0, 6.0, 5.0]})
+    mean = m.aggregate("mean").frame
+    assert mean["time"].tolist() == [3.0, 5.0]
+    assert mean["reps"].tolist() == [3, 1]
+    assert mean["time_std"].tolist() == [np.sqrt(7.0), 0.0]  # (4 + 1 + 9) / 2
+    assert m.aggregate("median").frame["time"].tolist() == [2.0, 5.0]
+    assert m.aggregate("min").frame["time"].tolist() == [1.0, 5.0]
+    with pytest.raises(ValueError):
+        m.aggregate("max")
+
+
+def test_in_seconds_and_concat():
+    m = Measurements(dag_table(n=[100]), unit="cycles", clock_hz=2e9)
+    s = m.in_seconds()
+    assert s.unit == "s" and s.frame["time"].tolist() == [2589040638 / 2e9]
+    assert s.frame["create_task" if "create_task" in s.frame else "p"].tolist() == [4]
+    with pytest.raises(MeasurementError, match="no clock_hz"):
+        Measurements(dag_table(), unit="cycles").in_seconds()
+    both = m.concat(m)
+    assert len(both) == 2
+    with pytest.raises(MeasurementError, match="cannot concatenate"):
+        m.concat(s)
+
+
+def test_arrays_for_models():
+    m = Measurements(table())
+    assert m.X().tolist() == [[10, 1], [10, 2], [20, 1], [20, 2]]
+    assert m.y("time").dtype == np.float64
+    X, y = m.to_torch("time", ["p"])
+    assert X.shape == (4, 1) and y.tolist() == [4.0, 2.5, 8.0, 4.5]
+    assert m.points().columns.tolist() == ["n", "p"]
+    w = m.with_columns(work=[4.0, 5.0, 8.0, 9.0])
+    assert w.metrics == ["time", "work"]
+    with pytest.raises(MeasurementError, match="negative"):
+        m.with_columns(work=[-1.0, 5.0, 8.0, 9.0])
+    with pytest.raises(MeasurementError, match="column 'n'"):
+        Measurements({"p": [1], "time": [1.0]}).X(["n", "p"])
+
+
+def test_as_points():
+    assert as_points({"n": [1, 2], "p": 3}).values.tolist() == [[1, 3], [2, 3]]
+    assert as_points([[1, 2]]).columns.tolist() == ["n", "p"]
+    with pytest.raises(ValueError, match="lack"):
+        as_points({"n": 1}, features=["n", "p"])

@@ -1,0 +1,352 @@
+"""Readers and writers: exact values, located errors, atomic writes."""
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import probperf as pp
+from probperf.data import IdentityWarning, MeasurementError, Measurements
+from probperf.formats import read_csv, read_jsonl, read_parquet
+
+#: The values of ../shared/examples/dag_recorder_4workers.stat, read by eye.
+EXAMPLE = {
+    "p": 4,
+    "create_task": 1048575,
+    "wait_tasks": 1048575,
+    "end_task": 1048576,
+    "work": 1313026836,
+    "delay": 9031849743,
+    "no_work": 11285973,
+    "critical_path": 91285263,
+    "time": 2589040638,
+}
+
+STAT = """\
+create_task           = {create_task}
+wait_tasks            = 7
+end_task              = 8
+work (T1)             = {work}
+delay                 = 30
+no_work               = {no_work}
+critical_path (T_inf) = 40
+n_workers (P)         = {p}
+elapsed               = {time}
+T1/P                  = 1.000
+end-parent edges:
+ 1 0
+ 0 1
+"""
+
+
+def stat_text(work=100, no_work=10, p=2, time=70, create_task=6):
+    return STAT.format(work=work, no_work=no_work, p=p, time=time, create_task=create_task)
+
+
+def write(path, text):
+    path = Path(path)
+    path.write_text(text)
+    return path
+
+
+def error_of(fn, *args, **kw) -> str:
+    with pytest.raises(MeasurementError) as e:
+        fn(*args, **kw)
+    return str(e.value)
+
+
+# -- DAG Recorder .stat --------------------------------------------------------------
+
+
+def test_real_stat_file(shared_dir):
+    path = shared_dir / "examples" / "dag_recorder_4workers.stat"
+    m = pp.read_dag_recorder(path, params={"n": 2**20})
+    row = m.frame.iloc[0].to_dict()
+    assert {k: row[k] for k in EXAMPLE} == EXAMPLE
+    assert row["n"] == 2**20
+    assert m.unit == "cycles"
+    assert m.identity_residual().tolist() == [0.0]
+    assert m.frame["time"].dtype == np.int64
+
+
+def test_real_stat_file_via_read_and_pattern(shared_dir):
+    m = pp.read(shared_dir / "examples" / "dag_recorder_4workers.stat",
+                pattern="dag_recorder_{p}workers.stat", clock_hz=2e9)
+    assert m.params == ["p"] and m.frame["p"].tolist() == [4]
+    assert m.in_seconds().frame["time"].tolist() == [2589040638 / 2e9]
+
+
+def test_many_stat_files_with_pattern(tmp_path):
+    for n in (8, 16):
+        for p in (1, 2, 4):
+            t = 10 * n
+            write(tmp_path / f"sort_n{n}_p{p}_c3.stat", stat_text(work=p * t - 40, no_work=10, p=p, time=t))
+    m = pp.read_dag_recorder(str(tmp_path / "sort_*.stat"), pattern="sort_n{n}_p{p}_c{cutoff}.stat")
+    assert len(m) == 6
+    assert m.params == ["n", "p", "cutoff"]
+    f = m.frame.sort_values(["n", "p"])
+    assert f["n"].tolist() == [8, 8, 8, 16, 16, 16]
+    assert f["p"].tolist() == [1, 2, 4, 1, 2, 4]
+    assert f["time"].tolist() == [80, 80, 80, 160, 160, 160]
+    assert (m.identity_residual() == 0).all()
+
+
+def test_side_table(tmp_path):
+    write(tmp_path / "a.stat", stat_text())
+    write(tmp_path / "b.stat", stat_text(create_task=9))
+    side = write(tmp_path / "params.csv", "file,n,block\nruns/a.stat,100,4\nb.stat,200,8\n")
+    m = pp.read_dag_recorder(str(tmp_path / "*.stat"), side_table=side)
+    assert m.params == ["n", "p", "block"]
+    assert m.frame[["n", "block", "create_task"]].values.tolist() == [[100, 4, 6], [200, 8, 9]]
+    write(tmp_path / "c.stat", stat_text())
+    assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=side).startswith(
+        f"{tmp_path / 'c.stat'}: no row for this file in the side table"
+    )
+
+
+def test_stat_p_must_agree(tmp_path):
+    path = write(tmp_path / "run.stat", stat_text())
+    assert error_of(pp.read_dag_recorder, path, params={"p": 3}) == (
+        f"{path}, line 8, column p: n_workers (P) is 2 but the parameters give p=3"
+    )
+
+
+def test_stat_truncated(tmp_path):
+    path = write(tmp_path / "run.stat", "".join(stat_text().splitlines(True)[:6]))
+    assert error_of(pp.read_dag_recorder, path) == (
+        f"{path}, line 7, column critical_path: the file is truncated or not a DAG Recorder "
+        f".stat file: field 'critical_path (T_inf)' is missing (and 2 more)"
+    )
+
+
+def test_stat_field_not_a_number(tmp_path):
+    path = write(tmp_path / "run.stat", stat_text().replace("= 30", "= 3O"))
+    assert error_of(pp.read_dag_recorder, path) == (
+        f"{path}, line 5, column delay: field 'delay': value '3O' is not a number"
+    )
+    path = write(tmp_path / "run.stat", stat_text().replace("= 70", "="))
+    assert "line 9, column time: field 'elapsed': no value" in error_of(pp.read_dag_recorder, path)
+
+
+def test_stat_negative_and_identity_are_located(tmp_path):
+    path = write(tmp_path / "run.stat", stat_text(no_work=-10))
+    assert error_of(pp.read_dag_recorder, path) == f"{path}, line 6, column no_work: negative value -10"
+    path = write(tmp_path / "run.stat", stat_text(no_work=12))
+    with pytest.warns(IdentityWarning, match=f"{path}, line 9, column time"):
+        pp.read_dag_recorder(path)
+    assert error_of(pp.read_dag_recorder, path, strict=True).startswith(f"{path}, line 9, column time:")
+
+
+def test_glob_matching_nothing(tmp_path):
+    pattern = str(tmp_path / "*.stat")
+    assert error_of(pp.read_dag_recorder, pattern) == f"{pattern}: no files match this pattern"
+    assert error_of(pp.read, str(tmp_path / "*.csv")).endswith("no files match this pattern")
+
+
+def test_pattern_mismatch(tmp_path):
+    path = write(tmp_path / "run.stat", stat_text())
+    assert "does not match the pattern" in error_of(pp.read_dag_recorder, path, pattern="sort_n{n}.stat")
+
+
+# -- CSV -------------------------------------------------------------------------------
+
+TRICKY = [5e-324, 2.2250738585072014e-308, 0.1 + 0.2, 1 / 3, 1.7976931348623157e308, 123456789.0]
+
+
+def test_csv_round_trip_is_bit_exact(tmp_path):
+    m = Measurements({"n": [2**40 + 1] * 6, "p": [1, 2, 3, 4, 5, 6], "time": TRICKY,
+                      "serial_time": [1.0, None, 3.0, None, None, 2.5]})
+    out = pp.write(m, tmp_path / "m.csv")
+    back = pp.read(out)
+    assert back.frame["time"].tolist() == TRICKY
+    assert back.frame["n"].tolist() == [2**40 + 1] * 6
+    assert back.frame["serial_time"].isna().tolist() == [False, True, False, True, True, False]
+    lines = (tmp_path / "m.csv").read_text().splitlines()
+    assert lines[:3] == ["n,p,time,serial_time", "1099511627777,1,5e-324,1.0",
+                         "1099511627777,2,2.2250738585072014e-308,"]
+
+
+def test_csv_line_numbers_count_blank_lines(tmp_path):
+    path = write(tmp_path / "r.csv", "n,p,time\n10,1,1.0\n\n20,1,-2.0\n")
+    assert error_of(read_csv, path) == f"{path}, line 4, column time: negative value -2.0"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("n,p,time,n\n1,1,1.0,1\n", "line 1, column n: duplicate column 'n' in the header"),
+        ("n,time\n1,1.0\n", "line 1, column p: required parameter column 'p' is missing"),
+        ("n,p,time,speed\n1,1,1.0,2\n", "line 1, column speed: unknown column 'speed'"),
+        ("n,p,time\n1,1,1.0\n2,1,nan\n", "line 3, column time: value is NaN"),
+        ("n,p,time\n1,1,1.0\n2,1,inf\n", "line 3, column time: value is infinite"),
+        ("n,p,time\n1,1,1.0\n2,x,2.0\n", "line 3, column p: value 'x' is not a number"),
+        ("n,p,time\n1,1.5,1.0\n", "line 2, column p: p must be a positive integer, got 1.5"),
+        ("n,p,time\n1,1,1.0\n2,1\n", "line 3: 2 fields, but the header has 3"),
+        ("n,p,time\n", "line 2: no data rows after the header"),
+        ("", "line 1: the file is empty"),
+    ],
+)
+def test_csv_errors(tmp_path, text, expected):
+    path = write(tmp_path / "r.csv", text)
+    assert error_of(read_csv, path).startswith(f"{path}, {expected}")
+
+
+def test_csv_config_and_params(tmp_path):
+    path = write(tmp_path / "r.csv", "n,cutoff,time\n1,8,1.0\n")
+    m = read_csv(path, config=["cutoff"], params={"p": 4})
+    assert m.params == ["n", "p", "cutoff"]
+    assert m.frame["p"].tolist() == [4]
+    assert "also a column" in error_of(read_csv, write(tmp_path / "s.csv", "n,p,time\n1,1,1\n"), params={"p": 4})
+
+
+# -- JSON lines and Parquet --------------------------------------------------------
+
+
+def test_jsonl_round_trip_and_errors(tmp_path):
+    m = Measurements({"n": [3, 5], "p": [1, 2], "time": [TRICKY[0], TRICKY[4]],
+                      "work": [1.5, None], "split": ["train", "test"]})
+    back = read_jsonl(pp.write(m, tmp_path / "m.jsonl"))
+    assert back.frame["time"].tolist() == [TRICKY[0], TRICKY[4]]
+    assert back.frame["split"].tolist() == ["train", "test"]
+    assert math.isnan(back.frame["work"].iloc[1])
+    cases = [
+        ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 2, "p": 1, "time": NaN}\n', "line 2, column time: value is NaN"),
+        ('{"n": 1, "p": 1, "time": 1.0, "p": 2}\n', "line 1, column p: duplicate key 'p'"),
+        ('{"n": 1, "p": true, "time": 1.0}\n', "line 1, column p: value True is not a number"),
+        ('{"n": 1, "p": 1, "time": 1.0}\n\n[1]\n', "line 3: expected a JSON object"),
+        ('{"n": 1, "time": 1.0}\n', "line 1, column p: required parameter column 'p' is missing"),
+        ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "time": 1.0}\n', "line 2, column p: missing value (NaN)"),
+    ]
+    for text, expected in cases:
+        path = write(tmp_path / "bad.jsonl", text)
+        assert error_of(read_jsonl, path).startswith(f"{path}, {expected}")
+
+
+def test_parquet_keeps_unit_clock_and_config(tmp_path):
+    m = Measurements({"n": [1, 2], "p": [1, 1], "cutoff": [4, 8], "time": [10, 20]},
+                     config=["cutoff"], unit="cycles", clock_hz=3e9)
+    back = read_parquet(pp.write(m, tmp_path / "m.parquet"))
+    assert (back.unit, back.clock_hz, back.config) == ("cycles", 3e9, ["cutoff"])
+    pd.testing.assert_frame_equal(back.frame, m.frame)
+    assert read_parquet(tmp_path / "m.parquet", config=[]).config == ["cutoff"]
+
+
+def test_parquet_nan_is_an_error_null_is_missing(tmp_path):
+    path = tmp_path / "m.parquet"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # pandas would store NaN as null; write a real IEEE NaN with pyarrow.
+    time = pa.array([1.0, float("nan"), None], type=pa.float64())
+    pq.write_table(pa.table({"n": [1, 2, 3], "p": [1, 1, 1], "time": time}), path)
+    assert error_of(read_parquet, path) == f"{path}, column time: row 1: value is NaN"
+    pq.write_table(pa.table({"n": [1, 3], "p": [1, 1], "time": pa.array([1.0, None])}), path)
+    assert read_parquet(path).frame["time"].isna().tolist() == [False, True]
+    write(path, "")
+    assert error_of(read_parquet, path) == f"{path}: the file is empty"
+
+
+# -- Extra-P text ------------------------------------------------------------------
+
+
+def test_read_extrap_two_parameters(tmp_path):
+    path = write(tmp_path / "e.txt", (
+        "# comment\n"
+        "PARAMETER n\nPARAMETER p\n\n"
+        "POINTS ( 64 2 ) ( 128 4 )\n"
+        "REGION main\nMETRIC time\n"
+        "DATA 1.5 1.25 1.75\nDATA 3.0 2.5\n"
+    ))
+    m = pp.read_extrap(path)
+    assert m.frame.values.tolist() == [[64, 2, 1.5], [64, 2, 1.25], [64, 2, 1.75], [128, 4, 3.0], [128, 4, 2.5]]
+
+
+def test_read_extrap_one_parameter_chooses_time(tmp_path):
+    path = write(tmp_path / "e.txt", (
+        "PARAMETER p\nPOINTS 1 2 4\nREGION r\nMETRIC visits\nDATA 5\nDATA 5\nDATA 5\n"
+        "METRIC time\nDATA 4.0\nDATA 2.0\nDATA 1.0\n"
+    ))
+    m = pp.read_extrap(path)
+    assert m.frame.values.tolist() == [[1, 4.0], [2, 2.0], [4, 1.0]]
+    assert pp.read_extrap(path, metric="visits").frame["time"].tolist() == [5, 5, 5]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("PARAMETER p\nPOINTS 1 2\nMETRIC time\nDATA 1.0\n", "line 4, column time: 1 DATA lines for 2 POINTS"),
+        ("PARAMETER p\nPOINTS 1\nMETRIC time\nDATA 1.0 x\n", "line 4, column time: value 'x' is not a number"),
+        ("PARAMETER p\nPOINTS 1\nMETRIC time\nDATA -1.0\n", "line 4, column time: negative value -1.0"),
+        ("PARAMETER p\nPOINTS 1.5\nMETRIC time\nDATA 1.0\n", "line 4, column p: p must be a positive"),
+        ("PARAMETER n\nPOINTS 1\nMETRIC time\nDATA 1.0\n", "line 1, column p: required parameter"),
+        ("PARAMETER p\nPOINTS 1\nMETRIK time\n", "line 3: unknown keyword 'METRIK'"),
+        ("PARAMETER n p\nPOINTS 1 2\n", "line 2: POINTS: 2 parameters need (x y ...) groups"),
+    ],
+)
+def test_extrap_errors(tmp_path, text, expected):
+    path = write(tmp_path / "e.txt", text)
+    assert error_of(pp.read_extrap, path).startswith(f"{path}, {expected}")
+
+
+def test_extrap_round_trip_with_config(tmp_path):
+    m = Measurements({"n": [8, 8, 16, 8], "p": [1, 1, 2, 1], "cutoff": [4, 4, 4, 4],
+                      "time": TRICKY[:4]}, config=["cutoff"])
+    back = pp.read(pp.write(m, tmp_path / "m.extrap"))
+    assert back.params == ["n", "p", "cutoff"]
+    # Extra-P groups repetitions by point: rows 0, 1, 3 then row 2.
+    assert back.frame.values.tolist() == m.frame.iloc[[0, 1, 3, 2]].values.tolist()
+
+
+def test_extrap_writer_refuses_to_lose_data(tmp_path):
+    m = Measurements({"n": [1], "p": [1], "time": [1.0], "work": [1.0]})
+    assert "also has work" in error_of(pp.write, m, tmp_path / "m.txt")
+    assert list(tmp_path.iterdir()) == []
+    wide = Measurements({"n": [1], "p": [1], "a": [1], "b": [1], "c": [1], "time": [1.0]},
+                        config=["a", "b", "c"])
+    assert "at most 4 parameters" in error_of(pp.write_extrap, wide, tmp_path / "m.txt")
+    pp.write_extrap(m, tmp_path / "w.txt", metric="work")
+    assert pp.read(tmp_path / "w.txt").frame["work"].tolist() == [1.0]
+
+
+# -- dispatch and atomic writes ---------------------------------------------------------
+
+
+def test_unknown_suffix(tmp_path):
+    assert error_of(pp.read, tmp_path / "m.xlsx").endswith("unknown file type '.xlsx'; use one of "
+                                                             ".csv, .parquet, .jsonl, .stat, .txt, .extrap")
+
+
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+    target = write(tmp_path / "m.csv", "old\n")
+    m = Measurements({"n": [1], "p": [1], "time": [1.0]})
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("probperf.formats.os.replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        pp.write(m, target)
+    assert target.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["m.csv"]
+
+
+def test_read_many_csv_files_concatenates(tmp_path):
+    write(tmp_path / "a.csv", "n,p,time\n1,1,1.0\n")
+    write(tmp_path / "b.csv", "n,p,time\n2,1,2.0\n")
+    assert pp.read(str(tmp_path / "*.csv")).frame["time"].tolist() == [1.0, 2.0]
+
+
+def test_options_that_do_not_apply_are_rejected(tmp_path):
+    path = write(tmp_path / "a.csv", "n,p,time\n1,1,1.0\n")
+    assert error_of(pp.read, path, pattern="a{n}.csv") == (
+        f"{path}: option 'pattern' does not apply to csv files "
+        f"(it takes clock_hz, config, params, strict, unit)"
+    )
+
+
+def test_underscored_numbers_are_not_numbers(tmp_path):
+    path = write(tmp_path / "a.csv", "n,p,time\n1_000,1,1.0\n")
+    assert error_of(pp.read, path) == f"{path}, line 2, column n: value '1_000' is not a number"
