@@ -143,7 +143,7 @@ def _check_inputs(n, p, need_p: bool, need_log: bool):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         floor = ">= 1 (log2 terms)" if need_log else "> 0"
-        raise ValueError(f"problem size n must be finite and {floor}; index {i} is {n[i]!r}")
+        raise ValueError(f"problem size n must be finite and {floor}; index {i} is {float(n[i])!r}")
     if not need_p:
         return n, None
     if p is None:
@@ -152,7 +152,7 @@ def _check_inputs(n, p, need_p: bool, need_log: bool):
     bad = ~np.isfinite(p) | (p < 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"worker count p must be finite and >= 1; index {i} is {p[i]!r}")
+        raise ValueError(f"worker count p must be finite and >= 1; index {i} is {float(p[i])!r}")
     return n, p
 
 

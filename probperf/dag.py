@@ -153,9 +153,12 @@ class Prediction(Predictive):
         self.components["time"] = Predictive(time, self.points, "time")
 
     def __getitem__(self, key):
+        """``pred["delay"]`` is a component; ``pred[idx]`` the prediction at some points."""
         if isinstance(key, str):
             return self.components[key]
-        return super().__getitem__(key)
+        idx = np.atleast_1d(np.arange(self.n_points)[key])
+        comps = {k: v.draws[:, idx] for k, v in self.components.items() if k != "time"}
+        return Prediction(comps, self.points.iloc[idx], self.unit)
 
     @property
     def p(self) -> np.ndarray:

@@ -194,3 +194,55 @@ def plot(
         fig = plot_band(model, vs=vs, at=point, data=measured)
         fig.savefig(output)
     console.print(f"wrote {output}", highlight=False)
+
+
+@app.command()
+def demo(
+    output: Path = typer.Option(Path("demo_band.png"), "-o", "--output", help="Band plot to write."),
+    fast: bool = typer.Option(False, help="SVI instead of NUTS (seconds instead of a minute)."),
+    seed: int = typer.Option(0, help="Seed of the simulation and the fit."),
+):
+    """The main job on a built-in example: simulate, fit the DAG model, extrapolate.
+
+    Simulates a parallel merge sort on 1-8 workers at n = 2^12..2^16 (2 repetitions),
+    fits the DAG model, predicts 8x the largest size on up to 36 workers, and compares
+    with runs simulated there (the truth the model never saw).
+    """
+    import time as clock
+
+    import numpy as np
+
+    from ..dag import DagModel
+    from ..plot import plot_band
+    from ..sim import generate
+
+    started = clock.perf_counter()
+    sizes, workers = [2**k for k in range(12, 17)], list(range(1, 9))
+    console.print(f"simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
+    train = generate("sort", sizes, workers, reps=2, seed=seed, progress=True)
+    with console.status("fitting the DAG model (7 intermediate metric models)"):
+        model = DagModel(fast=fast, seed=seed).fit(train)
+    big = 8 * sizes[-1]
+    targets = [(big, 8), (big, 16), (big, 36), (sizes[-1], 36)]
+    console.print(f"simulating the truth at n = 2^{int(np.log2(big))} on up to 36 workers", highlight=False)
+    truth = generate("sort", [big, sizes[-1]], [8, 16, 36], reps=3, seed=seed + 1000).aggregate("mean").frame
+    import pandas as pd
+
+    points = pd.DataFrame(targets, columns=["n", "p"])
+    pred = model.predict(points, n_draws=2000, seed=seed)
+    lo, hi = pred.interval(0.9)
+    table = Table(title="sort: predicted vs simulated time [s] (90 % interval)")
+    for c in ("n", "p", "predicted", "90 % interval", "simulated", "error", "covered"):
+        table.add_column(c, justify="right")
+    for i, (n, p) in enumerate(targets):
+        true = float(truth.loc[(truth["n"] == n) & (truth["p"] == p), "time"].iloc[0])
+        err = pred.median[i] / true - 1
+        table.add_row(f"2^{int(np.log2(n))}", str(p), f"{pred.median[i]:.4g}", f"[{lo[i]:.4g}, {hi[i]:.4g}]",
+                      f"{true:.4g}", f"{err:+.1%}", "yes" if lo[i] <= true <= hi[i] else "NO")
+    console.print(table)
+    _print_decomposition(pred[[2]].decomposition(0.9), 0.9)
+    measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + 2000)
+    fig = plot_band(model, vs="p", at={"n": big, "p": 36}, data=measured,
+                    title=f"sort, n = 2^{int(np.log2(big))} (8x the largest training size)")
+    fig.savefig(output)
+    console.print(f"band plot: {output}   total {clock.perf_counter() - started:.0f} s", highlight=False)

@@ -45,13 +45,13 @@ def _append(new, out: Path):
 
 
 def _overhead_table(overhead) -> Table:
-    table = Table(title="tracing overhead (process times, s)")
-    for col in ("p", "untraced wall", "traced wall", "overhead", "untraced CPU", "traced CPU", "CPU overhead"):
+    table = Table(title="tracing overhead (seconds; elapsed = OpenMP runtime start to end)")
+    for col in ("p", "untraced", "traced", "overhead", "wall untraced", "wall traced", "CPU overhead"):
         table.add_column(col, justify="right")
     for row in overhead.itertuples():
         table.add_row(
             str(row.p), f"{row.untraced:.4g}", f"{row.traced:.4g}", f"{row.overhead:+.1%}",
-            f"{row.untraced_cpu:.4g}", f"{row.traced_cpu:.4g}", f"{row.cpu_overhead:+.1%}",
+            f"{row.untraced_wall:.4g}", f"{row.traced_wall:.4g}", f"{row.cpu_overhead:+.1%}",
         )
     return table
 
@@ -65,7 +65,7 @@ def record_cmd(
         None, "--param", help="Row parameter NAME=VALUE (repeatable); n=SIZE is required."
     ),
     output: Path = typer.Option(..., "--output", "-o", help="Measurements file to append to (.csv, .parquet, .jsonl)."),
-    untraced: bool = typer.Option(True, "--untraced/--no-untraced", help="Also run once per p without the tool, to report the overhead."),
+    untraced: bool = typer.Option(True, "--untraced/--no-untraced", help="Also run once per p without event recording, to report the overhead."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a run is abandoned."),
 ):
     """Run PROGRAM under the OMPT tool and append one row of DAG metrics per run.

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from .base import MetricModel
+from .baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
 from .bayes import BayesianBasisRegression
 from .gp import GaussianProcessModel
 
@@ -41,4 +42,4 @@ def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
     return GaussianProcessModel(kernel=spec, **kwargs)
 
 
-__all__ = ["MetricModel", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC"]
+__all__ = ["MetricModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC"]

@@ -25,6 +25,7 @@ log-likelihood. A restart whose Cholesky factorisation fails despite jitter is s
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import warnings
@@ -79,9 +80,10 @@ def _numerics():
     Exact Cholesky (not CG/Lanczos) up to :data:`MAX_CHOLESKY` points, escalating
     jitter before giving up, and a CG cap for the large-N fallback.
     """
-    from contextlib import ExitStack
-
-    stack = ExitStack()
+    stack = contextlib.ExitStack()
+    # Jitter added by GPyTorch is expected here (and failures are handled), not news.
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore", gpytorch.utils.warnings.NumericalWarning)
     stack.enter_context(gpytorch.settings.max_cholesky_size(MAX_CHOLESKY))
     stack.enter_context(gpytorch.settings.cholesky_jitter(float_value=1e-6, double_value=1e-8))
     stack.enter_context(gpytorch.settings.cholesky_max_tries(6))
@@ -119,7 +121,10 @@ class GaussianProcessModel(MetricModel):
         Default number of predictive draws.
     joint_block : int
         Up to this many prediction points are drawn jointly in one block; more points
-        are split into blocks of neighbouring points (see :meth:`predict`).
+        are split into blocks of neighbouring points (see :meth:`_predict_draws`).
+    screen_points : int
+        With more training points than this, restarts are compared on a random subset
+        of this size and only the best is refined (L-BFGS) on all the data.
 
     Attributes
     ----------
@@ -128,9 +133,11 @@ class GaussianProcessModel(MetricModel):
     log_target_ : bool
         Whether the target is modelled on log scale (all training values positive).
     mll_ : float
-        Marginal log-likelihood of the kept restart (standardised scale).
+        Marginal log-likelihood of the kept model on all training data (standardised
+        target scale).
     restart_mlls_ : list of float or None
-        Final marginal log-likelihood per restart (``None``: the restart failed).
+        Final marginal log-likelihood per restart (``None``: the restart failed), on
+        the screening subset when there is one.
     mean_model_ : MetricModel or None
         The fitted mean model when ``mean`` is a model.
 
@@ -161,6 +168,7 @@ class GaussianProcessModel(MetricModel):
         device: str = "cpu",
         n_draws: int = 1000,
         joint_block: int = 1000,
+        screen_points: int = 300,
     ):
         self.kernel = kernel
         self.mean = mean
@@ -174,6 +182,7 @@ class GaussianProcessModel(MetricModel):
         self.device = device
         self.n_draws = n_draws
         self.joint_block = joint_block
+        self.screen_points = screen_points
 
     # -- parameters -------------------------------------------------------------
 
@@ -183,7 +192,7 @@ class GaussianProcessModel(MetricModel):
             raise ValueError(
                 f"mean must be one of {MEANS} or a MetricModel, got {self.mean!r}"
             )
-        for name in ("n_restarts", "joint_block", "n_draws"):
+        for name in ("n_restarts", "joint_block", "n_draws", "screen_points"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         for name in ("adam_iters", "lbfgs_iters"):
@@ -208,24 +217,64 @@ class GaussianProcessModel(MetricModel):
         ty = torch.as_tensor(
             self.y_scaler_.transform(t[:, None])[:, 0], dtype=_DTYPE, device=self.device_
         )
-        best, self.restart_mlls_, errors = None, [], []
+        with _threads_for(len(ty)):
+            self.model_, self.mll_ = self._optimise(x, ty)
+        self.model_.eval()
+
+    def _optimise(self, x, ty):
+        """Run the restarts; return the kept model and its marginal log-likelihood.
+
+        With more than ``screen_points`` observations the restarts run on a random
+        subset of that size (the restart comparison only needs the hyper-parameters'
+        ranking, and each restart then costs ~(N/screen)^3 less); the best restart is
+        then refined on all the data with L-BFGS. If its refinement fails, the next
+        best is tried.
+        """
+        subset = self._screen_subset(len(ty))
+        xs, ts = (x, ty) if subset is None else (x[subset], ty[subset])
+        fitted, self.restart_mlls_, errors = [], [], []
         for restart in range(int(self.n_restarts)):
             try:
-                model, mll = self._train_restart(x, ty, restart)
+                model, mll = self._train_restart(xs, ts, restart)
             except _RestartFailed as exc:
                 self.restart_mlls_.append(None)
                 errors.append(f"restart {restart}: {exc}")
                 continue
             self.restart_mlls_.append(mll)
-            if best is None or mll > best[1]:
-                best = (model, mll)
-        if best is None:
-            raise GPFitError(
-                f"all {self.n_restarts} GP restarts failed (kernel {self.kernel!r}): "
-                + "; ".join(errors)
-            )
-        self.model_, self.mll_ = best
-        self.model_.eval()
+            fitted.append((mll, restart, model))
+        fitted.sort(key=lambda item: -item[0])
+        if subset is None and fitted:
+            return fitted[0][2], fitted[0][0]
+        for _, restart, model in fitted:
+            try:
+                return self._refine(model, x, ty)
+            except _RestartFailed as exc:
+                errors.append(f"restart {restart} on all data: {exc}")
+        raise GPFitError(
+            f"all {self.n_restarts} GP restarts failed (kernel {self.kernel!r}): "
+            + "; ".join(errors)
+        )
+
+    def _screen_subset(self, n: int):
+        if n <= int(self.screen_points):
+            return None
+        rng = np.random.default_rng(int(self.seed))
+        idx = np.sort(rng.choice(n, size=int(self.screen_points), replace=False))
+        return torch.as_tensor(idx, device=self.device_)
+
+    def _refine(self, screened, x, ty):
+        with _numerics():
+            model = self._build(x, ty)
+            model.load_state_dict(screened.state_dict())
+            model.train()
+            mll = ExactMarginalLogLikelihood(model.likelihood, model)
+            if _loss_or_none(model, mll, x, ty) is None:
+                raise _RestartFailed("the covariance matrix is not positive definite")
+            _run_lbfgs(model, mll, x, ty, int(self.lbfgs_iters))
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the refined covariance matrix is not positive definite")
+        return model, -loss * len(ty)
 
     def _target_scale(self, X, y) -> np.ndarray:
         """The (unstandardised) regression target: log y, its residual, or y."""
@@ -326,6 +375,7 @@ class GaussianProcessModel(MetricModel):
         model = self.model_
         model.eval()
         with _numerics(), torch.no_grad(), warnings.catch_warnings(), \
+                _threads_for(min(len(X), int(self.joint_block)) + len(model.train_targets)), \
                 gpytorch.settings.fast_pred_var(), \
                 gpytorch.settings.fast_computations(covar_root_decomposition=False):
             # fast_pred_var caches a root of (K + s^2 I)^-1 once; with root decomposition
@@ -416,6 +466,23 @@ class GaussianProcessModel(MetricModel):
 
 class _RestartFailed(Exception):
     pass
+
+
+#: Below this many points one thread is faster: the matrices are too small to split,
+#: and on a shared machine extra OpenMP threads mostly wait.
+_SINGLE_THREAD_BELOW = 500
+
+
+@contextlib.contextmanager
+def _threads_for(n: int):
+    before = torch.get_num_threads()
+    if n < _SINGLE_THREAD_BELOW and before > 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
 
 
 def _resolve_device(device: str, strict: bool = True) -> torch.device:

@@ -22,6 +22,7 @@ unidentifiable.
 
 from __future__ import annotations
 
+import math
 import re
 from contextlib import contextmanager
 
@@ -129,13 +130,81 @@ def _check_name(tok: str, spec: str) -> None:
         )
 
 
+class SpectralMixture(SpectralMixtureKernel):
+    """Spectral mixture kernel of Wilson & Adams (2013), computed fast.
+
+    ``k(tau) = sum_q w_q prod_d exp(-2 pi^2 tau_d^2 v_qd) cos(2 pi tau_d mu_qd)``: the
+    spectral density is a mixture of ``Q`` Gaussians over all ``d`` input dimensions
+    (``mixture_scales`` holds ``sqrt(v)``, ``mixture_means`` holds ``mu``).
+
+    Same parameters and initialisers as GPyTorch's ``SpectralMixtureKernel`` (it
+    subclasses it), but note GPyTorch's own ``forward`` multiplies per-dimension
+    mixtures (``prod_d sum_q``) instead; this class uses the paper's ``sum_q prod_d``.
+    The forward pass avoids ``Q x n x m x d`` temporaries: the Gaussian factor is a
+    squared distance in scaled coordinates (matrix products), and the cosine product
+    is a rank-``2^d`` product of cos/sin features, since ``cos(a - b) = cos a cos b +
+    sin a sin b``. That makes the kernel matrix of 1,000 points ~30x faster to compute
+    and differentiate, which is what makes several restarts affordable.
+    """
+
+    #: above this many input dimensions the 2^d features cost more than they save
+    max_feature_dims = 6
+
+    def forward(self, x1, x2, diag=False, last_dim_is_batch=False, **params):
+        if last_dim_is_batch:
+            raise NotImplementedError("SpectralMixture does not support last_dim_is_batch")
+        if x1.shape[-1] != self.ard_num_dims:
+            raise RuntimeError(
+                f"spectral mixture kernel expects {self.ard_num_dims} input dimensions, got {x1.shape[-1]}"
+            )
+        scales = self.mixture_scales.squeeze(-2)  # (..., Q, d)
+        means = self.mixture_means.squeeze(-2)
+        weights = self.mixture_weights
+        if diag:  # pairs (x1_i, x2_i): no n x m matrix
+            return _sm_direct(x1 - x2, scales, means, weights, point_dims=1)
+        fast = (
+            x1.dim() == 2 and x2.dim() == 2 and scales.dim() == 2
+            and x1.shape[-1] <= self.max_feature_dims
+        )
+        if not fast:
+            tau = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+            return _sm_direct(tau, scales, means, weights, point_dims=2)
+        u1 = x1 * scales[:, None, :]  # (Q, n, d)
+        u2 = x2 * scales[:, None, :]
+        sq = (u1 * u1).sum(-1)[:, :, None] + (u2 * u2).sum(-1)[:, None, :] - 2 * u1 @ u2.transpose(-1, -2)
+        gauss = torch.exp(-2 * math.pi**2 * sq.clamp_min(0))
+        cosines = _cos_features(x1, means) @ _cos_features(x2, means).transpose(-1, -2)
+        return (weights[:, None, None] * gauss * cosines).sum(0)
+
+
+def _sm_direct(tau, scales, means, weights, point_dims: int):
+    """Elementwise evaluation for differences ``tau`` of shape (..., *points, d)."""
+    tau = tau.unsqueeze(-2 - point_dims)  # (..., 1, *points, d): the mixture axis
+    shape = scales.shape[:-1] + (1,) * point_dims + scales.shape[-1:]
+    scales, means = scales.reshape(shape), means.reshape(shape)
+    gauss = torch.exp(-2 * math.pi**2 * ((tau * scales) ** 2).sum(-1))
+    cosines = torch.cos(2 * math.pi * tau * means).prod(-1)
+    w = weights.reshape(weights.shape + (1,) * point_dims)
+    return (w * gauss * cosines).sum(-1 - point_dims)
+
+
+def _cos_features(x, means):
+    """(Q, n, 2^d) features whose inner products give prod_d cos(2 pi mu_qd (x_d - x'_d))."""
+    phase = 2 * math.pi * x[None, :, :] * means[:, None, :]  # (Q, n, d)
+    feats = torch.ones_like(phase[..., :1])
+    for j in range(x.shape[-1]):
+        c, s = torch.cos(phase[..., j : j + 1]), torch.sin(phase[..., j : j + 1])
+        feats = torch.cat([feats * c, feats * s], dim=-1)
+    return feats
+
+
 def _base_kernel(name: str, ard_dims: int, ard: bool) -> Kernel:
     m = _NAME.match(name)
     family, number = m.group(1) or m.group(3), m.group(2)
     if family == "sm":
         # GPyTorch's SM kernel needs ard_num_dims equal to the input dimension.
         q = int(number) if number else DEFAULT_SM_MIXTURES
-        return SpectralMixtureKernel(num_mixtures=q, ard_num_dims=ard_dims)
+        return SpectralMixture(num_mixtures=q, ard_num_dims=ard_dims)
     if family == "poly":
         return PolynomialKernel(power=int(number) if number else DEFAULT_POLY_DEGREE)
     dims = ard_dims if ard else None
@@ -338,5 +407,5 @@ def randomise_lengthscales(kernel: Kernel, generator: torch.Generator) -> None:
                 setattr(module, attr, value.to(current.device))
 
 
-__all__ = ["KERNEL_NAMES", "parse_kernel", "spectral_kernels", "init_spectral_mixture",
+__all__ = ["KERNEL_NAMES", "SpectralMixture", "parse_kernel", "spectral_kernels", "init_spectral_mixture",
            "randomise_lengthscales", "seeded"]

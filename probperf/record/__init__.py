@@ -21,7 +21,7 @@ Examples
 from .build import BENCHMARKS, BuildError, build_benchmarks, cache_dir, find_compiler, tool_path
 from .convert import events_to_trace
 from .events import Events, TraceFileError, read_events
-from .run import Recording, RecordError, TracedRun, record, run_traced, run_untraced
+from .run import Recording, RecordError, TracedRun, record, run_program, run_traced, run_untraced
 
 __all__ = [
     "BENCHMARKS",
@@ -37,6 +37,7 @@ __all__ = [
     "find_compiler",
     "read_events",
     "record",
+    "run_program",
     "run_traced",
     "run_untraced",
     "tool_path",

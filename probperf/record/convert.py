@@ -13,8 +13,6 @@ Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
 * creation: the strand that created a task -> the task's first strand;
 * taskwait / taskgroup: the last strand of each child created since the previous wait
   -> the parent's strand after the wait;
-* undeferred execution: a task that ran to completion while its creator was switched
-  out (``if(0)``, serialized teams) -> the creator's next strand;
 * fork / barriers / join: the strand that opened a parallel region -> the first strand
   of every implicit task; every implicit task's strand before a barrier -> every
   implicit task's strand after it; explicit tasks that no taskwait joined -> the
@@ -24,8 +22,12 @@ Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
 The initial task's strands cover the program from the runtime's start to its shutdown,
 so ``time`` is the elapsed time of the traced program under the OpenMP runtime.
 
-Known limits: a taskgroup joins only the children created in it (deeper descendants
-are joined at the next barrier); untied tasks and nested teams are not special-cased.
+Known limits: OMPT reports only the end of a taskgroup, so a taskgroup joins the
+children of its task that ended before the wait ended (deeper descendants, and
+children created before the group that were still running, are joined at the next
+barrier); dependences between sibling tasks (``depend`` clauses) are not recorded, so
+such a task counts as ready when its creator's strand ends; untied tasks and nested
+teams are not special-cased.
 LLVM reports a worker's exit from the last barrier of a region only when the worker
 next wakes up, so the worker's piece after that barrier is dropped (it runs no user
 code).
@@ -42,6 +44,7 @@ from .events import Events, TraceFileError
 _BODY_DONE = {1, 3, 4}  # complete, cancel, detach
 #: ompt_sync_region_t values that join the children of the waiting task.
 _TASK_WAITS = {5, 6}  # taskwait, taskgroup
+_TASKWAIT = 5
 #: ompt_sync_region_t values of team barriers.
 _BARRIERS = {1, 2, 3, 4, 8, 9, 10}
 _INITIAL = 0x1  # ompt_task_initial
@@ -51,7 +54,7 @@ class _Task:
     __slots__ = (
         "open_at", "open_worker", "open_preds", "post_barrier", "last", "waiting",
         "suspended", "started", "initial", "implicit", "team", "children", "wait_children",
-        "barriers",
+        "barriers", "wait_kind",
     )
 
     def __init__(self):
@@ -69,6 +72,7 @@ class _Task:
         self.children = []  # children created since the last taskwait
         self.wait_children = []
         self.barriers = 0
+        self.wait_kind = 0
 
 
 class _Builder:
@@ -146,11 +150,9 @@ class _Builder:
 
     def on_schedule(self, prior_id, status, next_id, t, worker):
         prior = self.tasks.get(prior_id)
-        finished = False
         if prior is not None and prior.open_at is not None:
             self.close(prior, t)
             if status in _BODY_DONE:
-                finished = True
                 if not prior.implicit:
                     self.end_task += 1
             else:
@@ -162,10 +164,12 @@ class _Builder:
             nxt.started = True
             self.open(nxt, t, worker, (("creator", next_id),))
         elif nxt.suspended:
+            # A task that ran to completion on top of a switched-out one (undeferred, or
+            # any task in a serialized team) gets no edge to its host: the DAG keeps the
+            # logical dependences, so the critical path is the program's, not the order
+            # this schedule imposed.
             nxt.suspended = False
-            # A task that ran to completion on top of a switched-out one (undeferred
-            # or immediately executed) had to finish before its host could go on.
-            self.open(nxt, t, worker, (("last", prior_id),) if finished else ())
+            self.open(nxt, t, worker)
 
     def on_sync_begin(self, tid, kind, t):
         task = self.task(tid)
@@ -173,7 +177,9 @@ class _Builder:
         task.waiting = True
         if kind in _TASK_WAITS:
             task.wait_children, task.children = task.children, []
-            self.joined.update(task.wait_children)
+            task.wait_kind = kind
+            if kind == _TASKWAIT:
+                self.joined.update(task.wait_children)
             self.wait_tasks += 1
         elif kind in _BARRIERS:
             key = (task.team, task.barriers)
@@ -183,7 +189,8 @@ class _Builder:
         task = self.task(tid)
         task.waiting = False
         if kind in _TASK_WAITS:
-            self.open(task, t, worker, tuple(("last", c) for c in task.wait_children))
+            how = "last" if task.wait_kind == _TASKWAIT else "group"
+            self.open(task, t, worker, tuple((how, c) for c in task.wait_children))
             task.wait_children = []
         elif kind in _BARRIERS:
             key = (task.team, task.barriers)
@@ -226,12 +233,32 @@ class _Builder:
                     task.open_at = None
                 else:
                     self.close(task, self.t_fini)
+        self._join_groups()
         attached = self._attach_unjoined()
         for dst, spec in self.specs:
             for src in self._resolve(spec, attached):
                 if src is not None and src != dst:
                     self.src.append(src)
                     self.dst.append(dst)
+
+    def _join_groups(self) -> None:
+        """Decide which children a taskgroup joined.
+
+        OMPT marks only the end of a taskgroup, so the children of the waiting task
+        created since its last wait include any created before the taskgroup began,
+        which it does not wait for. A child that ended before the wait ended may have
+        been in the group: it gets the edge. One still running was not: it stays
+        unjoined (and is joined at the next barrier).
+        """
+        for i, (dst, spec) in enumerate(self.specs):
+            if spec[0] != "group":
+                continue
+            task = self.tasks.get(spec[1])
+            if task is not None and task.last is not None and self.end[task.last] <= self.start[dst]:
+                self.joined.add(spec[1])
+                self.specs[i] = (dst, ("last", spec[1]))
+            else:
+                self.specs[i] = (dst, ("none",))
 
     def _team_of(self, tid, memo):
         chain = []
@@ -280,6 +307,8 @@ class _Builder:
             team = spec[1]
             lasts = [self.tasks[m].last for m in self.members.get(team, [])]
             return lasts + attached.get(("final", team), [])
+        if kind == "none":
+            return []
         raise AssertionError(spec)
 
 
@@ -303,6 +332,18 @@ def events_to_trace(events: Events, n_workers: int | None = None):
     TraceFileError
         If the events are incomplete, more threads ran strands than ``n_workers``, or
         an edge points backwards in time (a clock or runtime the tool cannot handle).
+
+    Examples
+    --------
+    A program whose initial task creates no task is one strand, from the initial
+    task's start to the runtime's end (times count from the first event):
+
+    >>> import numpy as np
+    >>> from probperf.record.events import EVENT_DTYPE, FINI, IMPLICIT_BEGIN, INIT
+    >>> rows = [(0, INIT, 0, 0, 0), (5, IMPLICIT_BEGIN, 1, 7, 0), (250, FINI, 0, 0, 0)]
+    >>> tr = events_to_trace(Events([np.array(rows, dtype=EVENT_DTYPE)]))
+    >>> tr.start.tolist(), tr.end.tolist(), tr.n_workers
+    ([5.0], [250.0], 1)
     """
     from ..trace import TaskTrace
 

@@ -13,6 +13,9 @@
  *             uint32 reserved;
  *   n_threads blocks: uint32 thread_index; uint32 thread_type; uint64 n_events;
  *                     n_events x event_t
+ * With PROBPERF_TRACE_EVENTS=0 the tool registers no callback and records only the
+ * start and end of the runtime: the elapsed time of an untraced run, measured over the
+ * same span as a traced one.
  * Task and parallel-region ids are made unique without atomics: the creating thread's
  * index in the high bits, a per-thread counter in the low bits.
  */
@@ -61,6 +64,7 @@ static thread_buf_t *buffers[MAX_THREADS];
 static unsigned n_buffers; /* updated with __atomic builtins, once per thread */
 static uint32_t missing_callbacks;
 static char *trace_path;
+static int span_only;
 static __thread thread_buf_t *my_buf;
 
 static inline uint64_t now_ns(void) {
@@ -218,7 +222,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
       {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
       {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
   };
-  for (unsigned i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+  for (unsigned i = 0; !span_only && i < sizeof wanted / sizeof wanted[0]; i++) {
     if (!set_callback || set_callback(wanted[i].event, wanted[i].fn) != ompt_set_always)
       missing_callbacks |= 1u << i;
   }
@@ -238,6 +242,8 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
   static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
   const char *path = getenv("PROBPERF_TRACE");
   if (!path || !*path) return NULL; /* not asked to trace: stay out of the way */
+  const char *level = getenv("PROBPERF_TRACE_EVENTS");
+  span_only = level && strcmp(level, "0") == 0;
   trace_path = strdup(path);
   return trace_path ? &result : NULL;
 }

@@ -18,7 +18,7 @@ import pandas as pd
 from ..data import Measurements
 from .build import tool_path
 from .convert import events_to_trace
-from .events import TraceFileError, read_events
+from .events import FINI, INIT, Events, TraceFileError, read_events
 
 #: DAG metrics measured in time (converted from the trace's nanoseconds to seconds).
 _TIME_KEYS = ("time", "work", "delay", "no_work", "critical_path")
@@ -45,9 +45,11 @@ class Recording:
     """What :func:`record` measured.
 
     ``measurements`` has one row per traced run; ``overhead`` one row per worker
-    count with the process's wall time untraced (``untraced``) and traced (``traced``,
-    mean over the repetitions), their ratio minus one (``overhead``), and the same for
-    CPU time (``untraced_cpu``, ``traced_cpu``, ``cpu_overhead``), in seconds.
+    count with the elapsed time of the untraced run (``untraced``, see
+    :func:`run_untraced`) and of the traced runs (``traced``, mean over repetitions),
+    their ratio minus one (``overhead``), and the same for the process's wall time
+    (``untraced_wall``, ``traced_wall``, ``wall_overhead``) and CPU time
+    (``untraced_cpu``, ``traced_cpu``, ``cpu_overhead``); times in seconds.
     """
 
     measurements: Measurements
@@ -105,11 +107,74 @@ def _check_cmd(cmd: Sequence[str]) -> None:
         raise RecordError("no program to run")
 
 
-def run_untraced(cmd: Sequence[str], p: int, timeout: float | None = None) -> tuple[float, float]:
-    """Wall and CPU time (s) of one run of ``cmd`` with ``p`` OpenMP threads, no tool."""
+def run_program(
+    cmd: Sequence[str],
+    p: int,
+    tool: str | os.PathLike | None = None,
+    timeout: float | None = None,
+    events: bool = True,
+) -> tuple[float, float, Events]:
+    """Run ``cmd`` with ``p`` threads under the OMPT tool; no conversion.
+
+    Returns the process's wall and CPU time (s) and the events it wrote (with
+    ``events=False`` only the runtime's start and end). Converting is left to the
+    caller so that runs meant to be compared can follow each other without the parent
+    process working in between (on a loaded machine, a child started right after its
+    parent used the CPU gets a smaller share at first).
+    """
+    what = f"{'traced' if events else 'untraced'}, p={p}"
     _check_cmd(cmd)
-    env = {"OMP_NUM_THREADS": str(p), "OMP_TOOL": "disabled", "OMP_TOOL_LIBRARIES": ""}
-    return _run(cmd, env, timeout, f"untraced, p={p}")
+    tool = Path(tool) if tool is not None else tool_path()
+    if not tool.is_file():
+        raise RecordError(f"the OMPT tool library {str(tool)!r} does not exist")
+    with tempfile.TemporaryDirectory(prefix="probperf-trace-") as tmp:
+        trace_file = Path(tmp) / "trace.bin"
+        env = {
+            "OMP_NUM_THREADS": str(p),
+            "OMP_TOOL": "enabled",
+            "OMP_TOOL_LIBRARIES": str(tool.resolve()),
+            "PROBPERF_TRACE": str(trace_file),
+            "PROBPERF_TRACE_EVENTS": "1" if events else "0",
+        }
+        wall, cpu = _run(cmd, env, timeout, what)
+        if not trace_file.exists():
+            raise RecordError(
+                f"{' '.join(cmd)!r} ran (p={p}) but no trace was written: it did not load "
+                f"LLVM's OpenMP runtime (libomp) together with the OMPT tool {str(tool)!r}. "
+                "Build the program with clang -fopenmp (GCC's libgomp has no OMPT support; "
+                "`ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES "
+                "names a working OMPT tool."
+            )
+        try:
+            return wall, cpu, read_events(trace_file)
+        except TraceFileError as exc:
+            raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
+
+
+def run_untraced(
+    cmd: Sequence[str], p: int, tool: str | os.PathLike | None = None, timeout: float | None = None
+) -> dict:
+    """One run of ``cmd`` with ``p`` threads and no event recording.
+
+    The tool is loaded but registers no callback; it only notes when the OpenMP
+    runtime starts and shuts down, so ``elapsed`` spans the same part of the program
+    as a traced run's ``time`` (process start-up and exit are outside both).
+
+    Returns
+    -------
+    dict
+        ``wall`` and ``cpu`` (user + system) time of the process and ``elapsed``, all
+        in seconds.
+    """
+    wall, cpu, events = run_program(cmd, p, tool, timeout, events=False)
+    return _untraced_result(cmd, p, wall, cpu, events)
+
+
+def _untraced_result(cmd, p, wall, cpu, events) -> dict:
+    times = {int(k): int(t) for th in events.threads for t, k in zip(th["t"], th["kind"])}
+    if INIT not in times or FINI not in times:
+        raise RecordError(f"the untraced run of {' '.join(cmd)!r} (p={p}) lacks start or end")
+    return {"wall": wall, "cpu": cpu, "elapsed": (times[FINI] - times[INIT]) / 1e9}
 
 
 def run_traced(
@@ -134,33 +199,17 @@ def run_traced(
         If the program fails or crashes, or exits without writing a trace (it does not
         use LLVM's OpenMP runtime, or the runtime did not load the tool).
     """
-    _check_cmd(cmd)
-    tool = Path(tool) if tool is not None else tool_path()
-    if not tool.is_file():
-        raise RecordError(f"the OMPT tool library {str(tool)!r} does not exist")
-    with tempfile.TemporaryDirectory(prefix="probperf-trace-") as tmp:
-        trace_file = Path(tmp) / "trace.bin"
-        env = {
-            "OMP_NUM_THREADS": str(p),
-            "OMP_TOOL": "enabled",
-            "OMP_TOOL_LIBRARIES": str(tool.resolve()),
-            "PROBPERF_TRACE": str(trace_file),
-        }
-        wall, cpu = _run(cmd, env, timeout, f"traced, p={p}")
-        if not trace_file.exists():
-            raise RecordError(
-                f"{' '.join(cmd)!r} ran (p={p}) but no trace was written: it did not load "
-                f"LLVM's OpenMP runtime (libomp) together with the OMPT tool {str(tool)!r}. "
-                "Build the program with clang -fopenmp (GCC's libgomp has no OMPT support; "
-                "`ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES "
-                "names a working OMPT tool."
-            )
-        try:
-            trace = events_to_trace(read_events(trace_file), n_workers=p)
-        except TraceFileError as exc:
-            raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
+    wall, cpu, events = run_program(cmd, p, tool, timeout)
+    return _traced_result(cmd, p, wall, cpu, events)
+
+
+def _traced_result(cmd, p, wall, cpu, events) -> TracedRun:
     from ..trace import dag_metrics
 
+    try:
+        trace = events_to_trace(events, n_workers=p)
+    except TraceFileError as exc:
+        raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
     raw = dag_metrics(trace)
     metrics = {k: raw[k] / 1e9 for k in _TIME_KEYS}
     metrics.update({k: raw[k] for k in _COUNT_KEYS})
@@ -191,7 +240,8 @@ def record(
     reps : int
         Traced repetitions per worker count.
     untraced : bool
-        Also run once per ``p`` without the tool, to report the tracing overhead.
+        Also run once per ``p`` without event recording (:func:`run_untraced`), to
+        report the tracing overhead.
     tool, timeout
         As in :func:`run_traced`.
     progress : callable, optional
@@ -214,21 +264,37 @@ def record(
     if bad or not workers:
         raise ValueError(f"worker counts must be positive integers, got {list(workers)}")
     say = progress or (lambda msg: None)
-    runs, overhead = [], []
+    # Run everything first, convert afterwards (see run_program).
+    raw = []
     for p in workers:
-        base, base_cpu = run_untraced(cmd, p, timeout) if untraced else (np.nan, np.nan)
-        traced = []
+        if untraced:
+            raw.append((p, False, run_program(cmd, p, tool, timeout, events=False)))
         for r in range(reps):
-            run = run_traced(cmd, p, tool, timeout)
-            traced.append(run)
-            say(f"p={p} rep {r + 1}/{reps}: time {run.metrics['time']:.4g} s, "
-                f"work {run.metrics['work']:.4g} s, {int(run.metrics['create_task'])} tasks")
+            raw.append((p, True, run_program(cmd, p, tool, timeout)))
+            say(f"p={p}: traced run {r + 1}/{reps} done")
+    runs, overhead = [], []
+    nan = float("nan")
+    for p in workers:
+        base = {"wall": nan, "cpu": nan, "elapsed": nan}
+        traced = []
+        for _, is_traced, (wall, cpu, events) in (r for r in raw if r[0] == p):
+            if is_traced:
+                run = _traced_result(cmd, p, wall, cpu, events)
+                traced.append(run)
+                say(f"p={p}: time {run.metrics['time']:.4g} s, work {run.metrics['work']:.4g} s, "
+                    f"{int(run.metrics['create_task'])} tasks")
+            else:
+                base = _untraced_result(cmd, p, wall, cpu, events)
         runs.extend(traced)
+        elapsed = float(np.mean([t.metrics["time"] for t in traced]))
         wall = float(np.mean([t.wall for t in traced]))
         cpu = float(np.mean([t.cpu for t in traced]))
         overhead.append({
-            "p": p, "untraced": base, "traced": wall, "overhead": wall / base - 1,
-            "untraced_cpu": base_cpu, "traced_cpu": cpu, "cpu_overhead": cpu / base_cpu - 1,
+            "p": p,
+            "untraced": base["elapsed"], "traced": elapsed, "overhead": elapsed / base["elapsed"] - 1,
+            "untraced_wall": base["wall"], "traced_wall": wall,
+            "wall_overhead": wall / base["wall"] - 1,
+            "untraced_cpu": base["cpu"], "traced_cpu": cpu, "cpu_overhead": cpu / base["cpu"] - 1,
         })
     rows = [{**params, "p": run.p, **run.metrics} for run in runs]
     frame = pd.DataFrame(rows)

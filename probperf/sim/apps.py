@@ -107,7 +107,7 @@ def fib(n: int, cutoff: int = 12) -> Dag:
         return _table([piece, _leaf(leaves, FIB_CALL * calls[k[~inner]])], keys)
 
     return grow({"k": np.array([n]), "d": np.array([0])}, expand, footprint=1e3,
-                memory_bound=0.05, name="fib", params={"n": n, "cutoff": cutoff})
+                memory_bound=0.15, name="fib", params={"n": n, "cutoff": cutoff})
 
 
 # -- nqueens ------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def nqueens(n: int, cutoff: int = 4) -> Dag:
 
     z = np.zeros(1, np.int64)
     return grow({"r": z, "cols": z, "d1": z, "d2": z}, expand, footprint=1e3 * n,
-                memory_bound=0.1, name="nqueens", params={"n": n, "cutoff": cutoff})
+                memory_bound=0.15, name="nqueens", params={"n": n, "cutoff": cutoff})
 
 
 # -- sort (cilksort) ----------------------------------------------------------------

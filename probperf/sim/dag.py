@@ -87,15 +87,12 @@ class Dag:
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Strand dependency edges ``(src, dst)``: continuation, create and join edges."""
         seg_ptr, action = self.seg_ptr, self.action
-        idx = np.arange(self.n_segments, dtype=np.int64)
         cont = np.flatnonzero(action != END)
         spawns = np.flatnonzero(action >= 0)
         children = action[spawns]
-        # the wait that joins a child is the first WAIT at or after its spawn segment
-        big = np.iinfo(np.int64).max
-        wait_at = np.where(action == WAIT, idx, big)
-        next_wait = np.minimum.accumulate(wait_at[::-1])[::-1]
-        join_dst = next_wait[spawns] + 1
+        # the wait that joins a child is the first WAIT after its spawn segment
+        waits = np.flatnonzero(action == WAIT)
+        join_dst = waits[np.searchsorted(waits, spawns)] + 1
         child_first = seg_ptr[children]
         child_last = seg_ptr[children + 1] - 1
         src = np.concatenate((cont, spawns, child_last))
@@ -127,10 +124,10 @@ class Dag:
             raise ValueError("every task except the root must be created exactly once")
         # every spawn must be joined by a WAIT in the same task
         task = self.segment_task()
-        big = np.iinfo(np.int64).max
-        idx = np.arange(self.n_segments)
-        next_wait = np.minimum.accumulate(np.where(action == WAIT, idx, big)[::-1])[::-1]
-        joined = next_wait[spawns] < seg_ptr[task[spawns] + 1]
+        waits = np.flatnonzero(action == WAIT)
+        at = np.searchsorted(waits, spawns)
+        joined = at < waits.shape[0]
+        joined[joined] = waits[at[joined]] < seg_ptr[task[spawns[joined]] + 1]
         if not joined.all():
             t = int(task[spawns[~joined][0]])
             raise ValueError(f"task {t} creates a child it never waits for")
@@ -188,12 +185,3 @@ def grow(root: dict, expand: Callable[[dict], dict], **meta) -> Dag:
         **meta,
     )
 
-
-def pattern(counts: np.ndarray, owners: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(owner, seq)`` for tasks having ``counts[i]`` segments each (helper for builders)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    owners = np.arange(counts.shape[0]) if owners is None else np.asarray(owners)
-    owner = np.repeat(owners, counts)
-    starts = np.cumsum(counts) - counts
-    seq = np.arange(owner.shape[0]) - np.repeat(starts, counts)
-    return owner, seq

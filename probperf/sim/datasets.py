@@ -171,18 +171,18 @@ PROTOCOL: dict[str, dict] = {
                  b_train=range(12, 18), b_test=(18, 19, 20),
                  config={"quick_cutoff": 512, "merge_cutoff": 512, "insertion_cutoff": 20},
                  vary=("merge_cutoff", (512, 1024, 2048))),
-    "sparselu": dict(kind="linear", a_train=(8, 12, 16, 20, 24), a_test=(28, 32, 36),
+    "sparselu": dict(kind="linear", power=3, a_train=(8, 12, 16, 20, 24), a_test=(28, 32, 36),
                      b_train=(8, 12, 16, 20, 24), b_test=(28, 32, 36),
                      config={"block": 30}, vary=("block", (20, 30, 40))),
     "fft": dict(kind="log2", a_train=range(10, 16), a_test=(16, 17, 18),
                 b_train=range(10, 16), b_test=(16, 17, 18), config={}, vary=None),
-    "strassen": dict(kind="log2", a_train=(7, 8, 9, 10), a_test=(11, 12),
+    "strassen": dict(kind="log2", power=2.8, a_train=(7, 8, 9, 10), a_test=(11, 12),
                      b_train=(7, 8, 9, 10), b_test=(11,),
                      config={"cutoff": 64, "depth": 7}, vary=("cutoff", (32, 64, 128))),
-    "fib": dict(kind="linear", a_train=(22, 24, 26, 28, 30), a_test=(32, 34, 36),
+    "fib": dict(kind="exp", growth=1.618, a_train=(22, 24, 26, 28, 30), a_test=(32, 34, 36),
                 b_train=(22, 24, 26, 28, 30), b_test=(32, 34, 36),
                 config={"cutoff": 10}, vary=("cutoff", (8, 10, 12))),
-    "nqueens": dict(kind="linear", a_train=(8, 9, 10, 11), a_test=(12, 13, 14),
+    "nqueens": dict(kind="exp", growth=4.9, a_train=(8, 9, 10, 11), a_test=(12, 13, 14),
                     b_train=(8, 9, 10, 11), b_test=(12, 13),
                     config={"cutoff": 3}, vary=("cutoff", (2, 3, 4))),
     "farm": dict(kind="log2", a_train=range(8, 13), a_test=(13, 14, 15),
@@ -199,10 +199,14 @@ B_TEST23_P = (32, 36)
 
 def _sizes(spec: dict, key: str, scale: float) -> list[int]:
     values = spec[key]
+    power = spec.get("power", 1.0)  # work ~ n**power
     if spec["kind"] == "log2":
-        shift = int(round(np.log2(scale)))
+        shift = int(round(np.log2(scale) / power))
         return [2 ** (int(v) + shift) for v in values]
-    return [max(1, int(round(v * scale))) for v in values]
+    if spec["kind"] == "exp":  # work ~ growth**n: shift n so the work scales by `scale`
+        shift = int(round(np.log(scale) / np.log(spec["growth"])))
+        return [max(1, int(v) + shift) for v in values]
+    return [max(1, int(round(v * scale ** (1 / power)))) for v in values]
 
 
 def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, reps: int = 1,
@@ -220,8 +224,10 @@ def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, re
         16), ``test2`` (small n, p = 32, 36), ``test3`` (larger n, p = 32, 36). fft has no
         configuration parameter, so its B differs from A only in the split design.
     scale : float
-        Size multiplier: exponents shift by ``log2(scale)`` for power-of-two programs,
-        linear sizes are multiplied.
+        Roughly multiplies the work of every run: power-of-two sizes (sort, fft,
+        farm; strassen with work ~ n^2.8) shift their exponent, sparselu's block count
+        is multiplied by ``scale**(1/3)``, fib's and nqueens' ``n`` shift so their
+        exponential work scales by about ``scale``.
     seed : int
         Reproduces the table exactly.
 

@@ -43,6 +43,9 @@ class Machine:
         workers).
     numa_inflation : float
         Extra inflation times the fraction of busy workers beyond the first socket.
+    thief_weight : float
+        How much an idle (stealing) worker loads the memory system compared with a
+        busy one: contention uses ``b + thief_weight * (p - b)`` busy workers.
     coherence : float
         Share of the contention felt even by working sets that fit in cache; the
         rest grows as ``footprint / (footprint + cache_bytes)``.
@@ -56,7 +59,7 @@ class Machine:
     >>> m = Machine()
     >>> m.cores
     36
-    >>> m.inflation(1, footprint=1e9, memory_bound=0.5)[1]
+    >>> float(m.inflation(1, footprint=1e9, memory_bound=0.5)[1])
     1.0
     """
 
@@ -69,12 +72,13 @@ class Machine:
     pop_overhead: float = 50.0
     steal_latency: float = 2000.0
     steal_attempt: float = 400.0
-    share_inflation: float = 0.10
-    worker_inflation: float = 0.006
-    numa_inflation: float = 0.15
-    coherence: float = 0.2
+    share_inflation: float = 0.25
+    worker_inflation: float = 0.01
+    numa_inflation: float = 0.3
+    thief_weight: float = 0.25
+    coherence: float = 0.5
     strand_noise: float = 0.03
-    run_noise: float = 0.02
+    run_noise: float = 0.01
 
     def __post_init__(self):
         for name in ("sockets", "cores_per_socket"):
@@ -85,12 +89,12 @@ class Machine:
                 raise ValueError(f"Machine.{name} must be positive")
         for name in ("create_overhead", "wait_overhead", "pop_overhead", "steal_latency",
                      "steal_attempt", "share_inflation", "worker_inflation", "numa_inflation",
-                     "coherence", "strand_noise", "run_noise"):
+                     "thief_weight", "coherence", "strand_noise", "run_noise"):
             v = getattr(self, name)
             if not (np.isfinite(v) and v >= 0):
                 raise ValueError(f"Machine.{name} must be finite and >= 0, got {v!r}")
-        if self.coherence > 1:
-            raise ValueError("Machine.coherence must be in [0, 1]")
+        if self.coherence > 1 or self.thief_weight > 1:
+            raise ValueError("Machine.coherence and Machine.thief_weight must be in [0, 1]")
 
     @property
     def cores(self) -> int:
@@ -100,7 +104,7 @@ class Machine:
     def ideal(cls, **changes) -> "Machine":
         """No overheads, no contention, no noise: the greedy-scheduler ideal."""
         zero = dict(create_overhead=0.0, wait_overhead=0.0, pop_overhead=0.0, steal_latency=0.0,
-                    steal_attempt=0.0, share_inflation=0.0, worker_inflation=0.0,
+                    steal_attempt=0.0, share_inflation=0.0, thief_weight=0.0, worker_inflation=0.0,
                     numa_inflation=0.0, strand_noise=0.0, run_noise=0.0)
         return cls(**{**zero, **changes})
 
@@ -110,11 +114,13 @@ class Machine:
     def inflation(self, p: int, footprint: float, memory_bound: float) -> np.ndarray:
         """Strand-time factor by number of busy workers ``b = 0..p`` (index ``b``).
 
-        ``1 + memory_bound * pressure * (a1 (b-1)/b + a2 (b-1) + numa * beyond/b)``
-        with ``pressure = coherence + (1 - coherence) * footprint / (footprint + cache)``
-        and ``beyond`` the busy workers past the first socket.
+        ``1 + memory_bound * pressure * (a1 (e-1)/e + a2 (e-1) + numa * beyond/e)``
+        with ``e = b + thief_weight (p - b)`` the effective load,
+        ``pressure = coherence + (1 - coherence) * footprint / (footprint + cache)``
+        and ``beyond`` the part of ``e`` past the first socket.
         """
         b = np.arange(p + 1, dtype=float)
+        b = b + self.thief_weight * (p - b)
         bb = np.maximum(b, 1.0)
         pressure = self.coherence + (1 - self.coherence) * footprint / (footprint + self.cache_bytes)
         beyond = np.maximum(0.0, b - self.cores_per_socket)

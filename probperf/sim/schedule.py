@@ -34,7 +34,7 @@ from collections import deque
 import numpy as np
 
 from ..trace import TaskTrace
-from .dag import END, WAIT, Dag
+from .dag import WAIT, Dag
 from .machine import Machine
 
 SCHEDULERS = ("ws", "greedy")
@@ -185,6 +185,9 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
     sleeping = []
     running = [-1] * p   # strand a worker is running, or -1 while it steals
     victim = [-1] * p
+    # Heap keys are floats t * slots + w (times are whole cycles): float comparisons
+    # are much cheaper than tuple ones, and each worker has at most one entry.
+    slots = float(1 << max(p - 1, 1).bit_length())
     heap = []
     push, pop, replace = heapq.heappush, heapq.heappop, heapq.heapreplace
     rand = rnd.random
@@ -194,12 +197,14 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
     create = wait = ended = 0
     # the root's first strand starts on worker 0; everyone else finds nothing to steal
     running[0] = 0
-    push(heap, (round(cost[0] * infl[1]), 0))
+    push(heap, round(cost[0] * infl[1]) * slots)
     sleeping.extend(range(1, p))
     wake = None
     while heap:
         # peek, and replace the top in place when the worker goes on (one sift, not two)
-        t, w = heap[0]
+        key = heap[0]
+        t = key // slots
+        w = int(key - t * slots)
         s = running[w]
         nxt = -1
         if s >= 0:
@@ -220,7 +225,7 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
                     sleeping[i] = sleeping[-1]
                     sleeping.pop()
                     victim[v] = -1
-                    wake = (t + round(c_probe * rand()), v)
+                    wake = (t + round(c_probe * rand())) * slots + v
                 nxt = seg_ptr[a]
                 t0 = t + c_create
             elif a == WAIT:
@@ -271,7 +276,7 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
             start[nxt] = t0
             worker[nxt] = w
             running[w] = nxt
-            replace(heap, (t0 + round(cost[nxt] * infl[busy]), w))
+            replace(heap, (t0 + round(cost[nxt] * infl[busy])) * slots + w)
         else:
             # nothing local: steal
             running[w] = -1
@@ -283,10 +288,12 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
                 victim[w] = nonempty[int(rand() * k)]
                 q = k / other
                 probes = 1 if q >= 1.0 else 1 + int(log(1.0 - rand()) / log(1.0 - q))
-                replace(heap, (t + probes * c_probe, w))
+                replace(heap, (t + probes * c_probe) * slots + w)
         if wake is not None:
             push(heap, wake)
             wake = None
     else:
         raise RuntimeError("simulation ran out of events before the root task ended")
+    if t * slots >= 2.0**53:
+        raise ValueError("simulated time too long for exact cycle keys; use fewer cycles")
     return start, end, worker, {"create_task": create, "wait_tasks": wait, "end_task": ended}

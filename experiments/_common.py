@@ -1,0 +1,316 @@
+"""What the experiment scripts share: datasets on disk, result tables, figures, Markdown.
+
+The per-fit work runs on Dask workers and lives in :mod:`probperf.experiment_tasks`;
+this module runs in the client only (the script's process).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+#: Simulated datasets are cached here (deterministic, so safe to delete).
+SIM_CACHE = DATA / "sim"
+RESULTS = HERE / "results"
+
+#: The real published cases (Lobachev et al.), copied from the shared data with their
+#: README so the experiments do not depend on anything outside this repository.
+PUBLISHED = ("gauss_n_p8", "karatsuba_uniform_p8", "karatsuba_nonuniform_p8", "rabin_miller_p8")
+
+#: Simulated programs, in the order tables list them.
+APPS = ("sort", "sparselu", "fft", "strassen", "fib", "nqueens", "farm")
+
+
+# -- datasets ----------------------------------------------------------------------
+
+
+def sim_file(app: str, which: str, scale: float, seed: int, data_dir: Path) -> Path:
+    """The CSV of a simulated Dataset A/B, simulated once and then read from disk.
+
+    The simulation is deterministic in ``(app, which, scale, seed)``, so the file is a
+    cache: deleting it and re-running gives the same table.
+    """
+    from probperf.sim import dataset
+
+    path = Path(data_dir) / f"{app}_{which}_scale{scale:g}_seed{seed}.csv"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        frame = dataset(app, which, scale=scale, seed=seed).frame
+        tmp = path.with_suffix(".tmp")
+        frame.to_csv(tmp, index=False)
+        tmp.replace(path)
+    return path
+
+
+def published_file(name: str) -> Path:
+    path = DATA / "published" / f"{name}.csv"
+    if not path.exists():
+        raise SystemExit(f"missing published dataset {path}; it ships with the repository")
+    return path
+
+
+def sim_cases(apps, whiches, scale: float, seeds, data_dir: Path, progress: bool = True) -> list[dict]:
+    """One case dict per (app, A/B, data seed): ``case``, ``app``, ``dataset``, ``data_seed``, ``data``."""
+    cases = []
+    todo = [(a, w, s) for a in apps for w in whiches for s in seeds]
+    for i, (app, which, seed) in enumerate(todo):
+        if progress:
+            print(f"[data {i + 1}/{len(todo)}] {app} dataset {which} seed {seed}", file=sys.stderr, flush=True)
+        path = sim_file(app, which, scale, seed, data_dir)
+        cases.append({"case": f"{app}/{which}", "app": app, "dataset": which, "data_seed": seed,
+                      "data": str(path)})
+    return cases
+
+
+def published_cases() -> list[dict]:
+    return [{"case": f"published/{name}", "app": name, "dataset": "published", "data_seed": 0,
+             "data": str(published_file(name))} for name in PUBLISHED]
+
+
+# -- result tables -------------------------------------------------------------------
+
+
+def _json(value):
+    if isinstance(value, str):
+        return json.loads(value)
+    return value if value is not None else []
+
+
+def scores_long(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (fit, test split): the task's fields plus that split's scores."""
+    rows = []
+    keep = [c for c in table.columns if c not in ("scores", "points", "task")]
+    for _, fit in table.iterrows():
+        base = {c: fit[c] for c in keep}
+        if fit["status"] != "ok":
+            rows.append(base)
+            continue
+        for s in _json(fit["scores"]):
+            rows.append({**base, **s})
+    return pd.DataFrame(rows)
+
+
+def points_long(table: pd.DataFrame, fields) -> pd.DataFrame:
+    """One row per predicted test point, with the given task fields."""
+    rows = []
+    for _, fit in table[table["status"] == "ok"].iterrows():
+        base = {c: fit[c] for c in fields}
+        rows += [{**base, **pt} for pt in _json(fit["points"])]
+    return pd.DataFrame(rows)
+
+
+def t_interval(values, level: float = 0.95) -> tuple[float, float, int]:
+    """Mean and half-width of a Student-t interval over seeds; half-width NaN for < 2."""
+    from scipy import stats
+
+    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
+    if len(v) == 0:
+        return math.nan, math.nan, 0
+    if len(v) < 2:
+        return float(v[0]), math.nan, 1
+    half = stats.t.ppf(0.5 + level / 2, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v))
+    return float(v.mean()), float(half), len(v)
+
+
+def over_seeds(long: pd.DataFrame, by, columns) -> pd.DataFrame:
+    """Mean and 95 % t-interval half-width over seeds of each column, per group."""
+    rows = []
+    for key, group in long.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(by, key))
+        for c in columns:
+            mean, half, n = t_interval(group[c]) if c in group else (math.nan, math.nan, 0)
+            row[c], row[f"{c}_ci"] = mean, half
+        row["n_seeds"] = int(group["seed"].nunique()) if "seed" in group else 1
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fmt_ci(mean: float, half: float, spec: str = ".1f") -> str:
+    if not np.isfinite(mean):
+        return "-"
+    if not np.isfinite(half):
+        return format(mean, spec)
+    return f"{format(mean, spec)} ± {format(half, spec)}"
+
+
+def markdown(frame: pd.DataFrame, formats: dict | None = None) -> str:
+    """A Markdown pipe table; ``formats`` maps column -> format spec for numbers."""
+    formats = formats or {}
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
+    for _, row in frame.iterrows():
+        cells = []
+        for c in frame.columns:
+            v = row[c]
+            if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+                cells.append("-")
+            elif c in formats and isinstance(v, (int, float, np.number)):
+                cells.append(format(v, formats[c]))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def command_line() -> str:
+    return "python " + " ".join(shlex.quote(a) for a in [Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+
+
+class Stopwatch:
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def minutes(self) -> float:
+        return (time.perf_counter() - self.start) / 60.0
+
+
+def run_header(title: str, command: str, minutes: float, args, extra: list[str]) -> list[str]:
+    import os
+
+    from probperf.runner import default_workers
+
+    if args.scheduler == "inline":
+        where = "in one process, without Dask"
+    elif args.scheduler:
+        where = f"on the Dask cluster at {args.scheduler}"
+    else:
+        where = f"on {args.workers or default_workers()} local Dask worker processes"
+    return [
+        f"# {title}",
+        "",
+        f"Generated by `{command}` in {minutes:.1f} min wall time, {where} "
+        f"(machine: {os.cpu_count()} cores shared with other jobs; finished "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).",
+        "",
+        *extra,
+        "",
+    ]
+
+
+def errors_section(table: pd.DataFrame, fields) -> list[str]:
+    bad = table[table["status"] != "ok"]
+    if bad.empty:
+        return ["All fits succeeded."]
+    lines = [f"{len(bad)} of {len(table)} fits failed (recorded, not retried):", ""]
+    for _, row in bad.iterrows():
+        what = ", ".join(f"{f}={row[f]}" for f in fields if f in row)
+        lines.append(f"- {what}: `{str(row['error'])[:200]}`")
+    return lines
+
+
+# -- figures -------------------------------------------------------------------------
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _grid(n: int, width: float = 3.2, height: float = 3.0, cols: int = 4):
+    plt = _plt()
+    cols = max(1, min(cols, n))
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()
+
+
+def plot_actual_vs_predicted(points: pd.DataFrame, by: str, path: Path, title: str) -> None:
+    """One panel per ``by`` value: predicted median (90 % interval bars) vs measured, log-log."""
+    plt = _plt()
+    groups = list(dict.fromkeys(points[by]))
+    fig, axes = _grid(len(groups))
+    splits = sorted(points["split"].unique())
+    colors = dict(zip(splits, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for ax, g in zip(axes, groups):
+        sub = points[points[by] == g]
+        # relative to the truth, so programs of very different run time share an axis
+        for split, s in sub.groupby("split"):
+            ax.errorbar(s["y"], s["median"], yerr=[s["median"] - s["lo90"], s["hi90"] - s["median"]],
+                        fmt="o", ms=3, lw=0.6, alpha=0.6, color=colors[split], label=split)
+        lo = np.nanmin([sub["y"].min(), sub["lo90"].clip(lower=1e-300).min()])
+        hi = np.nanmax([sub["y"].max(), sub["hi90"].max()])
+        ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(str(g), fontsize=9)
+        ax.set_xlabel("measured")
+        ax.set_ylabel("predicted median (90 % interval)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_error_boxes(long: pd.DataFrame, models, path: Path, title: str, value: str = "median_ape") -> None:
+    """Box plot of per-(case, seed) median APE per model, one panel per split (thesis fig. 7.x)."""
+    plt = _plt()
+    splits = [s for s in ("test", "test1", "test2", "test3") if s in set(long["split"])]
+    fig, axes = _grid(len(splits), width=max(4.0, 0.55 * len(models) + 1.5), height=3.6, cols=2)
+    for ax, split in zip(axes, splits):
+        sub = long[long["split"] == split]
+        data = [sub.loc[sub["model"] == m, value].dropna().to_numpy() for m in models]
+        ax.boxplot([d if len(d) else [np.nan] for d in data], showfliers=True)
+        ax.set_xticks(range(1, len(models) + 1))
+        ax.set_xticklabels(models, rotation=60, ha="right", fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("median APE (%)")
+        ax.set_title(split)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_calibration(points: pd.DataFrame, models, path: Path, title: str) -> None:
+    """Empirical coverage vs nominal level, every test point of every case pooled."""
+    plt = _plt()
+    levels = np.linspace(0.0, 0.98, 50)  # at level 1 every point is "inside" by definition
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8, ls="--", label="calibrated")
+    for m in models:
+        lv = points.loc[points["model"] == m, "level"].dropna().to_numpy()
+        if len(lv):
+            ax.plot(levels, [np.mean(lv <= x) for x in levels], label=f"{m} ({len(lv)} pts)")
+    ax.set_xlabel("nominal level of the central interval")
+    ax.set_ylabel("share of test points inside")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def plot_heatmap(matrix: pd.DataFrame, path: Path, title: str, fmt: str = ".1f", cmap: str = "viridis_r") -> None:
+    """Cells coloured by value, numbers printed (e.g. mean rank of kernel per case)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * matrix.shape[1], 1.2 + 0.32 * matrix.shape[0]))
+    im = ax.imshow(matrix.to_numpy(dtype=float), cmap=cmap, aspect="auto")
+    ax.set_xticks(range(matrix.shape[1]))
+    ax.set_xticklabels(matrix.columns, rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(matrix.shape[0]))
+    ax.set_yticklabels(matrix.index, fontsize=7)
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            v = matrix.iat[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, format(v, fmt), ha="center", va="center", fontsize=6, color="w")
+    fig.colorbar(im, ax=ax, fraction=0.03)
+    ax.set_title(title, fontsize=10)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)

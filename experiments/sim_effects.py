@@ -1,0 +1,135 @@
+"""The qualitative effects the papers report, in simulated data: one PNG per effect.
+
+1. ``work_inflation.png``: work(n, p) / serial_work(n) grows with p (contention);
+2. ``no_work_quadratic.png``: no_work grows roughly like (p-1)^2 for inputs with little
+   parallelism (sparselu, strassen at small n), with least-squares fits of
+   ``c (p-1)^2`` and ``c (p-1)`` for comparison;
+3. ``delay_vs_create.png``: delay tracks create_task * p (runtime overheads and steals
+   grow with the tasks created and with the workers).
+
+Also prints the numbers behind each figure.
+
+    python experiments/sim_effects.py -o figures/sim [--seed 0] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from probperf import sim  # noqa: E402
+
+P = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36]
+
+CASES = {
+    # (app, n, config) chosen to simulate in seconds
+    "sort": ("sort", 2**17, {}),
+    "fft": ("fft", 2**14, {}),
+    "fib": ("fib", 28, {"cutoff": 10}),
+    "strassen": ("strassen", 512, {"cutoff": 64}),
+    "sparselu": ("sparselu", 12, {"block": 30}),
+}
+LOW_PARALLELISM = {
+    "sparselu n=10": ("sparselu", 10, {"block": 30}),
+    "sparselu n=14": ("sparselu", 14, {"block": 30}),
+    "sparselu n=20": ("sparselu", 20, {"block": 30}),
+}
+
+
+def frames(cases, seed, quick):
+    out = {}
+    ps = P[::2] if quick else P
+    for label, (app, n, cfg) in cases.items():
+        out[label] = sim.generate(app, [n], ps, config=cfg, seed=seed).frame
+    return out
+
+
+def work_inflation(data, path):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    print("work / serial_work at p = 1 .. 36")
+    for label, f in data.items():
+        ratio = f["work"] / f["serial_work"]
+        ax.plot(f["p"], ratio, marker="o", label=label)
+        print(f"  {label:10s}", " ".join(f"{r:.3f}" for r in ratio))
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xlabel("workers p")
+    ax.set_ylabel("work(n, p) / serial_work(n)")
+    ax.set_title("Work inflation with workers")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _fit(x, y):
+    """Least-squares c for y = c x (through the origin)."""
+    return float(x @ y / (x @ x))
+
+
+def no_work_quadratic(data, path):
+    fig, axes = plt.subplots(1, len(data), figsize=(4 * len(data), 3.6))
+    print("no_work vs p: relative RMS error of c (p-1)^2 and c (p-1) fits")
+    for ax, (label, f) in zip(np.atleast_1d(axes), data.items()):
+        q = (f["p"] - 1).to_numpy(dtype=float)
+        y = f["no_work"].to_numpy()
+        ax.plot(q, y * 1e3, "o", label="simulated")
+        grid = np.linspace(0, q.max(), 100)
+        errs = []
+        for power, style in ((2, "-"), (1, "--")):
+            c = _fit(q**power, y)
+            ax.plot(grid, c * grid**power * 1e3, style, label=f"c (p-1)^{power}")
+            errs.append(np.sqrt(np.mean((c * q**power - y) ** 2)) / np.mean(y))
+        print(f"  {label:15s} quadratic {errs[0]:.3f}  linear {errs[1]:.3f}")
+        ax.set_title(label)
+        ax.set_xlabel("p - 1")
+        ax.set_ylabel("no_work (ms)")
+        ax.legend(fontsize=8)
+    fig.suptitle("no_work grows like (p-1)^2 when parallelism is low")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def delay_vs_create(data, clock_hz, path):
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    print("delay / create_task (cycles) at p = 1 .. 36")
+    for label, f in data.items():
+        per_task = f["delay"] * clock_hz / f["create_task"]
+        axes[0].plot(f["p"], per_task, marker="o", label=label)
+        axes[1].loglog(f["create_task"] * f["p"], f["delay"], "o", label=label)
+        print(f"  {label:10s}", " ".join(f"{v:.0f}" for v in per_task))
+    axes[0].set_xlabel("workers p")
+    axes[0].set_ylabel("delay / create_task (cycles)")
+    axes[0].set_title("Delay per created task grows with p")
+    axes[1].set_xlabel("create_task * p")
+    axes[1].set_ylabel("delay (s)")
+    axes[1].set_title("delay tracks create_task * p")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-o", "--output", required=True, type=Path, help="directory for the PNGs")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="every other worker count")
+    args = ap.parse_args(argv)
+    args.output.mkdir(parents=True, exist_ok=True)
+    data = frames(CASES, args.seed, args.quick)
+    low = frames(LOW_PARALLELISM, args.seed, args.quick)
+    work_inflation(data, args.output / "work_inflation.png")
+    no_work_quadratic(low, args.output / "no_work_quadratic.png")
+    delay_vs_create(data, sim.Machine().clock_hz, args.output / "delay_vs_create.png")
+    print(f"wrote 3 figures to {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,479 @@
+"""One fit of an experiment: the task functions that ``experiments/*.py`` hand to
+:func:`probperf.runner.run_grid`.
+
+They live in the package (not next to the scripts) because Dask workers import a task
+function by its module name: every worker of a local or remote cluster that has
+probperf installed can import ``probperf.experiment_tasks``, whatever its working
+directory or ``sys.path``.
+
+A task is a flat dict naming a dataset file, a model and a seed; the function fits the
+model on the file's ``train`` rows, predicts every other split (``test`` for Dataset A
+and the published cases; ``test1``, ``test2``, ``test3`` for Dataset B) and returns the
+scores of :func:`probperf.evaluate.score` per split plus the per-point predictions (for
+actual-vs-predicted plots and calibration curves) as JSON-able lists.
+
+* :func:`fit_metric_task`: one metric model (GP kernel spec or ``"basis"``) of one
+  metric (``time``, ``work``, ``delay``, ``no_work``) over ``(n, p, config)``;
+* :func:`fit_time_task`: one time model (:data:`TIME_MODELS`: the DAG model, direct
+  and penalty models, the baselines, Extra-P).
+
+Dataset files are CSV or Parquet tables with ``n``, ``p``, configuration columns, metric
+columns and ``split``; every column that is neither a parameter, a metric nor ``split``
+is not allowed, and every non-metric column besides ``n``, ``p``, ``split`` is a
+configuration parameter. With a remote cluster the file paths must be readable by the
+workers (a shared filesystem).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .data import METRICS, Measurements
+from .evaluate import DEFAULT_CURVE_LEVELS, score, splits_of
+from .predict import Predictive
+
+#: Interval levels scored per split (coverage and relative width).
+LEVELS = (0.5, 0.9)
+
+#: Metrics a kernel comparison may target.
+METRIC_TARGETS = ("time", "work", "delay", "no_work")
+
+#: Settings per effort: ``quick`` is the CI smoke grid, ``full`` the reported one.
+EFFORT = {
+    "quick": dict(draws=300, gp_restarts=1, gp_adam=60, gp_lbfgs=20, fast=True, n_boot=20,
+                  nn_search=1, nn_epochs=150),
+    "full": dict(draws=1000, gp_restarts=2, gp_adam=100, gp_lbfgs=50, fast=False, n_boot=100,
+                 nn_search=3, nn_epochs=600),
+}
+
+#: Extra-P and the two of its dependencies its modelling code needs (see
+#: :func:`ensure_extrap`).
+EXTRAP_INSTALL = ("extrap", "marshmallow~=3.7", "pycubexr>=1.2.3,!=2.0.0,<3")
+
+
+# -- data --------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def load_data(path: str) -> Measurements:
+    """A dataset file as :class:`Measurements` (cached per worker process).
+
+    Parameters are ``n``, ``p`` and every other column that is neither a metric nor
+    ``split``.
+    """
+    path = str(path)
+    frame = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
+    if "split" not in frame:
+        raise ValueError(f"{path}: a dataset file needs a 'split' column")
+    config = [c for c in frame.columns if c not in ("n", "p", "split", *METRICS)]
+    return Measurements(frame, config=config, source=path)
+
+
+def _settings(task: dict) -> dict:
+    effort = task.get("effort", "full")
+    if effort not in EFFORT:
+        raise ValueError(f"effort must be one of {sorted(EFFORT)}, got {effort!r}")
+    return EFFORT[effort]
+
+
+def _limit_threads() -> None:
+    # One fit per worker process: extra BLAS/torch threads only fight the other workers.
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+
+
+# -- scoring -----------------------------------------------------------------------
+
+
+def central_level(draws: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per point, the smallest central interval level that contains the truth.
+
+    ``|2 F(y) - 1|`` with ``F`` the draws' empirical CDF (mid-rank for ties): the
+    truth lies inside the central ``L`` interval iff this is ``<= L``, so the share of
+    points with a value ``<= L`` is the coverage at level ``L`` and one number per
+    point gives the whole calibration curve.
+
+    Examples
+    --------
+    >>> draws = np.arange(1.0, 101.0)[:, None] * [1.0, 1.0]
+    >>> central_level(draws, np.array([50.5, 95.5])).round(2).tolist()
+    [0.0, 0.9]
+    """
+    below = np.mean(draws < y, axis=0)
+    at = np.mean(draws == y, axis=0)
+    cdf = below + 0.5 * at
+    return np.abs(2.0 * cdf - 1.0)
+
+
+def score_split(pred: Predictive, y: np.ndarray, point: bool = False) -> dict:
+    """:func:`probperf.evaluate.score` of one split, interval figures NaN for a point fit."""
+    try:
+        s = score(pred, y, levels=LEVELS)
+    except ValueError:
+        # A model may predict a median of exactly 0 (a network clipped at 0): the
+        # relative width is undefined there; score the other points' widths.
+        s = _score_zero_medians(pred, y)
+    if point:
+        # A point prediction has no interval: its "coverage" would always be 0.
+        for key in list(s):
+            if key.startswith(("coverage_", "width_")) or key == "nlpd":
+                s[key] = math.nan
+    return s
+
+
+def _score_zero_medians(pred: Predictive, y: np.ndarray) -> dict:
+    from .evaluate import ape, coverage, crps
+
+    draws = pred.draws
+    apes, point_crps = ape(draws, y), crps(draws, y)
+    out = {"n_points": len(y), "median_ape": float(np.median(apes)), "mean_ape": float(np.mean(apes)),
+           "crps": float(np.mean(point_crps)), "crps_rel": float(np.mean(point_crps / np.abs(y))),
+           "nlpd": math.nan}
+    median = np.median(draws, axis=0)
+    for level in LEVELS:
+        tag = f"{100 * level:.10g}"
+        lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        out[f"coverage_{tag}"] = coverage(draws, y, level)
+        nz = median != 0
+        out[f"width_{tag}"] = float(np.mean((hi - lo)[nz] / np.abs(median[nz]))) if nz.any() else math.nan
+    return out
+
+
+def _points(split: str, test: Measurements, pred: Predictive, y: np.ndarray, point: bool) -> list[dict]:
+    draws = pred.draws
+    median = np.median(draws, axis=0)
+    lo50, hi50 = np.quantile(draws, [0.25, 0.75], axis=0)
+    lo90, hi90 = np.quantile(draws, [0.05, 0.95], axis=0)
+    level = np.full(len(y), np.nan) if point else central_level(draws, y)
+    frame = test.frame
+    out = []
+    for i in range(len(y)):
+        row = {"split": split, **{c: _plain(frame[c].iloc[i]) for c in test.params}}
+        row.update(y=float(y[i]), median=float(median[i]), lo50=float(lo50[i]), hi50=float(hi50[i]),
+                   lo90=float(lo90[i]), hi90=float(hi90[i]), level=float(level[i]))
+        out.append(row)
+    return out
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _evaluate(predict: Callable[[Measurements], Predictive], tests: dict, target: str,
+              point: bool = False) -> tuple[list, list, float]:
+    """Scores and points of every test split; returns (scores, points, predict seconds)."""
+    scores, points, seconds = [], [], 0.0
+    for split, test in tests.items():
+        start = time.perf_counter()
+        pred = predict(test)
+        seconds += time.perf_counter() - start
+        y = test.y(target)
+        s = score_split(pred, y, point)
+        if not point:
+            levels = central_level(pred.draws, y)
+            s["curve"] = [float(np.mean(levels <= lv)) for lv in DEFAULT_CURVE_LEVELS]
+        scores.append({"split": split, **s})
+        points += _points(split, test, pred, y, point)
+    return scores, points, seconds
+
+
+def _positive(m: Measurements, target: str) -> Measurements:
+    """The rows where ``target`` is positive and finite (log-scale models need them).
+
+    ``no_work`` is 0 at ``p = 1`` by definition and ``delay`` can be 0 there, so those
+    rows carry no information for a log-scale fit and no APE can be computed on them.
+    """
+    values = m.frame[target].to_numpy(dtype=np.float64)
+    keep = np.isfinite(values) & (values > 0)
+    return m._derive(m.frame[keep]) if not keep.all() else m
+
+
+# -- metric models (kernel comparison) ---------------------------------------------
+
+
+def metric_model_for(spec: str, seed: int, settings: dict):
+    """The metric model of a kernel comparison: ``"basis"`` or a GP with ``spec``.
+
+    GPs use the linear (power-law) mean, so every kernel models the same residual.
+    """
+    from .models import BASIS_SPEC, metric_model
+
+    if spec == BASIS_SPEC:
+        kwargs = {"seed": seed}
+        if settings["fast"]:
+            kwargs["inference"] = "svi"
+        return metric_model(spec, **kwargs)
+    return metric_model(spec, mean="linear", seed=seed, n_restarts=settings["gp_restarts"],
+                        adam_iters=settings["gp_adam"], lbfgs_iters=settings["gp_lbfgs"])
+
+
+def fit_metric_task(task: dict) -> dict:
+    """Fit one metric model on a dataset's train rows and score every test split.
+
+    Task fields: ``data`` (dataset file), ``target`` (a metric), ``model`` (kernel spec
+    or ``"basis"``), ``seed``, optional ``effort`` (``"full"``/``"quick"``).
+
+    Returns ``n_train``, ``fit_seconds``, ``predict_seconds``, ``scores`` (one dict per
+    split: the :func:`~probperf.evaluate.score` figures, the split name and ``curve``,
+    the coverage at :data:`~probperf.evaluate.DEFAULT_CURVE_LEVELS`) and ``points``
+    (per test point: parameters, truth, median, 50 %/90 % interval, central level).
+    """
+    _limit_threads()
+    settings = _settings(task)
+    target = task["target"]
+    if target not in METRIC_TARGETS:
+        raise ValueError(f"target must be one of {METRIC_TARGETS}, got {target!r}")
+    m = load_data(task["data"])
+    m.require(target)
+    splits = {k: _positive(v, target) for k, v in splits_of(m).items()}
+    train = splits.pop("train")
+    tests = {k: v for k, v in splits.items() if len(v)}
+    model = metric_model_for(task["model"], int(task["seed"]), settings)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(train, target=target)
+    fit_seconds = time.perf_counter() - start
+
+    def predict(test):
+        return model.predict(test.points(train.params), n_draws=settings["draws"], seed=int(task["seed"]))
+
+    scores, points, predict_seconds = _evaluate(predict, tests, target)
+    return {"n_train": len(train), "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
+            "scores": scores, "points": points}
+
+
+# -- time models (model comparison, published cases) -------------------------------
+
+
+#: label -> description, for tables.
+TIME_MODELS = {
+    "dag_basis": "DagModel, basis regressions (default)",
+    "dag_sm4": "DagModel, GP sm4 for every component",
+    "direct_sm4": "direct GP (sm4, power-law mean)",
+    "direct_basis": "direct basis regression",
+    "penalty": "penalty model T(n)/p + A(n,p) (basis)",
+    "twostep_lasso": "TwoStepLasso (2016 paper)",
+    "direct_nn": "DirectNN (thesis)",
+    "multitask_nn": "MultiTaskNN (thesis)",
+    "cilkview": "Cilkview bounds",
+    "extrap": "Extra-P (default modeler, negative exponents)",
+}
+
+#: Models that fit n and p only: with a varying configuration parameter they are fitted
+#: once per configuration value (the 2016 paper's practice).
+PER_CONFIG = ("twostep_lasso", "cilkview", "extrap")
+
+#: Models that need the DAG metrics (not applicable to time-only data).
+NEEDS_DAG = ("dag_basis", "dag_sm4", "twostep_lasso", "multitask_nn", "cilkview")
+
+
+def time_model_for(name: str, seed: int, settings: dict):
+    """A fresh time model by label (see :data:`TIME_MODELS`); Extra-P excluded."""
+    from .dag import DagModel
+    from .models.baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
+    from .timemodels import DirectModel, PenaltyModel
+
+    fast = settings["fast"]
+    nn = dict(n_search=settings["nn_search"], max_epochs=settings["nn_epochs"], seed=seed)
+    builders = {
+        "dag_basis": lambda: DagModel(fast=fast, n_draws=settings["draws"], seed=seed),
+        "dag_sm4": lambda: DagModel(kernel="sm4", fast=fast, n_draws=settings["draws"], seed=seed),
+        "direct_sm4": lambda: DirectModel(kernel="sm4", fast=fast, seed=seed),
+        "direct_basis": lambda: DirectModel(kernel="basis", fast=fast, seed=seed),
+        "penalty": lambda: PenaltyModel(kernel="basis", fast=fast, seed=seed),
+        "twostep_lasso": lambda: TwoStepLasso(n_boot=settings["n_boot"], seed=seed),
+        "direct_nn": lambda: DirectNN(**nn),
+        "multitask_nn": lambda: MultiTaskNN(**nn),
+        "cilkview": lambda: CilkviewBounds(seed=seed),
+    }
+    if name not in builders:
+        raise ValueError(f"unknown time model {name!r}; choose from {sorted(TIME_MODELS)}")
+    return builders[name]()
+
+
+def _varying_config(m: Measurements) -> list[str]:
+    frame = m.frame
+    return [c for c in m.config if frame[c].nunique() > 1]
+
+
+class _PerConfig:
+    """Fit one model per value combination of the varying configuration parameters."""
+
+    def __init__(self, make: Callable[[], object], varying: list[str]):
+        self.make, self.varying = make, varying
+
+    def fit(self, train: Measurements):
+        self.models_ = {}
+        for key, _ in train.frame.groupby(self.varying):
+            key = key if isinstance(key, tuple) else (key,)
+            where = dict(zip(self.varying, key))
+            self.models_[key] = self.make().fit(train.select(**{k: [v] for k, v in where.items()}))
+        return self
+
+    def predict(self, points: pd.DataFrame, n_draws: int, seed: int) -> Predictive:
+        keys = [tuple(_plain(v) for v in row) for row in points[self.varying].itertuples(index=False)]
+        blocks = {}
+        for key in dict.fromkeys(keys):
+            if key not in self.models_:
+                raise ValueError(f"no training rows for configuration {dict(zip(self.varying, key))}")
+            idx = [i for i, k in enumerate(keys) if k == key]
+            pts = points.iloc[idx].reset_index(drop=True)
+            blocks[key] = (idx, self.models_[key].predict(pts, n_draws=n_draws, seed=seed).draws)
+        n_out = max(d.shape[0] for _, d in blocks.values())
+        draws = np.empty((n_out, len(points)))
+        for idx, d in blocks.values():
+            # point fits (one draw) are broadcast to the others' draw count
+            draws[:, idx] = np.broadcast_to(d, (n_out, len(idx))) if d.shape[0] == 1 else d
+        return Predictive(draws, points.reset_index(drop=True), "time")
+
+
+def fit_time_task(task: dict) -> dict:
+    """Fit one time model on a dataset's train rows and score every test split.
+
+    Task fields: ``data`` (dataset file), ``model`` (a key of :data:`TIME_MODELS`),
+    ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task`.
+    """
+    _limit_threads()
+    settings = _settings(task)
+    name, seed = task["model"], int(task["seed"])
+    if name not in TIME_MODELS:
+        raise ValueError(f"unknown time model {name!r}; choose from {sorted(TIME_MODELS)}")
+    m = load_data(task["data"])
+    splits = splits_of(m)
+    train = splits.pop("train")
+    varying = _varying_config(train)
+    point = name == "extrap"
+    if name == "extrap":
+        model = _PerConfig(ExtraP, varying) if varying else ExtraP()
+    else:
+        def make():
+            return time_model_for(name, seed, settings)
+
+        model = _PerConfig(make, varying) if (name in PER_CONFIG and varying) else make()
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(train)
+    fit_seconds = time.perf_counter() - start
+
+    def predict(test):
+        pts = test.points(train.params)
+        return model.predict(pts, n_draws=settings["draws"], seed=seed)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores, points, predict_seconds = _evaluate(predict, splits, "time", point)
+    return {"n_train": len(train), "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
+            "scores": scores, "points": points}
+
+
+# -- Extra-P -----------------------------------------------------------------------
+
+
+def ensure_extrap(install: bool = True) -> str:
+    """Import Extra-P, pip-installing it first if missing; returns its version.
+
+    Extra-P 4.2 declares ``numpy~=1.18`` and a GUI toolkit; resolving those would
+    replace numpy under torch, so it is installed with ``--no-deps`` plus the two
+    packages its modelling code imports.
+
+    Raises
+    ------
+    RuntimeError
+        If it is missing and cannot be installed (or ``install`` is False).
+    """
+    try:
+        import extrap
+
+        return extrap.__version__
+    except ImportError:
+        if not install:
+            raise RuntimeError("Extra-P (PyPI package 'extrap') is not installed") from None
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *EXTRAP_INSTALL]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pip install of Extra-P failed: {done.stderr.strip()[-300:]}")
+    importlib.invalidate_caches()
+    import extrap
+
+    return extrap.__version__
+
+
+def extrap_text(frame: pd.DataFrame, params: list[str], target: str = "time") -> str:
+    """Runs in Extra-P's text input format: one ``DATA`` line (repetitions) per point.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"n": [2, 2, 4], "time": [1.0, 1.5, 3.0]})
+    >>> print(extrap_text(f, ["n"]), end="")
+    PARAMETER n
+    POINTS 2 4
+    REGION main
+    METRIC time
+    DATA 1 1.5
+    DATA 3
+    """
+    groups = frame.groupby(params[0] if len(params) == 1 else params, sort=True)[target]
+    coords = [k if isinstance(k, tuple) else (k,) for k in groups.groups]
+    if len(params) == 1:
+        pts = " ".join(f"{c[0]:.17g}" for c in coords)
+    else:
+        pts = " ".join("(" + " ".join(f"{v:.17g}" for v in c) + ")" for c in coords)
+    lines = [f"PARAMETER {' '.join(params)}", f"POINTS {pts}", "REGION main", f"METRIC {target}"]
+    lines += ["DATA " + " ".join(f"{v:.17g}" for v in values) for _, values in groups]
+    return "\n".join(lines) + "\n"
+
+
+class ExtraP:
+    """Extra-P's time model (modeler ``default``, negative exponents allowed).
+
+    Parameters of the fit are the ones that vary in the training runs among ``n`` and
+    ``p`` (Extra-P needs several values per parameter). ``predict`` returns one draw:
+    Extra-P gives a point prediction.
+    """
+
+    def fit(self, train: Measurements):
+        from extrap.fileio.file_reader.text_file_reader import TextFileReader
+        from extrap.modelers.model_generator import ModelGenerator
+
+        ensure_extrap()
+        frame = train.frame
+        self.params_ = [c for c in ("n", "p") if frame[c].nunique() > 1]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "extrap_input.txt"
+            path.write_text(extrap_text(frame, self.params_))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                experiment = TextFileReader().read_experiment(str(path))
+                generator = ModelGenerator(experiment, modeler="default")
+                single = getattr(generator.modeler, "single_parameter_modeler", None) or generator.modeler
+                single.allow_negative_exponents = True
+                generator.model_all()
+        self.function_ = next(iter(generator.models.values())).hypothesis.function
+        self.formula_ = self.function_.to_string(*self.params_)
+        return self
+
+    def predict(self, points: pd.DataFrame, n_draws=None, seed=None) -> Predictive:
+        values = points[self.params_].to_numpy(dtype=float)
+        if len(self.params_) == 1:
+            pred = [self.function_.evaluate(float(v[0])) for v in values]
+        else:
+            pred = [self.function_.evaluate(tuple(float(x) for x in v)) for v in values]
+        return Predictive(np.asarray(pred, dtype=float)[None, :], points.reset_index(drop=True), "time")

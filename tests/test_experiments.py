@@ -1,0 +1,190 @@
+"""The experiment scripts and their per-fit task functions (issue 6)."""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from probperf.data import Measurements
+from probperf.experiment_tasks import (
+    _PerConfig,
+    central_level,
+    extrap_text,
+    fit_metric_task,
+    fit_time_task,
+    load_data,
+    score_split,
+)
+from probperf.predict import Predictive
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENTS = ROOT / "experiments"
+sys.path.insert(0, str(EXPERIMENTS))
+import _common as C  # noqa: E402  (the scripts' shared module, found through sys.path)
+
+
+# -- pieces with known answers -------------------------------------------------------
+
+
+def test_central_level_gives_the_calibration_curve():
+    draws = np.arange(1.0, 101.0)[:, None] * np.ones(4)  # 1..100 at every point
+    y = np.array([50.5, 25.5, 3.0, 1000.0])
+    levels = central_level(draws, y)
+    # 50.5: half the draws below -> 0; 25.5: 25 % below -> |0.5 - 1| = 0.5;
+    # 3.0: 2 below + half of 1 tie = 2.5 % -> 0.95; above every draw -> 1.
+    assert levels.tolist() == pytest.approx([0.0, 0.5, 0.95, 1.0])
+    # the coverage at level L is the share of points with central level <= L
+    assert np.mean(levels <= 0.5) == 0.5
+
+
+def test_score_split_blanks_intervals_of_point_predictions():
+    pred = Predictive(np.array([[10.0, 30.0]]))
+    s = score_split(pred, np.array([8.0, 40.0]), point=True)
+    assert s["median_ape"] == pytest.approx(25.0)  # 25 % and 25 %
+    assert s["crps"] == pytest.approx((2.0 + 10.0) / 2)  # a point mass scores |x - y|
+    assert math.isnan(s["coverage_90"]) and math.isnan(s["width_90"]) and math.isnan(s["nlpd"])
+
+
+def test_score_split_survives_a_zero_median():
+    draws = np.array([[0.0, 9.0], [0.0, 11.0], [0.0, 10.0]])
+    s = score_split(Predictive(draws), np.array([2.0, 10.0]))
+    assert s["median_ape"] == pytest.approx(50.0)  # 100 % and 0 %
+    assert s["coverage_90"] == 0.5
+    # width from the non-zero point only: (10.9 - 9.1) / 10
+    assert s["width_90"] == pytest.approx(0.18)
+
+
+def test_extrap_text_two_parameters():
+    frame = pd.DataFrame({"n": [2, 2, 4], "p": [1, 1, 2], "time": [1.0, 1.5, 3.0]})
+    assert extrap_text(frame, ["n", "p"]).splitlines() == [
+        "PARAMETER n p", "POINTS (2 1) (4 2)", "REGION main", "METRIC time", "DATA 1 1.5", "DATA 3"]
+
+
+class _Constant:
+    """A 'model' predicting the mean training time of its configuration."""
+
+    def fit(self, m):
+        self.value = float(m.frame["time"].mean())
+        return self
+
+    def predict(self, points, n_draws, seed):
+        return Predictive(np.full((1, len(points)), self.value), points)
+
+
+def test_per_config_routes_every_point_to_its_own_configuration():
+    m = Measurements({"n": [1, 2, 1, 2], "p": [1, 1, 1, 1], "cutoff": [4, 4, 8, 8],
+                      "time": [1.0, 3.0, 10.0, 30.0]}, config=["cutoff"])
+    model = _PerConfig(_Constant, ["cutoff"]).fit(m)
+    pts = pd.DataFrame({"n": [5, 5, 5], "p": [1, 1, 1], "cutoff": [8, 4, 8]})
+    assert model.predict(pts, 1, 0).draws.tolist() == [[20.0, 2.0, 20.0]]
+    with pytest.raises(ValueError, match="no training rows for configuration"):
+        model.predict(pts.assign(cutoff=16), 1, 0)
+
+
+def test_t_interval_matches_the_t_quantile():
+    mean, half, n = C.t_interval([1.0, 2.0, 3.0])
+    # sd = 1, n = 3: half-width = t_{0.975, 2} / sqrt(3) = 4.302653 / 1.732051
+    assert (mean, n) == (2.0, 3) and half == pytest.approx(2.484138, rel=1e-5)
+    assert math.isnan(C.t_interval([4.0])[1])
+
+
+def _power_law_file(tmp_path):
+    n = np.repeat(2.0 ** np.arange(6, 14), 2)
+    p = np.tile([1, 2], 8)
+    frame = pd.DataFrame({"n": n, "p": p, "time": 1e-6 * n / p, "split": np.where(n <= 2**11, "train", "test")})
+    path = tmp_path / "law.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_fit_metric_task_extrapolates_an_exact_power_law(tmp_path):
+    task = {"data": _power_law_file(tmp_path), "target": "time", "model": "linear", "seed": 0, "effort": "quick"}
+    out = fit_metric_task(task)
+    (s,) = out["scores"]
+    assert s["split"] == "test" and s["n_points"] == 4 and out["n_train"] == 12
+    # time = 1e-6 n / p is linear in (log n, log p): the power-law mean is exact
+    assert s["median_ape"] < 1.0
+    assert len(out["points"]) == 4 and {pt["n"] for pt in out["points"]} == {2.0**12, 2.0**13}
+
+
+def test_tasks_reject_bad_input(tmp_path):
+    data = _power_law_file(tmp_path)
+    with pytest.raises(ValueError, match="target must be one of"):
+        fit_metric_task({"data": data, "target": "speed", "model": "rbf", "seed": 0})
+    with pytest.raises(ValueError, match="unknown time model 'lasso'"):
+        fit_time_task({"data": data, "model": "lasso", "seed": 0})
+    with pytest.raises(ValueError, match="effort must be one of"):
+        fit_time_task({"data": data, "model": "direct_sm4", "seed": 0, "effort": "huge"})
+    nosplit = tmp_path / "nosplit.csv"
+    pd.DataFrame({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}).to_csv(nosplit, index=False)
+    with pytest.raises(ValueError, match="needs a 'split' column"):
+        load_data(str(nosplit))
+
+
+# -- the scripts, end to end ---------------------------------------------------------
+
+
+def _run(script, tmp_path, *extra):
+    out = tmp_path / f"{script}.parquet"
+    cmd = [sys.executable, str(EXPERIMENTS / f"{script}.py"), "--quick", "--out", str(out),
+           "--no-progress", "--workers", "2", *extra]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def _finite(frame, columns):
+    return np.isfinite(frame[columns].to_numpy(dtype=float)).all()
+
+
+@pytest.mark.slow
+def test_compare_kernels_quick(tmp_path):
+    out = _run("compare_kernels", tmp_path, "--data", str(tmp_path / "sim"))
+    table = pd.read_parquet(out)
+    # nqueens/A x 4 targets x 4 models + 4 published cases x time x 4 models
+    assert len(table) == 4 * 4 + 4 * 4
+    assert (table["status"] == "ok").all(), table.loc[table["status"] != "ok", "error"].tolist()
+    long = C.scores_long(table)
+    assert set(long["split"]) == {"test"}
+    assert set(long["model"]) == {"sm2", "rbf", "linear", "basis"}
+    assert set(long["target"]) == {"time", "work", "delay", "no_work"}
+    assert _finite(long, ["median_ape", "coverage_50", "coverage_90", "width_90", "crps_rel", "fit_seconds"])
+    assert ((long["coverage_90"] >= 0) & (long["coverage_90"] <= 1)).all()
+    md = out.with_suffix(".md").read_text()
+    for header in ("### time", "### no_work", "## Winner per target, case and split", "wall time"):
+        assert header in md
+    for fig in ("rank_heatmap", "error_boxes", "calibration", "actual_vs_predicted"):
+        assert (tmp_path / "figures" / f"compare_kernels_{fig}.png").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_compare_models_quick(tmp_path):
+    out = _run("compare_models", tmp_path, "--data", str(tmp_path / "sim"))
+    table = pd.read_parquet(out)
+    models = {"dag_basis", "dag_sm4", "direct_sm4", "twostep_lasso", "direct_nn", "cilkview", "extrap"}
+    assert len(table) == len(models) * 2  # two seeds
+    assert (table["status"] == "ok").all(), table.loc[table["status"] != "ok", "error"].tolist()
+    long = C.scores_long(table)
+    assert set(long["split"]) == {"test1", "test2", "test3"} and set(long["model"]) == models
+    assert _finite(long, ["median_ape", "crps_rel"])
+    assert _finite(long[long["model"] != "extrap"], ["coverage_90", "width_90"])
+    md = out.with_suffix(".md").read_text()
+    test3 = md.split("## test3: median absolute % error")[1].split("##")[0]
+    header = test3.strip().splitlines()[0]
+    assert all(m in header for m in models)
+    row = [line for line in test3.splitlines() if line.startswith("| nqueens")]
+    cells = [c.strip() for c in row[0].split("|")[2:-1]]
+    assert len(row) == 1 and len(cells) == len(models) and "-" not in cells
+    assert "Issue 5 targets on test3" in md
+    for fig in ("error_boxes", "calibration", "actual_vs_predicted"):
+        assert (tmp_path / "figures" / f"compare_models_{fig}.png").stat().st_size > 1000
+    # a re-run finds every fit done and submits nothing
+    again = subprocess.run([sys.executable, str(EXPERIMENTS / "compare_models.py"), "--quick", "--out", str(out),
+                            "--no-progress", "--scheduler", "inline", "--data", str(tmp_path / "sim")],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert pd.read_parquet(out).equals(table)

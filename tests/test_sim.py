@@ -1,0 +1,271 @@
+"""probperf.sim: DAG builders, scheduler simulation, datasets and the sim CLI."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from probperf import sim
+from probperf.sim import Machine, build, simulate
+from probperf.trace import dag_metrics
+
+SMALL = {
+    "fib": (16, dict(cutoff=5)),
+    "nqueens": (7, dict(cutoff=2)),
+    "sort": (8192, dict(quick_cutoff=256, merge_cutoff=256, insertion_cutoff=16)),
+    "fft": (1024, {}),
+    "sparselu": (6, dict(block=8)),
+    "strassen": (256, dict(cutoff=32, depth=2)),
+    "farm": (40, dict(chunk=3)),
+}
+
+
+def metrics(app, p, machine, scheduler, seed=0):
+    n, cfg = SMALL[app]
+    return dag_metrics(simulate(build(app, n, **cfg), p, machine, scheduler, seed))
+
+
+# -- DAG builders -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("app", sorted(SMALL))
+def test_builders_make_valid_fork_join_dags(app):
+    n, cfg = SMALL[app]
+    dag = build(app, n, **cfg).validate()
+    counts = dag.counts()
+    assert counts["end_task"] == dag.n_tasks
+    assert counts["create_task"] == dag.n_tasks - 1
+    src, dst = dag.edges()
+    # every strand but the root's first has a predecessor
+    assert np.setdiff1d(np.arange(dag.n_segments), dst).tolist() == [0]
+
+
+def test_task_counts_follow_closed_forms():
+    # fib with a depth cutoff below the tree's shortest branch: full binary tree
+    assert build("fib", 30, cutoff=6).n_tasks == 2**7 - 1
+    # strassen: 7 children per level for `depth` levels above the size cutoff
+    assert build("strassen", 1024, cutoff=64, depth=3).n_tasks == 1 + 7 + 49 + 343
+    # farm: one task per chunk, a single wait
+    d = build("farm", 100, chunk=7)
+    assert d.counts() == {"create_task": 15, "wait_tasks": 1, "end_task": 16}
+    # nqueens: tasks at row 1 are the n first-row placements; row 2 the safe pairs
+    assert build("nqueens", 6, cutoff=1).n_tasks == 1 + 6
+    # second row: all columns but the queen's own and its diagonal neighbours
+    # (one neighbour for the 2 edge columns, two for the 4 inner ones)
+    assert build("nqueens", 6, cutoff=2).n_tasks == 1 + 6 + (2 * 4 + 4 * 3)
+    # sort: n < quick_cutoff is a single serial task
+    assert build("sort", 100, quick_cutoff=512).n_tasks == 1
+
+
+def test_leaf_costs_follow_operation_counts():
+    # serial fib(k) makes 2 F(k+1) - 1 calls; with cutoff 0 the root is the only task
+    d = build("fib", 20, cutoff=0)
+    assert d.cost.tolist() == [sim.apps.FIB_CALL * (2 * 10946 - 1)]
+    # a sort below the quicksort cutoff: k log2(k / runs) comparisons + insertion
+    k, runs = 256, 16
+    want = sim.apps.SORT_CMP * k * math.log2(k / runs) + sim.apps.INSERT_CMP * k * runs / 4
+    assert build("sort", k, quick_cutoff=512, insertion_cutoff=runs).cost.tolist() == [want]
+    # sparselu on one block: only the main task, factorising it (2/3 m^3 flops)
+    d = build("sparselu", 1, block=30)
+    assert d.n_tasks == 1 and d.cost.sum() == pytest.approx(sim.apps.FLOP * 30**3 * 2 / 3 + 30)
+
+
+def test_bad_program_parameters_are_rejected():
+    with pytest.raises(ValueError, match="power of two"):
+        build("fft", 1000)
+    with pytest.raises(ValueError, match="no configuration parameter"):
+        build("sort", 1024, cutof=3)
+    with pytest.raises(ValueError, match="unknown program 'nope'"):
+        build("nope", 10)
+    with pytest.raises(ValueError, match="quick_cutoff must be an integer >= 4"):
+        build("sort", 1024, quick_cutoff=2)
+
+
+# -- schedulers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduler", ["greedy", "ws"])
+@pytest.mark.parametrize("app", sorted(SMALL))
+def test_one_worker_without_overheads_has_no_delay_or_idle(app, scheduler):
+    n, cfg = SMALL[app]
+    dag = build(app, n, **cfg)
+    m = dag_metrics(simulate(dag, 1, Machine.ideal(), scheduler, seed=3))
+    assert m["delay"] == 0 and m["no_work"] == 0
+    assert m["time"] == m["work"] == np.rint(dag.cost).sum()
+
+
+@pytest.mark.parametrize("p", [2, 3, 7, 36])
+@pytest.mark.parametrize("app", sorted(SMALL))
+def test_greedy_schedules_obey_graham_bounds(app, p):
+    m = metrics(app, p, Machine(), "greedy", seed=p)
+    t1, tinf, time = m["work"], m["critical_path"], m["time"]
+    assert max(t1 / p, tinf) <= time <= t1 / p + tinf
+    assert m["delay"] == 0  # greedy: never a ready strand beside a free worker
+    assert m["work"] + m["delay"] + m["no_work"] == p * time
+
+
+@pytest.mark.parametrize("app", ["fib", "sort", "sparselu", "farm"])
+def test_greedy_with_a_worker_per_strand_runs_at_the_critical_path(app):
+    n, cfg = SMALL[app]
+    dag = build(app, n, **cfg)
+    m = dag_metrics(simulate(dag, dag.n_segments, Machine(), "greedy", seed=1))
+    assert m["time"] == m["critical_path"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(app=st.sampled_from(sorted(SMALL)), p=st.integers(1, 40), seed=st.integers(0, 2**32 - 1))
+def test_work_stealing_traces_are_valid_and_identity_is_exact(app, p, seed):
+    m = metrics(app, p, Machine(), "ws", seed)
+    assert m["work"] + m["delay"] + m["no_work"] == p * m["time"]
+    assert m["time"] >= max(m["critical_path"], m["work"] / p)
+    n, cfg = SMALL[app]
+    assert m["create_task"] == build(app, n, **cfg).n_tasks - 1
+
+
+def test_overheads_show_up_as_delay_on_one_worker():
+    dag = build("fib", 16, cutoff=5)
+    machine = Machine.ideal(create_overhead=100.0, wait_overhead=40.0)
+    m = dag_metrics(simulate(dag, 1, machine, "ws", seed=0))
+    c = dag.counts()
+    # every creation (child and continuation ready) and every wait whose children are
+    # done (the continuation ready) leave a ready strand unrun: pure delay
+    assert m["delay"] == 100.0 * c["create_task"] + 40.0 * c["wait_tasks"]
+    assert m["no_work"] == 0
+
+
+def test_fixed_seeds_reproduce_and_different_seeds_differ():
+    dag = build("sort", 8192, quick_cutoff=256, merge_cutoff=256, insertion_cutoff=16)
+    a = simulate(dag, 8, Machine(), "ws", seed=11)
+    b = simulate(dag, 8, Machine(), "ws", seed=11)
+    c = simulate(dag, 8, Machine(), "ws", seed=12)
+    assert np.array_equal(a.start, b.start) and np.array_equal(a.worker, b.worker)
+    assert not np.array_equal(a.end, c.end)
+
+
+def test_contention_inflates_work_with_busy_workers():
+    m = Machine()
+    assert m.inflation(1, footprint=1e9, memory_bound=0.5)[1] == 1.0
+    f = m.inflation(36, footprint=1e9, memory_bound=0.5)
+    assert np.all(np.diff(f[1:]) > 0)
+    # closed form at b = 36 (all busy) with pressure = 0.5 + 0.5 * 1e9 / (1e9 + 9e7)
+    pressure = m.coherence + (1 - m.coherence) * 1e9 / (1e9 + m.cache_bytes)
+    terms = m.share_inflation * 35 / 36 + m.worker_inflation * 35 + m.numa_inflation * 18 / 36
+    assert f[36] == pytest.approx(1 + 0.5 * pressure * terms)
+
+
+def test_bad_simulation_arguments_are_rejected():
+    dag = build("fib", 10, cutoff=2)
+    with pytest.raises(ValueError, match="p \\(workers\\) must be a positive integer"):
+        simulate(dag, 0)
+    with pytest.raises(ValueError, match="unknown scheduler"):
+        simulate(dag, 2, scheduler="fifo")
+    with pytest.raises(ValueError, match="Machine.steal_latency must be finite and >= 0"):
+        Machine(steal_latency=-1)
+
+
+# -- datasets and the effects the papers report --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def effects():
+    # sparselu at small n has little parallelism; fib at cutoff 10 much more
+    low = sim.generate("sparselu", [10], [1, 4, 12, 36], config={"block": 20}, seed=5)
+    tasks = sim.generate("fib", [28], [1, 4, 12, 36], config={"cutoff": 10}, seed=5)
+    return low.frame, tasks.frame
+
+
+def test_work_grows_with_workers(effects):
+    for frame in effects:
+        work = frame.set_index("p")["work"]
+        # contention: a few % more work on 36 workers (run-to-run noise is ~1 %)
+        assert work[36] > 1.03 * work[1]
+        assert work[36] > work[4] > work[1]
+        assert (frame["serial_work"] == work[1]).all()
+
+
+def test_no_work_grows_faster_than_linearly_for_low_parallelism(effects):
+    no_work = effects[0].set_index("p")["no_work"]
+    assert no_work[1] == 0
+    # (p-1)^2 growth would give (35/11)^2 ~ 10; linear growth 35/11 ~ 3.2
+    assert no_work[36] / no_work[12] > 35 / 11
+
+
+def test_delay_per_created_task_grows_with_workers(effects):
+    for frame in effects:
+        per_task = (frame["delay"] / frame["create_task"]).to_numpy()
+        assert np.all(np.diff(per_task) > 0), per_task
+
+
+def test_dataset_protocol_layout():
+    m = sim.dataset("nqueens", "B", scale=0.75, seed=2)
+    f = m.frame
+    assert m.config == ["cutoff"]
+    assert list(f.columns) == ["n", "p", "cutoff", "time", "work", "delay", "no_work",
+                               "critical_path", "create_task", "wait_tasks", "end_task",
+                               "serial_work", "split"]
+    splits = f.groupby("split")
+    assert set(splits.groups) == {"train", "test1", "test2", "test3"}
+    assert splits["p"].max()["train"] == 16 and splits["p"].min()["test2"] == 32
+    assert splits["n"].max()["train"] < splits["n"].min()["test1"]
+    assert f["cutoff"].nunique() == 3
+    np.testing.assert_allclose(m.identity_residual(), 0, atol=1e-12)
+    again = sim.dataset("nqueens", "B", scale=0.75, seed=2).frame
+    pd.testing.assert_frame_equal(f, again)
+
+
+def test_dataset_a_splits_and_bad_requests():
+    f = sim.dataset("fib", "A", scale=0.7, seed=0).frame
+    assert sorted(f[f.split == "train"]["p"].unique()) == list(range(1, 9))
+    assert sorted(f[f.split == "test"]["p"].unique()) == [28, 32, 36]
+    with pytest.raises(ValueError, match="which must be 'A' or 'B'"):
+        sim.dataset("fib", "C")
+    with pytest.raises(ValueError, match="no dataset protocol for 'x'"):
+        sim.dataset("x")
+
+
+# -- CLI ----------------------------------------------------------------------------
+
+
+def test_cli_run_writes_a_readable_table(tmp_path):
+    from probperf.cli import app
+    from probperf.formats import read
+
+    out = tmp_path / "runs.csv"
+    res = CliRunner().invoke(app, ["sim", "run", "--app", "fib", "--n", "18,20", "--p", "1..3",
+                                   "--set", "cutoff=3,4", "--reps", "2", "--seed", "7",
+                                   "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    m = read(out, config=["cutoff"])
+    assert len(m) == 2 * 3 * 2 * 2
+    assert sorted(m.frame["p"].unique()) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--app", "nope", "--n", "10"], "unknown program"),
+    (["--app", "fib", "--n", "10", "--p", "0"], "worker counts must be >= 1"),
+    (["--app", "fib", "--n", "x"], "cannot read 'x'"),
+    (["--app", "fib", "--n", "10", "--set", "depth=3"], "no configuration parameter 'depth'"),
+    (["--app", "fft", "--n", "100"], "power of two"),
+])
+def test_cli_run_bad_input_exits_2_without_output(tmp_path, args, message):
+    from probperf.cli import app
+
+    out = tmp_path / "runs.csv"
+    res = CliRunner().invoke(app, ["sim", "run", *args, "-o", str(out)])
+    assert res.exit_code == 2
+    assert message in res.output.replace("\n", " ")
+    assert not out.exists()
+
+
+def test_cli_datasets_writes_a_and_b(tmp_path):
+    from probperf.cli import app
+
+    res = CliRunner().invoke(app, ["sim", "datasets", "-o", str(tmp_path / "d"), "--apps",
+                                   "nqueens", "--scale", "0.7"])
+    assert res.exit_code == 0, res.output
+    assert sorted(x.name for x in (tmp_path / "d").iterdir()) == ["nqueens_A.csv", "nqueens_B.csv"]
+
