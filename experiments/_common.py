@@ -79,6 +79,22 @@ def published_cases() -> list[dict]:
 # -- result tables -------------------------------------------------------------------
 
 
+def stored(tasks, out) -> pd.DataFrame:
+    """The rows already stored for ``tasks`` (final file and parts), in task order.
+
+    For ``--report-only``: a grid cut short (or still running) is reported as it is;
+    the Markdown says how many fits are missing.
+    """
+    from probperf.runner import ResultStore, task_key
+
+    table = ResultStore(out).read()
+    keys = [task_key(t) for t in tasks]
+    have = table.set_index("key", drop=False)
+    table = have.loc[[k for k in dict.fromkeys(keys) if k in have.index]].reset_index(drop=True)
+    table.attrs["missing"] = len(dict.fromkeys(keys)) - len(table)
+    return table
+
+
 def _json(value):
     if isinstance(value, str):
         return json.loads(value)
@@ -197,10 +213,13 @@ def run_header(title: str, command: str, minutes: float, args, extra: list[str])
 
 
 def errors_section(table: pd.DataFrame, fields) -> list[str]:
+    missing = table.attrs.get("missing", 0)
+    head = [f"**{missing} fits of the grid were not run** (the run was cut short; re-running the "
+            "command finishes them and skips the fits already stored).", ""] if missing else []
     bad = table[table["status"] != "ok"]
     if bad.empty:
-        return ["All fits succeeded."]
-    lines = [f"{len(bad)} of {len(table)} fits failed (recorded, not retried):", ""]
+        return [*head, "All fits that ran succeeded."]
+    lines = [*head, f"{len(bad)} of {len(table)} fits failed (recorded, not retried):", ""]
     for _, row in bad.iterrows():
         what = ", ".join(f"{f}={row[f]}" for f in fields if f in row)
         lines.append(f"- {what}: `{str(row['error'])[:200]}`")

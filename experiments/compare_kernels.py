@@ -58,6 +58,10 @@ def parse_args(argv=None):
     parser.add_argument("--data", default=str(C.SIM_CACHE),
                         help="cache directory of the simulated datasets (default: %(default)s)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
+                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no fit: write the tables and figures from the fits already stored")
     parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     return parser.parse_args(argv)
 
@@ -72,7 +76,7 @@ def grid(args) -> tuple[list[dict], dict]:
         spec["targets"] = tuple(t.strip() for t in args.targets.split(",") if t.strip())
     if args.no_published:
         spec["published"] = False
-    effort = "quick" if args.quick else "full"
+    effort = "quick" if args.quick else args.effort
     data_dir = Path(args.data)
     cases = []
     for app, which in spec["datasets"]:
@@ -158,7 +162,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
             f"Grid: {len(table)} fits = datasets {', '.join(f'{a}/{w}' for a, w in spec['datasets'])}"
             f"{' + published cases (time only)' if spec['published'] else ''} x targets "
             f"{', '.join(spec['targets'])} x models {', '.join(spec['models'])} x seeds {args.seeds}; "
-            f"effort `{'quick' if args.quick else 'full'}` (see `probperf.experiment_tasks.EFFORT`).",
+            f"effort `{'quick' if args.quick else args.effort}` (see `probperf.experiment_tasks.EFFORT`).",
             "",
             "Each fit: train rows -> every test split. `median_ape`: median absolute % error of the "
             "median prediction; `coverage_50/90`: share of test points inside the central 50/90 % "
@@ -208,8 +212,11 @@ def main(argv=None):
     watch = C.Stopwatch()
     tasks, spec = grid(args)
     print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    table = run_grid(tasks, fit_metric_task, progress=not args.no_progress,
-                     rerun_errors=args.rerun_errors, **grid_options(args))
+    if args.report_only:
+        table = C.stored(tasks, args.out)
+    else:
+        table = run_grid(tasks, fit_metric_task, progress=not args.no_progress,
+                         rerun_errors=args.rerun_errors, **grid_options(args))
     md = write_outputs(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

@@ -39,6 +39,10 @@ def parse_args(argv=None):
     add_cli_options(parser, out=str(C.RESULTS / f"{NAME}.parquet"), seeds="1")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated time models")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
+                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no fit: write the tables and figures from the fits already stored")
     parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     return parser.parse_args(argv)
 
@@ -101,12 +105,15 @@ def main(argv=None):
     unknown = [m for m in models if m not in TIME_MODELS]
     if unknown:
         raise SystemExit(f"unknown model(s) {unknown}; choose from {', '.join(TIME_MODELS)}")
-    effort = "quick" if args.quick else "full"
+    effort = "quick" if args.quick else args.effort
     tasks = [{**case, "model": m, "seed": s, "effort": effort}
              for case in C.published_cases() for m in models for s in args.seeds]
     print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
-                     rerun_errors=args.rerun_errors, **grid_options(args))
+    if args.report_only:
+        table = C.stored(tasks, args.out)
+    else:
+        table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
+                         rerun_errors=args.rerun_errors, **grid_options(args))
     md = write_outputs(table, models, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

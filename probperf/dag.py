@@ -476,7 +476,7 @@ class DagModel:
         model.has_span_ = config["has_span"]
         model.components_ = {}
         for name, sub in config["components"].items():
-            sub_cls = persist._REGISTRY[sub["kind"]]
+            sub_cls = persist.model_class(sub["kind"])
             model.components_[name] = sub_cls._from_state(sub["state"], persist.unnest(name, tensors))
         return model
 

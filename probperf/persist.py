@@ -109,6 +109,15 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
 EXTRAS = ("defaults_", "train_ranges_", "unit_", "train_points_")
 
 
+def model_class(kind: str) -> type:
+    """The registered model class named ``kind`` (for composite models' sub-states)."""
+    if kind not in _REGISTRY:
+        _import_model_modules()
+    if kind not in _REGISTRY:
+        raise ModelFileError(f"unknown model kind {kind!r}")
+    return _REGISTRY[kind]
+
+
 def save(model, path) -> None:
     """Save any registered model (its state plus the :data:`EXTRAS` it carries)."""
     config, tensors = model._get_state()
@@ -119,14 +128,14 @@ def save(model, path) -> None:
 def load(path):
     """Load a model saved by :func:`save`, rebuilding its registered class."""
     kind, config, tensors = load_state(path)
-    if kind not in _REGISTRY:
-        _import_model_modules()
-    if kind not in _REGISTRY:
-        raise ModelFileError(f"{path}: unknown model kind {kind!r}")
+    try:
+        cls = model_class(kind)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}")
     if not isinstance(config, dict) or "state" not in config:
         raise ModelFileError(f"{path}: model configuration lacks its state")
     try:
-        model = _REGISTRY[kind]._from_state(config["state"], tensors)
+        model = cls._from_state(config["state"], tensors)
     except (KeyError, ValueError, TypeError, RuntimeError) as exc:
         raise ModelFileError(f"{path}: model state is inconsistent ({type(exc).__name__}: {exc})")
     for k, v in config.get("extras", {}).items():
@@ -139,7 +148,7 @@ def _import_model_modules():
     """Import the modules that register model classes (lazily: they pull in torch)."""
     import importlib
 
-    for mod in ("probperf.models", "probperf.dag"):
+    for mod in ("probperf.models", "probperf.dag", "probperf.timemodels"):
         try:
             importlib.import_module(mod)
         except ImportError:

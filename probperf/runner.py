@@ -275,7 +275,7 @@ def _connect(scheduler: str | None, n_workers: int | None):
         n_workers=n_workers or default_workers(),
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # a free port: never clash with another cluster
         silence_logs=logging.ERROR,
     )
     return Client(cluster), cluster

@@ -98,7 +98,7 @@ class DirectModel(_TableModel):
         model = cls(**config["params"])
         model.features_ = config["features"]
         sub = config["model"]
-        model.model_ = persist._REGISTRY[sub["kind"]]._from_state(sub["state"], persist.unnest("model", tensors))
+        model.model_ = persist.model_class(sub["kind"])._from_state(sub["state"], persist.unnest("model", tensors))
         return model
 
 
@@ -172,7 +172,7 @@ class PenaltyModel(_TableModel):
         model.features_ = config["features"]
         model.size_features_ = config["size_features"]
         for name, sub in config["parts"].items():
-            part = persist._REGISTRY[sub["kind"]]._from_state(sub["state"], persist.unnest(name, tensors))
+            part = persist.model_class(sub["kind"])._from_state(sub["state"], persist.unnest(name, tensors))
             setattr(model, name, part)
         return model
 

@@ -296,6 +296,8 @@ def test_crashing_program_is_an_error(bench_bin, tmp_path):
                      "#pragma omp parallel\n{}\nabort();}\n")
     with pytest.raises(RecordError, match="SIGABRT"):
         run_traced([str(exe)], 2)
+    with pytest.raises(RecordError, match=r"\(untraced, p=2\) was killed by signal SIGABRT"):
+        run_untraced([str(exe)], 2)
     failing = _c_program(tmp_path, "fails", "int main(void){return 3;}\n")
     with pytest.raises(RecordError, match="exited with status 3"):
         record([str(failing)], [1], {"n": 1})

@@ -67,7 +67,7 @@ def test_grid_survives_killed_worker_records_errors_and_resumes(tmp_path):
         killed.append(pid)
 
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
         silence_logs=50,
     ) as cluster:
         thread = threading.Thread(target=killer, daemon=True)

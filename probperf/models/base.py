@@ -79,7 +79,7 @@ class MetricModel:
         self._fit(Xa, y)
         return self
 
-    def predict(self, X, n_draws: int | None = None, seed: int | None = 0) -> Predictive:
+    def predict(self, X, n_draws: int | None = None, seed: int | None = 0, noise: bool = True) -> Predictive:
         """Joint posterior-predictive draws (observation noise included) at ``X``.
 
         Parameters
@@ -90,11 +90,14 @@ class MetricModel:
             Number of joint draws (default :attr:`n_draws`).
         seed : int, optional
             Seed for reproducible draws.
+        noise : bool
+            Include observation (run-to-run) noise. Without it the draws are of the
+            latent metric, which is what feeds other models in the DAG model.
         """
         self._check_fitted()
         points = as_points(X, self.features_)
         Xa = points.to_numpy(dtype=np.float64)
-        draws = self._predict_draws(Xa, int(n_draws or self.n_draws), seed)
+        draws = self._predict_draws(Xa, int(n_draws or self.n_draws), seed, noise=noise)
         return Predictive(draws, points, self.target_)
 
     def _check_fitted(self):

@@ -20,7 +20,10 @@ Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
   -> the strand after the parallel region.
 
 The initial task's strands cover the program from the runtime's start to its shutdown,
-so ``time`` is the elapsed time of the traced program under the OpenMP runtime.
+so ``time`` is the elapsed time of the traced program under the OpenMP runtime. LLVM
+starts its runtime at the first OpenMP construct, so serial code before that is not
+traced, and the runtime's own start-up (up to the first parallel region) counts as work
+of the initial task.
 
 Known limits: OMPT reports only the end of a taskgroup, so a taskgroup joins the
 children of its task that ended before the wait ended (deeper descendants, and

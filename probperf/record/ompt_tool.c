@@ -65,6 +65,7 @@ static unsigned n_buffers; /* updated with __atomic builtins, once per thread */
 static uint32_t missing_callbacks;
 static char *trace_path;
 static int span_only;
+static int finalizing; /* set once the trace is being written: later events are dropped */
 static __thread thread_buf_t *my_buf;
 
 static inline uint64_t now_ns(void) {
@@ -104,6 +105,7 @@ static void grow(thread_buf_t *buf) {
 }
 
 static inline void emit(uint32_t kind, uint32_t x, uint64_t a, uint64_t b) {
+  if (__atomic_load_n(&finalizing, __ATOMIC_RELAXED)) return;
   uint64_t t = now_ns();
   thread_buf_t *buf = get_buf();
   if (buf->n == buf->cap) grow(buf);
@@ -233,6 +235,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 static void tool_finalize(ompt_data_t *data) {
   (void)data;
   emit(EV_FINI, 0, 0, 0);
+  __atomic_store_n(&finalizing, 1, __ATOMIC_SEQ_CST);
   write_trace(trace_path);
 }
 
