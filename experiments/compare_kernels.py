@@ -171,6 +171,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
             "power-law (log-linear) mean, so kernels differ only in the residual they model. "
             "Rows with a non-positive target (e.g. `no_work` at p = 1) are left out of fit and test.",
         ],
+        table=table,
     )
     if len(ok):
         ranked = ranks(ok)
@@ -215,8 +216,10 @@ def main(argv=None):
     if args.report_only:
         table = C.stored(tasks, args.out)
     else:
+        before = len(C.stored(tasks, args.out))
         table = run_grid(tasks, fit_metric_task, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
+        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
     md = write_outputs(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

@@ -160,6 +160,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
             "",
             "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m]}" for m in models) + ".",
         ],
+        table=table,
     )
     if len(ok):
         cols = ["median_ape", "coverage_50", "coverage_90", "width_90", "crps_rel", "nlpd", "fit_seconds"]
@@ -204,8 +205,10 @@ def main(argv=None):
     if args.report_only:
         table = C.stored(tasks, args.out)
     else:
+        before = len(C.stored(tasks, args.out))
         table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
+        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
     md = write_outputs(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

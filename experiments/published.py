@@ -78,6 +78,7 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
             "",
             "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m]}" for m in models) + ".",
         ],
+        table=table,
     )
     points = point_table(table)
     if len(points):
@@ -91,6 +92,14 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
                   "## Per case", "", C.markdown(summary, {"median_abs_error": ".2f"}), "",
                   "## Every test point", "",
                   C.markdown(points, {"time": ".4g", "prediction": ".4g", "error_%": "+.2f"}), ""]
+    pts = C.points_long(table, ["app", "model", "seed"])
+    if len(pts):
+        figs = out.parent / "figures"
+        figs.mkdir(parents=True, exist_ok=True)
+        C.plot_actual_vs_predicted(pts.assign(split=pts["app"]), "model",
+                                   figs / f"{out.stem}_actual_vs_predicted.png",
+                                   "published cases: predicted median (90 % interval) vs measured")
+        lines += [f"Figure: `figures/{out.stem}_actual_vs_predicted.png` (colours: cases).", ""]
     lines += ["## Failed fits", "", *C.errors_section(table, ["case", "model", "seed"]), ""]
     md = out.with_suffix(".md")
     md.parent.mkdir(parents=True, exist_ok=True)
@@ -112,8 +121,10 @@ def main(argv=None):
     if args.report_only:
         table = C.stored(tasks, args.out)
     else:
+        before = len(C.stored(tasks, args.out))
         table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
+        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
     md = write_outputs(table, models, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

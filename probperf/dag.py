@@ -240,9 +240,13 @@ class DagModel:
         configuration parameter varies in the training data).
     kernel : str, optional
         Shorthand: use this spec for every component (``models`` entries win).
+    inference : {"svi", "nuts", "auto"}
+        Inference for the basis-regression components. SVI by default: the DAG model
+        fits seven components, and NUTS takes about a minute each on 2 cores for
+        little change in the intervals (see ``benchmarks/``).
     fast : bool
-        Cheaper inference (SVI for basis models, fewer GP iterations/restarts): for
-        tests, docs and quick looks.
+        Cheaper inference still (shorter SVI, one GP restart): for tests, docs and
+        quick looks.
     n_draws : int
         Joint draws per prediction.
     seed : int
@@ -257,9 +261,10 @@ class DagModel:
     """
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
-                 fast: bool = False, n_draws: int = DEFAULT_DRAWS, seed: int = 0):
+                 inference: str = "svi", fast: bool = False, n_draws: int = DEFAULT_DRAWS, seed: int = 0):
         self.models = models
         self.kernel = kernel
+        self.inference = inference
         self.fast = fast
         self.n_draws = n_draws
         self.seed = seed
@@ -281,8 +286,9 @@ class DagModel:
 
         kwargs = {"seed": self.seed + COMPONENTS.index(component)}
         if spec == BASIS_SPEC:
+            kwargs["inference"] = "svi" if self.fast else self.inference
             if self.fast:
-                kwargs["inference"] = "svi"
+                kwargs["svi_steps"] = 800
             return metric_model(spec, **kwargs)
         kwargs["mean"] = "linear"
         if self.fast:
@@ -354,10 +360,8 @@ class DagModel:
             self.components_[name] = ZeroMetric()
             return
         model = self._new_model(specs[name], name)
-        if name == "no_work" and specs[name] == "basis":
-            from .basis import no_work as no_work_basis
-
-            model.basis = no_work_basis()
+        if specs[name] == "basis":
+            model.basis = _basis_for(name)
         model.fit(X[keep], y[keep], features=list(X.columns))
         model.target_ = name
         self.components_[name] = model
@@ -452,7 +456,7 @@ class DagModel:
 
     def _get_state(self):
         config = {
-            "params": {"models": self.models, "kernel": self.kernel, "fast": self.fast,
+            "params": {"models": self.models, "kernel": self.kernel, "inference": self.inference, "fast": self.fast,
                        "n_draws": self.n_draws, "seed": self.seed},
             "specs": self.specs_,
             "features": self.features_,
@@ -482,6 +486,20 @@ class DagModel:
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, fast={self.fast!r})"
+
+
+def _basis_for(component: str):
+    """The 2016 paper's term family for each size/worker component (generalised as in
+    the thesis); the design-based components (work, delay) build their own designs."""
+    from . import basis
+
+    return {
+        "serial_work": basis.serial_work,
+        "create_task": basis.task_counts,
+        "wait_tasks": basis.task_counts,
+        "critical_path": basis.serial_work,
+        "no_work": basis.no_work,
+    }[component]()
 
 
 def _serial_work_per_row(frame: pd.DataFrame, size_features, source) -> np.ndarray:

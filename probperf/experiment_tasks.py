@@ -17,11 +17,9 @@ actual-vs-predicted plots and calibration curves) as JSON-able lists.
 * :func:`fit_time_task`: one time model (:data:`TIME_MODELS`: the DAG model, direct
   and penalty models, the baselines, Extra-P).
 
-Dataset files are CSV or Parquet tables with ``n``, ``p``, configuration columns, metric
-columns and ``split``; every column that is neither a parameter, a metric nor ``split``
-is not allowed, and every non-metric column besides ``n``, ``p``, ``split`` is a
-configuration parameter. With a remote cluster the file paths must be readable by the
-workers (a shared filesystem).
+Dataset files are CSV or Parquet tables with ``n``, ``p``, metric columns, ``split`` and
+configuration columns: every other column is taken as a configuration parameter. With a
+remote cluster the file paths must be readable by the workers (a shared filesystem).
 """
 
 from __future__ import annotations
@@ -270,11 +268,12 @@ def fit_metric_task(task: dict) -> dict:
 
 #: label -> description, for tables.
 TIME_MODELS = {
-    "dag_basis": "DagModel, basis regressions (default)",
-    "dag_sm4": "DagModel, GP sm4 for every component",
-    "direct_sm4": "direct GP (sm4, power-law mean)",
-    "direct_basis": "direct basis regression",
-    "penalty": "penalty model T(n)/p + A(n,p) (basis)",
+    "dag_basis": "DagModel default: basis regressions (with a varying configuration parameter: "
+                 "Matern-5/2 GPs for the size-only metrics and no_work); SVI unless effort 'thorough'",
+    "dag_sm4": "DagModel, GP sm4 for every component (1 restart unless effort 'thorough')",
+    "direct_sm4": "direct GP (sm4, power-law mean, 3 restarts)",
+    "direct_basis": "direct basis regression of time (SVI unless effort 'thorough')",
+    "penalty": "penalty model T(n)/p + A(n,p), basis regressions",
     "twostep_lasso": "TwoStepLasso (2016 paper)",
     "direct_nn": "DirectNN (thesis)",
     "multitask_nn": "MultiTaskNN (thesis)",

@@ -63,6 +63,8 @@ TAU0 = 0.01
 #: Smallest scaled median allowed (keeps log() finite when every beta is ~0).
 _TINY = 1e-300
 JIT_SVI = True
+#: Adam step size of SVI (decayed 100x over the run).
+SVI_LR = 0.05
 
 
 #: Fewest data points a fit accepts.
@@ -266,7 +268,14 @@ class BayesianBasisRegression(MetricModel):
     n_draws : int
         Default number of predictive draws.
     svi_steps : int
-        Optimisation steps of SVI (also the SVI draws kept: ``num_samples``... see notes).
+        Optimisation steps of SVI; SVI then keeps ``num_samples`` draws from the guide.
+    prune : float
+        After the fit, terms that contribute less than this share of the fitted
+        median at *every* training point are dropped and the rest refitted (0 turns
+        it off). Why: with non-negative coefficients a continuous shrinkage prior
+        leaves every irrelevant term a small positive weight; at 4x the largest
+        training size an ``n^3`` term holding 0.1 % of the fit holds 6 %, always
+        upwards. Below the measurement noise a term is not identifiable anyway.
 
     Attributes
     ----------
@@ -289,10 +298,13 @@ class BayesianBasisRegression(MetricModel):
     --------
     >>> n = np.repeat(2.0 ** np.arange(4, 10), 4)
     >>> y = 5 * n * np.exp(np.random.default_rng(0).normal(0, 0.02, n.size))
-    >>> m = BayesianBasisRegression(basis=BasisSet([(0, 0), (1, 0), (2, 0)]),
-    ...                             inference="svi", svi_steps=300).fit({"n": n}, y)
-    >>> round(float(m.predict({"n": 2.0**12}).median[0]) / (5 * 2**12), 1)
-    1.0
+    >>> m = BayesianBasisRegression(basis=BasisSet([(1, 0), (2, 0)]),
+    ...                             inference="svi", svi_steps=500).fit({"n": n}, y)
+    >>> lo, hi = m.predict({"n": 2.0**10}).interval(0.9)
+    >>> bool(lo[0] < 5 * 2**10 < hi[0])
+    True
+    >>> m.shares_["n"] > 0.9
+    True
     """
 
     def __init__(
@@ -308,6 +320,7 @@ class BayesianBasisRegression(MetricModel):
         seed=0,
         n_draws=1000,
         svi_steps=1500,
+        prune=0.01,
     ):
         self.basis = basis
         self.inference = inference
@@ -320,6 +333,7 @@ class BayesianBasisRegression(MetricModel):
         self.seed = seed
         self.n_draws = n_draws
         self.svi_steps = svi_steps
+        self.prune = prune
 
     # -- fitting on (n, p) features ----------------------------------------------------
 
@@ -359,9 +373,23 @@ class BayesianBasisRegression(MetricModel):
             Phi = cand.design(n, p)
             fits.append((cand, self._fit_core(Phi, y, p, cand.names)))
         chosen = self._select(fits, y)
+        keep = self._relevant(chosen.design(n, p))
+        if not keep.all():
+            chosen = BasisSet([t for t, k in zip(chosen, keep) if k])
+            self._select([(chosen, self._fit_core(chosen.design(n, p), y, p, chosen.names))], y)
         self.basis_ = chosen
         self._store_shares(chosen.design(n, p))
         return self
+
+    def _relevant(self, Phi) -> np.ndarray:
+        """Mask of terms whose share of the fitted median reaches :attr:`prune` at some
+        training point (at least the largest term is kept)."""
+        contrib = np.asarray(Phi, dtype=np.float64) * self.coef_samples_.mean(axis=0)
+        total = contrib.sum(axis=1, keepdims=True)
+        peak = (contrib / np.where(total > 0, total, 1.0)).max(axis=0)
+        keep = peak >= float(self.prune)
+        keep[np.argmax(peak)] = True
+        return keep
 
     def fit_design(self, Phi, y, names=None, p=None):
         """Fit with a given non-negative design matrix (N x K) instead of a basis.
@@ -390,8 +418,18 @@ class BayesianBasisRegression(MetricModel):
         p = np.ones(Phi.shape[0]) if p is None else np.asarray(p, dtype=np.float64).ravel()
         self.features_ = ["design"]
         self.target_ = None
+        y = _check_target(y, Phi.shape[0])
         result = self._fit_core(Phi, y, p, names)
-        self._select([(None, result)], _check_target(y, Phi.shape[0]))
+        self._select([(None, result)], y)
+        keep = self._relevant(Phi)
+        if not keep.all():
+            # Refit on the relevant columns; dropped columns keep a coefficient of 0
+            # so the design stays K wide for predict_design.
+            pruned = self._fit_core(Phi[:, keep], y, p, [n for n, k in zip(names, keep) if k])
+            coef = np.zeros((pruned["coef"].shape[0], Phi.shape[1]))
+            coef[:, keep] = pruned["coef"]
+            pruned.update(coef=coef, Phi=Phi, names=names)
+            self._select([(None, pruned)], y)
         self.basis_ = None
         self.term_names_ = names
         self._store_shares(Phi)
@@ -557,7 +595,7 @@ class BayesianBasisRegression(MetricModel):
                                        init_scale=0.01)
         steps = int(self.svi_steps)
         # decay the learning rate 100x over the run so the end is not noisy
-        optim = ClippedAdam({"lr": 0.02, "lrd": 0.01 ** (1.0 / max(steps, 1))})
+        optim = ClippedAdam({"lr": SVI_LR, "lrd": 0.01 ** (1.0 / max(steps, 1))})
         elbo = JitTrace_ELBO(ignore_jit_warnings=True) if JIT_SVI else Trace_ELBO()
         svi = SVI(basis_model, guide, optim, elbo)
         losses = []
@@ -670,11 +708,16 @@ class BayesianBasisRegression(MetricModel):
             return median
         N = median.shape[1]
         p = np.ones(N) if p is None else np.broadcast_to(np.asarray(p, dtype=np.float64), (N,))
-        scale = self.sigma_samples_[idx][:, None] * np.exp(
-            self.gamma_samples_[idx][:, None] * (np.log2(p) / self.p_ref_)[None, :]
-        )
         rng = np.random.default_rng(seed)
-        return median * np.exp(scale * rng.standard_normal((n_draws, N)))
+        # in place: 10,000 points x 1,000 draws is 80 MB per temporary
+        eps = rng.standard_normal((n_draws, N))
+        eps *= self.sigma_samples_[idx][:, None]
+        gamma = self.gamma_samples_[idx]
+        if np.any(gamma != 0):
+            eps *= np.exp(gamma[:, None] * (np.log2(p) / self.p_ref_)[None, :])
+        np.exp(eps, out=eps)
+        eps *= median
+        return eps
 
     def predict_median_design(self, Phi) -> np.ndarray:
         """Posterior median of the fitted median ``Phi @ beta`` per row of ``Phi`` (N,)."""
