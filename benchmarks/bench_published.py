@@ -28,7 +28,10 @@ with ``n`` and ``p`` as parameters, and predicts the three test rows.
 Run (from the repository root)::
 
     python benchmarks/bench_published.py [--out benchmarks/results/published.md]
-        [--models bayes,bayes-small,gp,direct,penalty] [--draws 2000] [--no-install]
+        [--models bayes,bayes-small,gp,direct,penalty] [--draws 2000] [--fast] [--no-install]
+
+With NUTS (the default) the basis models take minutes per fit on a busy 2-core
+machine; ``--fast`` uses SVI and one GP restart.
 """
 
 from __future__ import annotations
@@ -92,6 +95,16 @@ def load_case(case: Case) -> tuple[Measurements, Measurements]:
 # -- probperf models ---------------------------------------------------------------
 
 
+#: Set by --fast: SVI instead of NUTS for the basis models, one GP restart.
+FAST = {"on": False}
+
+
+def _bayes(module, **kwargs):
+    if FAST["on"]:
+        kwargs["inference"] = "svi"
+    return module.BayesianBasisRegression(**kwargs)
+
+
 def _small_basis(module, train: Measurements):
     """Bayes with a basis small enough for these tables (the default has 12+ terms).
 
@@ -101,16 +114,19 @@ def _small_basis(module, train: Measurements):
     from probperf.basis import normal_form
 
     workers = ("1/p", "1") if train.frame["p"].nunique() > 1 else ("1",)
-    return module.BayesianBasisRegression(basis=normal_form(j=(0, 1, 2, 3), k=(0,), worker=workers))
+    return _bayes(module, basis=normal_form(j=(0, 1, 2, 3), k=(0,), worker=workers))
 
 
 #: label -> (module, how to build the model from it and the training table, how to fit it)
 PROBPERF_MODELS = {
-    "bayes": ("probperf.models.bayes", lambda mod, train: mod.BayesianBasisRegression(), "metric"),
+    "bayes": ("probperf.models.bayes", lambda mod, train: _bayes(mod), "metric"),
     "bayes-small": ("probperf.models.bayes", _small_basis, "metric"),
-    "gp": ("probperf.models.gp", lambda mod, train: mod.GaussianProcessModel(), "metric"),
-    "direct": ("probperf.timemodels", lambda mod, train: mod.DirectModel(kernel="basis"), "table"),
-    "penalty": ("probperf.timemodels", lambda mod, train: mod.PenaltyModel(kernel="basis"), "table"),
+    "gp": ("probperf.models.gp",
+           lambda mod, train: mod.GaussianProcessModel(n_restarts=1 if FAST["on"] else 3), "metric"),
+    "direct": ("probperf.timemodels",
+               lambda mod, train: mod.DirectModel(kernel="basis", fast=FAST["on"]), "table"),
+    "penalty": ("probperf.timemodels",
+                lambda mod, train: mod.PenaltyModel(kernel="basis", fast=FAST["on"]), "table"),
 }
 
 LABELS = {
@@ -269,6 +285,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
                                 "seconds": time.perf_counter() - start, "readme": np.nan})
                 continue
             seconds = time.perf_counter() - start
+            print(f"{case.name}: {label} fitted in {seconds:.0f} s", file=sys.stderr)
             errors = ape(pred, truth)
             lo, hi = pred.interval(LEVEL)
             inside = (truth >= lo) & (truth <= hi)
@@ -342,7 +359,8 @@ def report(rows, summary, notes, args) -> str:
     parts = [
         "# Published cases: probperf vs Extra-P",
         "",
-        f"Command: `python benchmarks/bench_published.py --models {args.models} --draws {args.draws}`",
+        f"Command: `python benchmarks/bench_published.py --models {args.models} --draws {args.draws}"
+        + (" --fast`" if args.fast else "`"),
         "",
         "Train rows -> test rows of each case (extrapolation in n). `median_ape`: median over "
         "the case's test rows of the absolute % error of the median prediction (Extra-P: of "
@@ -378,7 +396,10 @@ def main(argv=None):
                         help=f"comma-separated subset of {','.join(PROBPERF_MODELS)}")
     parser.add_argument("--draws", type=int, default=2000, help="predictive draws per model")
     parser.add_argument("--no-install", action="store_true", help="do not pip-install Extra-P")
+    parser.add_argument("--fast", action="store_true",
+                        help="SVI instead of NUTS for the basis models, one GP restart")
     args = parser.parse_args(argv)
+    FAST["on"] = args.fast
 
     try:
         import torch
