@@ -61,10 +61,22 @@ def test_loo_prefers_the_set_that_contains_the_truth():
     small = BasisSet([Term(1, 0), Term(1, 1)])
     right = BasisSet([Term(1, 0), Term(1, 1), Term(2, 0)])
     model = BayesianBasisRegression(
-        candidates=[small, right], basis=right, inference="svi", svi_steps=300, num_samples=200
+        candidates=[small, right], basis=right, inference="svi", svi_steps=300, num_samples=200, prune=0
     ).fit({"n": N_TRAIN}, y)
     assert model.basis_ == right
     assert len(model.loo_) == 2 and model.loo_["elpd_loo"].notna().all()
+
+
+def test_pruning_drops_decoys_and_keeps_the_true_terms():
+    # Truth 3 n log2 n + 0.5 n^2; decoys 1, n, n^3 take a small positive weight under
+    # the shrinkage prior and are pruned (they never reach 1 % of the fit).
+    y = noisy(N_TRAIN, 0.03, seed=4)
+    basis = BasisSet([Term(0, 0), Term(1, 0), Term(1, 1), Term(2, 0), Term(3, 0)])
+    model = BayesianBasisRegression(basis=basis, inference="svi", svi_steps=300, num_samples=200).fit(
+        {"n": N_TRAIN}, y
+    )
+    assert set(model.basis_.terms) >= {Term(1, 1), Term(2, 0)}
+    assert Term(3, 0) not in set(model.basis_.terms)
 
 
 def test_nested_candidates_grow_with_exponents():

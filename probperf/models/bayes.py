@@ -375,8 +375,10 @@ class BayesianBasisRegression(MetricModel):
         chosen = self._select(fits, y)
         keep = self._relevant(chosen.design(n, p))
         if not keep.all():
+            comparison = self.loo_  # keep the candidates' LOO table, not the refit's
             chosen = BasisSet([t for t, k in zip(chosen, keep) if k])
             self._select([(chosen, self._fit_core(chosen.design(n, p), y, p, chosen.names))], y)
+            self.loo_ = comparison
         self.basis_ = chosen
         self._store_shares(chosen.design(n, p))
         return self
