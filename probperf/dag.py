@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from . import persist
-from .data import Measurements, MeasurementError
+from .data import Measurements, one_worker_baseline
 from .predict import Predictive, constant_params, prediction_points
 
 #: DAG metrics DagModel needs in the training data.
@@ -82,19 +82,27 @@ def work_design(serial_work: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def delay_design(create_task: np.ndarray, wait_tasks: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Design of eq. (12): ``[create*w, wait*w]`` with ``w = [1, (p-1), (p-1)/p]``.
+    """Design of eq. (12), extended: ``[create*w, wait*w, s*(p-1), s*(p-1)/p]``.
 
-    Shapes broadcast, so per-draw counts (S x N) give a per-draw design (S x N x 6).
+    ``w = [1, (p-1), (p-1)/p]`` are the paper's worker terms. The last two columns are
+    not in the paper: a per-run cost of idle workers finding their first task (steal
+    latency), proportional to the number of thieves, not to the task count; ``s`` is 1
+    when the program creates tasks and 0 when it creates none (nothing to steal, so no
+    delay, as in eq. 12). Without them a small run's start-up steals are charged per
+    task and blow up at large ``n``. Shapes broadcast, so per-draw counts (S x N) give a
+    per-draw design (S x N x 8).
 
     Examples
     --------
-    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3])).tolist()
-    [[10.0, 20.0, 6.666666666666666, 4.0, 8.0, 2.6666666666666665]]
+    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3])).round(3).tolist()
+    [[10.0, 20.0, 6.667, 4.0, 8.0, 2.667, 2.0, 0.667]]
     """
     create = np.asarray(create_task, dtype=np.float64)
     wait = np.asarray(wait_tasks, dtype=np.float64)
-    w = _worker_terms(np.broadcast_to(np.asarray(p, dtype=np.float64), create.shape))
-    return np.concatenate([create[..., None] * w, wait[..., None] * w], axis=-1)
+    p = np.broadcast_to(np.asarray(p, dtype=np.float64), create.shape)
+    w = _worker_terms(p)
+    spawns = (create > 0).astype(np.float64)[..., None]
+    return np.concatenate([create[..., None] * w, wait[..., None] * w, spawns * w[..., 1:]], axis=-1)
 
 
 @persist.register
@@ -310,7 +318,7 @@ class DagModel:
         frame = m.frame
         size_features = ["n", *m.config]
         all_features = ["n", "p", *m.config]
-        serial = _serial_work_per_row(frame, size_features, m.source)
+        serial = one_worker_baseline(frame, size_features, ["serial_work"], "work", m.source, "DagModel")
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
         specs = self._specs(config_varies)
         self.specs_ = specs
@@ -462,13 +470,8 @@ class DagModel:
             "features": self.features_,
             "size_features": self.size_features_,
             "has_span": self.has_span_,
-            "components": {},
         }
-        tensors = {}
-        for name, model in self.components_.items():
-            sub_config, sub_tensors = model._get_state()
-            config["components"][name] = {"kind": type(model).__name__, "state": sub_config}
-            tensors.update(persist.nest(name, sub_config, sub_tensors)[1])
+        config["components"], tensors = persist.nest_models(self.components_)
         return config, tensors
 
     @classmethod
@@ -478,10 +481,7 @@ class DagModel:
         model.features_ = config["features"]
         model.size_features_ = config["size_features"]
         model.has_span_ = config["has_span"]
-        model.components_ = {}
-        for name, sub in config["components"].items():
-            sub_cls = persist.model_class(sub["kind"])
-            model.components_[name] = sub_cls._from_state(sub["state"], persist.unnest(name, tensors))
+        model.components_ = persist.unnest_models(config["components"], tensors)
         return model
 
     def __repr__(self) -> str:
@@ -500,31 +500,6 @@ def _basis_for(component: str):
         "critical_path": basis.serial_work,
         "no_work": basis.no_work,
     }[component]()
-
-
-def _serial_work_per_row(frame: pd.DataFrame, size_features, source) -> np.ndarray:
-    """T1'(n) for every row: the ``serial_work`` column, else the mean ``work`` of the
-    ``p == 1`` runs with the same size and configuration."""
-    if "serial_work" in frame and frame["serial_work"].notna().all():
-        return frame["serial_work"].to_numpy(dtype=np.float64)
-    ones = frame[frame["p"] == 1]
-    if ones.empty:
-        raise MeasurementError(
-            "DagModel needs the serial work T1': a 'serial_work' column or runs with p=1",
-            source,
-            column="serial_work",
-        )
-    means = ones.groupby(size_features)["work"].mean().rename("_serial")
-    joined = frame[size_features].merge(means, left_on=size_features, right_index=True, how="left")
-    if joined["_serial"].isna().any():
-        row = int(np.flatnonzero(joined["_serial"].isna().to_numpy())[0])
-        raise MeasurementError(
-            f"no p=1 run for the size/configuration of row {row}, so its serial work is unknown; "
-            "add p=1 runs or a 'serial_work' column",
-            source,
-            column="serial_work",
-        )
-    return joined["_serial"].to_numpy(dtype=np.float64)
 
 
 def fit(measurements: Measurements, target: str = "time", model: str = "auto",

@@ -631,3 +631,40 @@ def check_positive_finite(values: np.ndarray, what: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{what} must be positive and finite; index {i} is {_show(values[i])}")
+
+
+def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], columns: Sequence[str],
+                        metric: str, source=None, needed_by: str = "this model") -> np.ndarray:
+    """A sequential baseline per row: T1'(n) for the DAG model, T(n) for the penalty model.
+
+    The first of ``columns`` that is complete wins; otherwise the mean ``metric`` of the
+    ``p == 1`` runs with the same size and configuration (``size_features``).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"n": [8, 8, 16, 16], "p": [1, 2, 1, 2], "work": [4.0, 5.0, 9.0, 10.0]})
+    >>> one_worker_baseline(df, ["n"], ["serial_work"], "work").tolist()
+    [4.0, 4.0, 9.0, 9.0]
+    """
+    for col in columns:
+        if col in frame and frame[col].notna().all():
+            return frame[col].to_numpy(dtype=np.float64)
+    ones = frame[frame["p"] == 1]
+    if ones.empty:
+        raise MeasurementError(
+            f"{needed_by} needs the sequential baseline: a {' or '.join(map(repr, columns))} column "
+            "or runs with p=1",
+            source,
+            column=columns[0],
+        )
+    means = ones.groupby(list(size_features))[metric].mean().rename("_baseline")
+    joined = frame[list(size_features)].merge(means, left_on=list(size_features), right_index=True, how="left")
+    if joined["_baseline"].isna().any():
+        row = int(np.flatnonzero(joined["_baseline"].isna().to_numpy())[0])
+        raise MeasurementError(
+            f"no p=1 run for the size/configuration of row {row}, so its sequential baseline is "
+            f"unknown; add p=1 runs or a {columns[0]!r} column",
+            source,
+            column=columns[0],
+        )
+    return joined["_baseline"].to_numpy(dtype=np.float64)

@@ -155,6 +155,24 @@ def _import_model_modules():
             pass
 
 
+def nest_models(models: dict) -> tuple[dict, dict]:
+    """States of named sub-models (composite models) as one config and one tensor dict."""
+    config, tensors = {}, {}
+    for name, model in models.items():
+        sub_config, sub_tensors = model._get_state()
+        config[name] = {"kind": type(model).__name__, "state": sub_config}
+        tensors.update(nest(name, sub_config, sub_tensors)[1])
+    return config, tensors
+
+
+def unnest_models(config: dict, tensors: dict) -> dict:
+    """Rebuild the sub-models saved with :func:`nest_models`."""
+    return {
+        name: model_class(sub["kind"])._from_state(sub["state"], unnest(name, tensors))
+        for name, sub in config.items()
+    }
+
+
 def nest(prefix: str, config: dict, tensors: dict) -> tuple[dict, dict]:
     """Prefix a sub-model's state so several fit in one file (composite models)."""
     return config, {f"{prefix}.{k}": v for k, v in tensors.items()}

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import persist
-from .data import Measurements, MeasurementError
+from .data import Measurements, MeasurementError, one_worker_baseline
 from .predict import Predictive, constant_params, prediction_points
 
 
@@ -85,21 +85,13 @@ class DirectModel(_TableModel):
         return self.model_.predict(pts, n_draws=n_draws, seed=seed)
 
     def _get_state(self):
-        sub_config, sub_tensors = self.model_._get_state()
-        config = {
-            "params": {"kernel": self.kernel, "target": self.target, "fast": self.fast, "seed": self.seed},
-            "features": self.features_,
-            "model": {"kind": type(self.model_).__name__, "state": sub_config},
-        }
-        return config, persist.nest("model", sub_config, sub_tensors)[1]
+        parts, tensors = persist.nest_models({"model_": self.model_})
+        params = {"kernel": self.kernel, "target": self.target, "fast": self.fast, "seed": self.seed}
+        return {"params": params, "features": self.features_, "parts": parts}, tensors
 
     @classmethod
     def _from_state(cls, config, tensors):
-        model = cls(**config["params"])
-        model.features_ = config["features"]
-        sub = config["model"]
-        model.model_ = persist.model_class(sub["kind"])._from_state(sub["state"], persist.unnest("model", tensors))
-        return model
+        return _rebuild(cls(**config["params"]), config, tensors)
 
 
 @persist.register
@@ -129,7 +121,8 @@ class PenaltyModel(_TableModel):
         self._remember(m)
         frame = m.frame
         size = ["n", *m.config]
-        serial = _serial_time(frame, size, m.source)
+        serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
+                                     "the penalty model")
         seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
         self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
         penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
@@ -152,45 +145,21 @@ class PenaltyModel(_TableModel):
         return Predictive(serial / p + np.where(p > 1, penalty, 0.0), pts, "time")
 
     def _get_state(self):
-        config = {
-            "params": {"kernel": self.kernel, "fast": self.fast, "seed": self.seed},
-            "features": self.features_,
-            "size_features": self.size_features_,
-            "parts": {},
-        }
-        tensors = {}
-        for name in ("serial_", "penalty_"):
-            sub = getattr(self, name)
-            sub_config, sub_tensors = sub._get_state()
-            config["parts"][name] = {"kind": type(sub).__name__, "state": sub_config}
-            tensors.update(persist.nest(name, sub_config, sub_tensors)[1])
+        parts, tensors = persist.nest_models({"serial_": self.serial_, "penalty_": self.penalty_})
+        params = {"kernel": self.kernel, "fast": self.fast, "seed": self.seed}
+        config = {"params": params, "features": self.features_, "size_features": self.size_features_, "parts": parts}
         return config, tensors
 
     @classmethod
     def _from_state(cls, config, tensors):
-        model = cls(**config["params"])
-        model.features_ = config["features"]
+        model = _rebuild(cls(**config["params"]), config, tensors)
         model.size_features_ = config["size_features"]
-        for name, sub in config["parts"].items():
-            part = persist.model_class(sub["kind"])._from_state(sub["state"], persist.unnest(name, tensors))
-            setattr(model, name, part)
         return model
 
 
-def _serial_time(frame: pd.DataFrame, size, source) -> np.ndarray:
-    for col in ("serial_time", "serial_work"):
-        if col in frame and frame[col].notna().all():
-            return frame[col].to_numpy(dtype=np.float64)
-    ones = frame[frame["p"] == 1]
-    if ones.empty:
-        raise MeasurementError(
-            "the penalty model needs T(n): a 'serial_time' or 'serial_work' column, or runs with p=1",
-            source,
-            column="serial_time",
-        )
-    means = ones.groupby(size)["time"].mean().rename("_serial")
-    joined = frame[size].merge(means, left_on=size, right_index=True, how="left")
-    if joined["_serial"].isna().any():
-        row = int(np.flatnonzero(joined["_serial"].isna().to_numpy())[0])
-        raise MeasurementError(f"no p=1 run for the size of row {row}; T(n) unknown", source, column="serial_time")
-    return joined["_serial"].to_numpy(dtype=np.float64)
+def _rebuild(model, config, tensors):
+    """Set the features and the sub-models saved by ``_get_state`` on a new instance."""
+    model.features_ = config["features"]
+    for name, part in persist.unnest_models(config["parts"], tensors).items():
+        setattr(model, name, part)
+    return model

@@ -132,7 +132,7 @@ def test_missing_metric_and_serial_work_are_named():
         DagModel().fit(Measurements(m.frame.drop(columns=["delay"])))
     no_serial = m.frame.drop(columns=["serial_work"])
     no_serial = no_serial[no_serial["p"] > 1]
-    with pytest.raises(MeasurementError, match="serial work"):
+    with pytest.raises(MeasurementError, match="serial_work"):
         DagModel().fit(Measurements(no_serial))
 
 

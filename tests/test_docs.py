@@ -116,6 +116,31 @@ def test_docs_build(tmp_path):
     assert 'id="probperf.data.Measurements"' in pages["reference/probperf.data"]
 
 
+def test_results_page_includes_reports_and_their_figures(tmp_path):
+    """Reports are included with demoted headings and their figures embedded; a missing
+    report is announced, not an error (the build must pass before experiments ran)."""
+    sys.path.insert(0, str(GEN))
+    try:
+        from docs_helpers import all_results, include_result
+    finally:
+        sys.path.remove(str(GEN))
+    assert all_results(tmp_path / "nothing") == []
+    assert "Not generated yet" in include_result("kernels.md", tmp_path)
+    (tmp_path / "figures").mkdir()
+    png = b"\x89PNG\r\n\x1a\n-not-really-a-png"
+    (tmp_path / "figures" / "kernels_calibration.png").write_bytes(png)
+    (tmp_path / "figures" / "models_calibration.png").write_bytes(png)
+    (tmp_path / "kernels.md").write_text(
+        "# Kernels\n\n| a |\n|---|\n| 1 |\n\nsee [the code](../x.py)\n"
+    )
+    text = include_result("kernels.md", tmp_path)
+    assert text.startswith("## Kernels\n")
+    assert "see the code (`../x.py`)" in text  # a link that would not resolve in the site
+    assert text.count("data:image/png;base64,") == 1  # its own figure, not models_*
+    assert "`figures/kernels_calibration.png`" in text
+    assert all_results(tmp_path) == ["kernels.md"]
+
+
 # -- docstring examples ------------------------------------------------------------------
 
 

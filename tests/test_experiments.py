@@ -1,5 +1,6 @@
 """The experiment scripts and their per-fit task functions (issue 6)."""
 
+import json
 import math
 import subprocess
 import sys
@@ -188,3 +189,7 @@ def test_compare_models_quick(tmp_path):
                            capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert again.returncode == 0, again.stderr[-2000:]
     assert pd.read_parquet(out).equals(table)
+    # the run log lists the one run that fitted something, with its fit count
+    runs = [json.loads(line) for line in out.with_suffix(".runs.jsonl").read_text().splitlines()]
+    assert [r["fits_run"] for r in runs] == [len(table)]
+    assert "compare_models.py --quick" in runs[0]["command"]

@@ -71,9 +71,28 @@ def include_result(name: str, results: Path = RESULTS) -> str:
             "Run the experiment scripts (see `experiments/`) and rebuild the docs.\n"
         )
     text = path.read_text(encoding="utf-8")
-    # Demote headings so the report sits under this page's own section heading.
+    # Demote headings: the page has its own title, each report becomes a section.
     text = re.sub(r"^(#{1,5}) ", r"#\1 ", text, flags=re.MULTILINE)
-    return _inline_images(text, path.parent)
+    return _inline_images(text, path.parent) + _report_figures(path, text)
+
+
+def _report_figures(report: Path, text: str) -> str:
+    """The figures a report names (``figures/<stem>_*.png`` beside it), embedded.
+
+    The experiment scripts list their figures as file names; embedding them here puts
+    the figures on the page. Figures the report already shows as images are skipped.
+    """
+    figures = sorted((report.parent / "figures").glob(f"{report.stem}_*.png"))
+    shown = [f for f in figures if f"](figures/{f.name})" not in text]
+    if not shown:
+        return ""
+    out = ["", "### Figures", ""]
+    for fig in shown:
+        data = base64.b64encode(fig.read_bytes()).decode("ascii")
+        caption = fig.stem.removeprefix(report.stem + "_").replace("_", " ")
+        out += [f"**{caption}** (`figures/{fig.name}`)", "",
+                f"![{caption}](data:image/png;base64,{data})", ""]
+    return "\n".join(out) + "\n"
 
 
 def all_results(results: Path = RESULTS) -> list[str]:

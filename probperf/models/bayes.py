@@ -384,12 +384,20 @@ class BayesianBasisRegression(MetricModel):
         return self
 
     def _relevant(self, Phi) -> np.ndarray:
-        """Mask of terms whose share of the fitted median reaches :attr:`prune` at some
-        training point (at least the largest term is kept)."""
-        contrib = np.asarray(Phi, dtype=np.float64) * self.coef_samples_.mean(axis=0)
+        """Mask of terms whose share of the fitted median reaches the pruning threshold
+        at some training point (at least the largest term is kept).
+
+        The threshold is :attr:`prune`, or two standard errors of the log-scale noise,
+        ``2 sigma / sqrt(N)``, when that is larger: on noisy metrics (``no_work``) a term
+        whose share stays below that is fit to noise, and it is the terms growing
+        fastest in ``n`` that then dominate an extrapolation.
+        """
+        Phi = np.asarray(Phi, dtype=np.float64)
+        contrib = Phi * self.coef_samples_.mean(axis=0)
         total = contrib.sum(axis=1, keepdims=True)
         peak = (contrib / np.where(total > 0, total, 1.0)).max(axis=0)
-        keep = peak >= float(self.prune)
+        resolution = 2.0 * float(np.median(self.sigma_samples_)) / np.sqrt(Phi.shape[0])
+        keep = peak >= max(float(self.prune), resolution) if self.prune > 0 else np.ones(len(peak), bool)
         keep[np.argmax(peak)] = True
         return keep
 
