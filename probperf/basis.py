@@ -277,12 +277,28 @@ def worker_terms(workers: Sequence[str] = ("1", "p-1", "(p-1)/p")) -> BasisSet:
 
 
 def serial_work() -> BasisSet:
-    """``T1'(n)``: ``n^j log2(n)^k``, 0 <= j <= 3, 0 <= k <= 2 (eq. 11 generalised)."""
+    """``T1'(n)``: ``n^j log2(n)^k``, 0 <= j <= 3, 0 <= k <= 2 (eq. 11 generalised).
+
+    Examples
+    --------
+    >>> b = serial_work()
+    >>> len(b), b.names[-1]
+    (12, 'n^3 log2(n)^2')
+    """
     return normal_form()
 
 
 def work_inflation() -> BasisSet:
-    """``T1/T1' - 1 = a1 (p-1)/p + a2 (p-1)`` (eq. 10)."""
+    """``T1/T1' - 1 = a1 (p-1)/p + a2 (p-1)`` (eq. 10).
+
+    Examples
+    --------
+    >>> b = work_inflation()
+    >>> b.names
+    ['(p-1)/p', 'p-1']
+    >>> b.design([8.0], p=[4]).tolist()
+    [[0.75, 3.0]]
+    """
     return worker_terms(("(p-1)/p", "p-1"))
 
 
@@ -291,12 +307,26 @@ def task_counts() -> BasisSet:
 
     The thesis uses the same family as ``T1'`` (0 <= j <= 3, 0 <= k <= 2); the constant
     is kept because a depth cut-off makes task counts constant in ``n``.
+
+    Examples
+    --------
+    >>> task_counts() == serial_work()
+    True
     """
     return normal_form()
 
 
 def no_work() -> BasisSet:
-    """``no_work(n, p)``: ``(p-1)^j n^k log2(n)^l``, 1<=j<=2, 0<=k<=2, 0<=l<=1 (eq. 15)."""
+    """``no_work(n, p)``: ``(p-1)^j n^k log2(n)^l``, 1<=j<=2, 0<=k<=2, 0<=l<=1 (eq. 15).
+
+    Examples
+    --------
+    >>> b = no_work()
+    >>> len(b), b.uses_p
+    (12, True)
+    >>> b.names[:3]
+    ['p-1', '(p-1)^2', 'log2(n) (p-1)']
+    """
     return normal_form(j=(0, 1, 2), k=(0, 1), worker=("p-1", "(p-1)^2"))
 
 
@@ -305,6 +335,12 @@ def strong_scaling() -> BasisSet:
 
     ``n^j log2(n)^k`` (0 <= j <= 3, 0 <= k <= 1) times ``1/p``, ``1`` and ``p-1``: an
     Amdahl-style split plus a per-worker overhead, for time-only data.
+
+    Examples
+    --------
+    >>> b = strong_scaling()
+    >>> len(b), b.names[:3]
+    (24, ['1/p', '1', 'p-1'])
     """
     return normal_form(j=(0, 1, 2, 3), k=(0, 1), worker=("1/p", "1", "p-1"))
 
@@ -320,7 +356,17 @@ PRESETS: dict[str, Callable[[], BasisSet]] = {
 
 
 def preset(name: str) -> BasisSet:
-    """The preset called ``name`` (see :data:`PRESETS`)."""
+    """The preset called ``name`` (see :data:`PRESETS`).
+
+    Examples
+    --------
+    >>> preset("no_work") == no_work()
+    True
+    >>> preset("nope")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown basis preset 'nope'; choose one of ['no_work', 'serial_work', 'strong_scaling', 'task_counts', 'work_inflation']
+    """
     if name not in PRESETS:
         raise ValueError(f"unknown basis preset {name!r}; choose one of {sorted(PRESETS)}")
     return PRESETS[name]()

@@ -75,34 +75,71 @@ def _worker_terms(p: np.ndarray) -> np.ndarray:
 
 
 def work_design(serial_work: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Design of eq. (10): ``T1' * [1, (p-1)/p, (p-1)]``; works per draw (S x N)."""
+    """Design of eq. (10): ``T1' * [1, (p-1)/p, (p-1)]``; works per draw (S x N).
+
+    Examples
+    --------
+    >>> work_design(np.array([10.0]), np.array([5])).tolist()
+    [[10.0, 8.0, 40.0]]
+    """
     p = np.broadcast_to(np.asarray(p, dtype=np.float64), np.shape(serial_work))
     sw = np.asarray(serial_work, dtype=np.float64)
     return np.stack([sw, sw * (p - 1.0) / p, sw * (p - 1.0)], axis=-1)
 
 
-def delay_design(create_task: np.ndarray, wait_tasks: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Design of eq. (12), extended: ``[create*w, wait*w, s*(p-1), s*(p-1)/p]``.
+def delay_design(create_task, wait_tasks, p, n, span=None) -> np.ndarray:
+    """Design of eq. (12), extended with steal terms.
 
-    ``w = [1, (p-1), (p-1)/p]`` are the paper's worker terms. The last two columns are
-    not in the paper: a per-run cost of idle workers finding their first task (steal
-    latency), proportional to the number of thieves, not to the task count; ``s`` is 1
-    when the program creates tasks and 0 when it creates none (nothing to steal, so no
-    delay, as in eq. 12). Without them a small run's start-up steals are charged per
-    task and blow up at large ``n``. Shapes broadcast, so per-draw counts (S x N) give a
-    per-draw design (S x N x 8).
+    Columns: ``create*w`` and ``wait*w`` with the paper's worker terms
+    ``w = [1, (p-1), (p-1)/p]``; then ``s*(p-1)*[1, log2 n, log2(n)^2]`` and, when the
+    critical path is measured, ``span*(p-1)``. The steal terms are not in the paper:
+    work stealing makes O(p T_inf) steal attempts (Blumofe and Leiserson), so the
+    thieves' cost grows with the span - polylogarithmic in ``n`` for divide and
+    conquer - not with the task count; ``s`` is 1 when the program creates tasks and 0
+    when it creates none (nothing to steal: no delay, as in eq. 12). Without them the
+    start-up steals of small runs are charged per task and blow up at large ``n``.
+    Shapes broadcast, so per-draw counts (S x N) give a per-draw design (S x N x K).
 
     Examples
     --------
-    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3])).round(3).tolist()
-    [[10.0, 20.0, 6.667, 4.0, 8.0, 2.667, 2.0, 0.667]]
+    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3]), np.array([4.0])).round(3).tolist()
+    [[10.0, 20.0, 6.667, 4.0, 8.0, 2.667, 2.0, 4.0, 8.0]]
     """
     create = np.asarray(create_task, dtype=np.float64)
     wait = np.asarray(wait_tasks, dtype=np.float64)
     p = np.broadcast_to(np.asarray(p, dtype=np.float64), create.shape)
+    logn = np.broadcast_to(np.log2(np.asarray(n, dtype=np.float64)), create.shape)
     w = _worker_terms(p)
-    spawns = (create > 0).astype(np.float64)[..., None]
-    return np.concatenate([create[..., None] * w, wait[..., None] * w, spawns * w[..., 1:]], axis=-1)
+    thieves = (create > 0) * (p - 1.0)
+    cols = [create[..., None] * w, wait[..., None] * w,
+            np.stack([thieves, thieves * logn, thieves * logn**2], axis=-1)]
+    if span is not None:
+        cols.append((np.asarray(span, dtype=np.float64) * (p - 1.0))[..., None])
+    return np.concatenate(cols, axis=-1)
+
+
+def no_work_design(n, p, span=None) -> np.ndarray:
+    """Design of eq. (15) generalised, ``(p-1)^j n^k log2(n)^l``, plus ``span*(p-1)``.
+
+    The span column is Graham's bound: a greedy schedule idles at most
+    ``(p-1) T_inf`` (a ramp-up and a drain around the critical path), which the
+    paper's ``(p-1)^2`` terms approximate only on few workers. ``span`` may be per
+    draw (S x N), giving an (S x N x K) design.
+
+    Examples
+    --------
+    >>> no_work_design(np.array([4.0]), np.array([3.0]), np.array([5.0])).shape
+    (1, 13)
+    """
+    from .basis import no_work
+
+    base = no_work().design(np.asarray(n, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    if span is None:
+        return base
+    span = np.asarray(span, dtype=np.float64)
+    base = np.broadcast_to(base, span.shape + base.shape[-1:])
+    extra = (span * (np.asarray(p, dtype=np.float64) - 1.0))[..., None]
+    return np.concatenate([base, extra], axis=-1)
 
 
 @persist.register
@@ -262,10 +299,15 @@ class DagModel:
 
     Examples
     --------
-    >>> from probperf.sim import dataset                     # doctest: +SKIP
-    >>> m = dataset("sort", which="A").select(split="train")  # doctest: +SKIP
-    >>> pred = DagModel(fast=True).fit(m).predict(n=2**22, p=36)  # doctest: +SKIP
-    >>> lo, hi = pred.interval(0.9)                          # doctest: +SKIP
+    >>> from probperf.sim import generate
+    >>> runs = generate("fib", [18, 19, 20, 21], [1, 2, 4], config={"cutoff": 6}, seed=0)
+    >>> model = DagModel(fast=True).fit(runs)
+    >>> pred = model.predict(n=23, p=8)            # cutoff was constant: may be omitted
+    >>> lo, hi = pred.interval(0.9)
+    >>> bool(lo[0] < pred.median[0] < hi[0])
+    True
+    >>> sorted(pred.decomposition()["term"])
+    ['delay', 'no_work', 'work']
     """
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
@@ -344,8 +386,9 @@ class DagModel:
             self._fit_size("work", frame[all_features], work / serial, specs)
         delay = frame["delay"].to_numpy(dtype=np.float64)
         counts = frame["create_task"].to_numpy(dtype=np.float64), frame["wait_tasks"].to_numpy(dtype=np.float64)
+        span = frame["critical_path"].to_numpy(dtype=np.float64) if self.has_span_ else None
         if specs["delay"] == "basis":
-            self._fit_design("delay", delay_design(*counts, p), delay)
+            self._fit_design("delay", delay_design(*counts, p, frame["n"].to_numpy(dtype=np.float64), span), delay)
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 per_task = delay / (counts[0] + counts[1])
@@ -353,7 +396,12 @@ class DagModel:
         # Every no_work term carries a factor (p-1): at p=1 it is 0 by the model's
         # structure, so only p > 1 rows are informative.
         multi = (frame["p"] > 1).to_numpy()
-        self._fit_size("no_work", frame.loc[multi, all_features], frame.loc[multi, "no_work"].to_numpy(), specs)
+        idle = frame.loc[multi, "no_work"].to_numpy()
+        if specs["no_work"] == "basis":
+            Phi = no_work_design(frame["n"].to_numpy()[multi], p[multi], None if span is None else span[multi])
+            self._fit_design("no_work", Phi, idle)
+        else:
+            self._fit_size("no_work", frame.loc[multi, all_features], idle, specs)
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, all_features)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in all_features}
@@ -414,15 +462,23 @@ class DagModel:
         serial = self._draw(c["serial_work"], size, S, seed, noise=False)
         create = self._draw(c["create_task"], size, S, seed + 1, noise=False)
         wait = self._draw(c["wait_tasks"], size, S, seed + 2, noise=False)
+        span = self._draw(c["critical_path"], size, S, seed + 6, noise=False) if self.has_span_ else None
         if self.specs_["work"] == "basis":
             work = c["work"].predict_design(work_design(serial, p), n_draws=S, seed=seed + 3)
         else:
             work = serial * self._draw(c["work"], full, S, seed + 3, noise=True)
         if self.specs_["delay"] == "basis":
-            delay = c["delay"].predict_design(delay_design(create, wait, p), n_draws=S, seed=seed + 4)
+            n = pts["n"].to_numpy(dtype=np.float64)
+            delay = c["delay"].predict_design(delay_design(create, wait, p, n, span), n_draws=S, seed=seed + 4)
         else:
             delay = (create + wait) * self._draw(c["delay"], full, S, seed + 4, noise=True)
-        no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
+        if self.specs_["no_work"] == "basis":
+            n = pts["n"].to_numpy(dtype=np.float64)
+            design = no_work_design(n, p, span) if span is not None else np.broadcast_to(
+                no_work_design(n, p), (S, len(pts), no_work_design(n[:1], p[:1]).shape[-1]))
+            no_work = c["no_work"].predict_design(design, n_draws=S, seed=seed + 5)
+        else:
+            no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
         no_work = np.where(p > 1, no_work, 0.0)  # the (p-1) factor of eq. (15)
         comps = {
             "serial_work": serial,
@@ -433,7 +489,6 @@ class DagModel:
             "no_work": no_work,
         }
         if self.has_span_:
-            span = self._draw(c["critical_path"], size, S, seed + 6, noise=False)
             # Span law: time >= critical path. A draw below it is lifted, and the lift
             # is idle time, so it goes to no_work and the identity (1) still holds.
             idle = np.maximum(0.0, p * span - (work + delay + no_work))
@@ -510,6 +565,14 @@ def fit(measurements: Measurements, target: str = "time", model: str = "auto",
     ``target`` over all parameters), ``"penalty"`` (:class:`~probperf.timemodels.PenaltyModel`),
     or ``"auto"``: the DAG model when the DAG metrics are present and ``target`` is
     ``time``, else ``direct``.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.1, 4.0]})
+    >>> fit(m, model="magic")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown model 'magic'; use auto, dag, direct or penalty
     """
     from .timemodels import DirectModel, PenaltyModel
 

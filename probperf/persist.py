@@ -30,11 +30,38 @@ _REGISTRY: dict[str, type] = {}
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be trusted: truncated, edited, or of another format."""
+    """A model file that cannot be trusted: truncated, edited, or of another format.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.model")
+    >>> open(path, "wb").close()
+    >>> try:
+    ...     load_state(path)
+    ... except ModelFileError as exc:
+    ...     print("rejected:", "truncated or corrupt" in str(exc))
+    rejected: True
+    """
 
 
 def register(cls):
-    """Class decorator: make ``cls`` loadable by :func:`load` under its class name."""
+    """Class decorator: make ``cls`` loadable by :func:`load` under its class name.
+
+    Examples
+    --------
+    >>> @register
+    ... class Constant:
+    ...     def __init__(self, value=0.0):
+    ...         self.value = value
+    ...     def _get_state(self):
+    ...         return {"value": self.value}, {}
+    ...     @classmethod
+    ...     def _from_state(cls, config, tensors):
+    ...         return cls(config["value"])
+    >>> model_class("Constant").__name__
+    'Constant'
+    """
     _REGISTRY[cls.__name__] = cls
     return cls
 
@@ -51,7 +78,17 @@ def _digest(config_json: str, tensors: dict[str, np.ndarray]) -> str:
 
 
 def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) -> None:
-    """Write a model file atomically (a crash never leaves a half-written file)."""
+    """Write a model file atomically (a crash never leaves a half-written file).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> save_state(path, "Demo", {"alpha": 0.5}, {"coef": np.array([1.0, 2.0])})
+    >>> kind, config, tensors = load_state(path)
+    >>> kind, config, tensors["coef"].tolist()
+    ('Demo', {'alpha': 0.5}, [1.0, 2.0])
+    """
     from safetensors.numpy import save_file
 
     config_json = json.dumps(config, sort_keys=True, allow_nan=True)
@@ -75,7 +112,21 @@ def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) ->
 
 
 def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
-    """Read and verify a model file; returns ``(kind, config, tensors)``."""
+    """Read and verify a model file; returns ``(kind, config, tensors)``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> save_state(path, "Demo", {}, {"coef": np.ones(4)})
+    >>> raw = bytearray(open(path, "rb").read()); raw[-1] ^= 1
+    >>> _ = open(path, "wb").write(bytes(raw))
+    >>> try:
+    ...     load_state(path)
+    ... except ModelFileError as exc:
+    ...     print("checksum mismatch" in str(exc))
+    True
+    """
     from safetensors import safe_open
 
     path = Path(path)
@@ -110,7 +161,13 @@ EXTRAS = ("defaults_", "train_ranges_", "unit_", "train_points_")
 
 
 def model_class(kind: str) -> type:
-    """The registered model class named ``kind`` (for composite models' sub-states)."""
+    """The registered model class named ``kind`` (for composite models' sub-states).
+
+    Examples
+    --------
+    >>> model_class("DagModel").__name__
+    'DagModel'
+    """
     if kind not in _REGISTRY:
         _import_model_modules()
     if kind not in _REGISTRY:
@@ -119,14 +176,36 @@ def model_class(kind: str) -> type:
 
 
 def save(model, path) -> None:
-    """Save any registered model (its state plus the :data:`EXTRAS` it carries)."""
+    """Save any registered model (its state plus the :data:`EXTRAS` it carries).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from probperf.dag import ZeroMetric
+    >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
+    >>> save(ZeroMetric(), path)
+    >>> type(load(path)).__name__
+    'ZeroMetric'
+    """
     config, tensors = model._get_state()
     extras = {k: getattr(model, k) for k in EXTRAS if hasattr(model, k)}
     save_state(path, type(model).__name__, {"state": config, "extras": extras}, tensors)
 
 
 def load(path):
-    """Load a model saved by :func:`save`, rebuilding its registered class."""
+    """Load a model saved by :func:`save`, rebuilding its registered class.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from probperf.dag import ZeroMetric
+    >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
+    >>> zero = ZeroMetric()
+    >>> zero.defaults_ = {"p": 8}
+    >>> save(zero, path)
+    >>> load(path).defaults_
+    {'p': 8}
+    """
     kind, config, tensors = load_state(path)
     try:
         cls = model_class(kind)
@@ -156,7 +235,17 @@ def _import_model_modules():
 
 
 def nest_models(models: dict) -> tuple[dict, dict]:
-    """States of named sub-models (composite models) as one config and one tensor dict."""
+    """States of named sub-models (composite models) as one config and one tensor dict.
+
+    Examples
+    --------
+    >>> from probperf.dag import ZeroMetric
+    >>> config, tensors = nest_models({"delay": ZeroMetric()})
+    >>> config
+    {'delay': {'kind': 'ZeroMetric', 'state': {}}}
+    >>> type(unnest_models(config, tensors)["delay"]).__name__
+    'ZeroMetric'
+    """
     config, tensors = {}, {}
     for name, model in models.items():
         sub_config, sub_tensors = model._get_state()
@@ -166,7 +255,13 @@ def nest_models(models: dict) -> tuple[dict, dict]:
 
 
 def unnest_models(config: dict, tensors: dict) -> dict:
-    """Rebuild the sub-models saved with :func:`nest_models`."""
+    """Rebuild the sub-models saved with :func:`nest_models`.
+
+    Examples
+    --------
+    >>> sorted(unnest_models({"a": {"kind": "ZeroMetric", "state": {}}}, {}))
+    ['a']
+    """
     return {
         name: model_class(sub["kind"])._from_state(sub["state"], unnest(name, tensors))
         for name, sub in config.items()
@@ -174,11 +269,23 @@ def unnest_models(config: dict, tensors: dict) -> dict:
 
 
 def nest(prefix: str, config: dict, tensors: dict) -> tuple[dict, dict]:
-    """Prefix a sub-model's state so several fit in one file (composite models)."""
+    """Prefix a sub-model's state so several fit in one file (composite models).
+
+    Examples
+    --------
+    >>> nest("work", {}, {"coef": np.zeros(2)})[1].keys()
+    dict_keys(['work.coef'])
+    """
     return config, {f"{prefix}.{k}": v for k, v in tensors.items()}
 
 
 def unnest(prefix: str, tensors: dict) -> dict:
-    """The tensors of one sub-model saved with :func:`nest`."""
+    """The tensors of one sub-model saved with :func:`nest`.
+
+    Examples
+    --------
+    >>> unnest("work", {"work.coef": 1, "delay.coef": 2})
+    {'coef': 1}
+    """
     start = prefix + "."
     return {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}

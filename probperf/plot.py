@@ -26,8 +26,17 @@ def _axes(ax):
 
 
 def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None = None, num: int = 40) -> pd.DataFrame:
-    """Points along ``vs`` (log-spaced for ``n``, every integer for ``p`` up to 64 values),
-    other parameters fixed at ``at`` (or the model's constant defaults)."""
+    """Points along ``vs`` (log-spaced for ``n``, integers for ``p``), other parameters
+    fixed at ``at`` (or the model's constant defaults); the sweep runs from the smallest
+    training value to ``at[vs]`` or the largest training value, whichever is larger.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8]}
+    >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
+    [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]
+    """
     ranges = getattr(model, "train_ranges_", {})
     lo = lo if lo is not None else ranges.get(vs, [1, 1])[0]
     hi = hi if hi is not None else max(float(at.get(vs, lo)), ranges.get(vs, [lo, lo])[1])
@@ -60,8 +69,16 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
 
     Examples
     --------
-    >>> import probperf.plot as pl                             # doctest: +SKIP
-    >>> fig = pl.plot_band(model, vs="p", at={"n": 2**22, "p": 36})  # doctest: +SKIP
+    >>> from probperf.predict import Predictive
+    >>> class PowerLaw:  # any fitted model with predict(points, n_draws) -> Predictive
+    ...     train_ranges_ = {"n": [2**10, 2**14], "p": [1, 8]}
+    ...     def predict(self, pts, n_draws):
+    ...         t = 1e-8 * pts["n"].to_numpy() / pts["p"].to_numpy()
+    ...         noise = np.random.default_rng(0).lognormal(0, 0.05, (n_draws, len(pts)))
+    ...         return Predictive(t * noise, pts)
+    >>> fig = plot_band(PowerLaw(), vs="p", at={"n": 2**16, "p": 36})
+    >>> fig.axes[0].get_xlabel()
+    'p'
     """
     if vs not in ("n", "p"):
         raise ValueError(f"vs must be 'n' or 'p', got {vs!r}")
@@ -103,7 +120,17 @@ def _measured(ax, data: Measurements, vs: str, fixed: Mapping):
 
 
 def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: str | None = None):
-    """Predicted median with ``level`` error bars against measured values (log-log)."""
+    """Predicted median with ``level`` error bars against measured values (log-log).
+
+    Examples
+    --------
+    >>> from probperf.predict import Predictive
+    >>> truth = np.array([1.0, 2.0, 4.0])
+    >>> pred = Predictive(truth * np.random.default_rng(1).lognormal(0, 0.1, (500, 3)))
+    >>> fig = plot_actual_vs_predicted(truth, pred)
+    >>> fig.axes[0].get_xlabel()
+    'measured'
+    """
     fig, ax = _axes(ax)
     actual = np.asarray(actual, dtype=float)
     lo, hi = pred.interval(level)

@@ -115,7 +115,14 @@ class Predictive:
 
 
 def stack_draws(predictives: Sequence[Predictive]) -> np.ndarray:
-    """(len(predictives), draws, points) array; all must share draws and points."""
+    """(len(predictives), draws, points) array; all must share draws and points.
+
+    Examples
+    --------
+    >>> a, b = Predictive(np.zeros((5, 2))), Predictive(np.ones((5, 2)))
+    >>> stack_draws([a, b]).shape
+    (2, 5, 2)
+    """
     shapes = {p.draws.shape for p in predictives}
     if len(shapes) != 1:
         raise ValueError(f"predictives have different shapes: {sorted(shapes)}")

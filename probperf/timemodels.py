@@ -108,6 +108,16 @@ class PenaltyModel(_TableModel):
     ----------
     kernel : str
         ``"basis"`` or a GP kernel spec, used for both parts.
+
+    Examples
+    --------
+    >>> n = np.repeat([100.0, 200.0, 400.0, 800.0], 3)
+    >>> p = np.tile([1, 4, 8], 4)
+    >>> runs = Measurements({"n": n, "p": p, "time": 1e-3 * n / p + 0.01 * (p - 1)})
+    >>> model = PenaltyModel(kernel="basis", fast=True).fit(runs)
+    >>> pred = model.predict(n=1600, p=8)
+    >>> round(float(pred.median[0]) / (1e-3 * 1600 / 8 + 0.07), 1)
+    1.0
     """
 
     def __init__(self, kernel: str = "basis", fast: bool = False, seed: int = 0):
@@ -140,7 +150,14 @@ class PenaltyModel(_TableModel):
         pts = self._points(X, params)
         S = n_draws or 1000
         p = pts["p"].to_numpy()
-        serial = self.serial_.predict(pts[self.size_features_], n_draws=S, seed=seed, noise=False).draws
+        size = pts[self.size_features_]
+        # On one worker the run *is* a sequential run, with its noise; on more, T(n)
+        # enters as the latent curve and the run-to-run noise comes with A(n,p).
+        serial = np.where(
+            p > 1,
+            self.serial_.predict(size, n_draws=S, seed=seed, noise=False).draws,
+            self.serial_.predict(size, n_draws=S, seed=seed, noise=True).draws,
+        )
         penalty = self.penalty_.predict(pts, n_draws=S, seed=seed + 1).draws
         return Predictive(serial / p + np.where(p > 1, penalty, 0.0), pts, "time")
 

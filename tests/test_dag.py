@@ -65,7 +65,8 @@ def test_work_and_span_laws_per_draw(far):
 def test_delay_draw_is_built_from_the_same_count_draws(fitted, far):
     # White-box: draw s of delay is the delay model applied to draw s of the counts.
     c = far.components
-    design = delay_design(c["create_task"].draws, c["wait_tasks"].draws, far.p)
+    n = far.points["n"].to_numpy()
+    design = delay_design(c["create_task"].draws, c["wait_tasks"].draws, far.p, n, c["critical_path"].draws)
     again = fitted.components_["delay"].predict_design(design, n_draws=far.n_draws, seed=3 + 4)
     np.testing.assert_allclose(again, c["delay"].draws, rtol=1e-10)
 
