@@ -365,7 +365,7 @@ def preset(name: str) -> BasisSet:
     >>> preset("nope")
     Traceback (most recent call last):
     ...
-    ValueError: unknown basis preset 'nope'; choose one of ['no_work', 'serial_work', 'strong_scaling', 'task_counts', 'work_inflation']
+    ValueError: unknown basis preset 'nope'; choose one of ['no_work', 'serial_work', ...]
     """
     if name not in PRESETS:
         raise ValueError(f"unknown basis preset {name!r}; choose one of {sorted(PRESETS)}")

@@ -126,7 +126,21 @@ def central_level(draws: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def score_split(pred: Predictive, y: np.ndarray, point: bool = False) -> dict:
-    """:func:`probperf.evaluate.score` of one split, interval figures NaN for a point fit."""
+    """:func:`probperf.evaluate.score` of one split, interval figures NaN for a point fit.
+
+    Examples
+    --------
+    >>> pred = Predictive(np.arange(1.0, 101.0)[:, None] * [1.0, 2.0])
+    >>> s = score_split(pred, np.array([50.0, 100.0]))
+    >>> s["n_points"], s["median_ape"], s["coverage_90"]
+    (2, 1.0, 1.0)
+
+    A point prediction (one draw) keeps its errors but has no interval figures:
+
+    >>> s = score_split(Predictive(np.array([[50.0, 100.0]])), np.array([50.0, 110.0]), point=True)
+    >>> round(s["median_ape"], 3), s["coverage_90"], s["nlpd"]
+    (4.545, nan, nan)
+    """
     try:
         s = score(pred, y, levels=LEVELS)
     except ValueError:
@@ -215,6 +229,14 @@ def metric_model_for(spec: str, seed: int, settings: dict):
     """The metric model of a kernel comparison: ``"basis"`` or a GP with ``spec``.
 
     GPs use the linear (power-law) mean, so every kernel models the same residual.
+
+    Examples
+    --------
+    >>> gp = metric_model_for("rbf", seed=0, settings=EFFORT["quick"])
+    >>> type(gp).__name__, gp.mean, gp.n_restarts
+    ('GaussianProcessModel', 'linear', 1)
+    >>> metric_model_for("basis", seed=0, settings=EFFORT["quick"]).inference
+    'svi'
     """
     from .models import BASIS_SPEC, metric_model
 
@@ -237,6 +259,28 @@ def fit_metric_task(task: dict) -> dict:
     split: the :func:`~probperf.evaluate.score` figures, the split name and ``curve``,
     the coverage at :data:`~probperf.evaluate.DEFAULT_CURVE_LEVELS`) and ``points``
     (per test point: parameters, truth, median, 50 %/90 % interval, central level).
+
+    Examples
+    --------
+    A GP with an ``rbf`` kernel on 12 training runs of ``work``, tested at ``n = 2^12``:
+
+    >>> import tempfile
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4])
+    >>> runs = pd.DataFrame({"n": n.ravel(), "p": p.ravel()})
+    >>> runs["work"] = runs.n * (1 + 0.1 * (runs.p - 1))
+    >>> runs["split"] = np.where(runs.n == 2**12, "test", "train")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     runs.to_csv(f"{tmp}/runs.csv", index=False)
+    ...     out = fit_metric_task({"data": f"{tmp}/runs.csv", "target": "work",
+    ...                            "model": "rbf", "seed": 0, "effort": "quick"})
+    >>> out["n_train"], [s["split"] for s in out["scores"]], len(out["points"])
+    (12, ['test'], 3)
+    >>> bool(out["scores"][0]["median_ape"] < 1.0)  # per cent
+    True
+    >>> fit_metric_task({"data": "runs.csv", "target": "flops", "model": "rbf", "seed": 0})
+    Traceback (most recent call last):
+    ...
+    ValueError: target must be one of ('time', 'work', 'delay', 'no_work'), got 'flops'
     """
     _limit_threads()
     settings = _settings(task)
@@ -290,7 +334,19 @@ NEEDS_DAG = ("dag_basis", "dag_sm4", "twostep_lasso", "multitask_nn", "cilkview"
 
 
 def time_model_for(name: str, seed: int, settings: dict):
-    """A fresh time model by label (see :data:`TIME_MODELS`); Extra-P excluded."""
+    """A fresh time model by label (see :data:`TIME_MODELS`); Extra-P excluded.
+
+    Examples
+    --------
+    >>> type(time_model_for("dag_basis", seed=0, settings=EFFORT["quick"])).__name__
+    'DagModel'
+    >>> type(time_model_for("twostep_lasso", seed=0, settings=EFFORT["quick"])).__name__
+    'TwoStepLasso'
+    >>> time_model_for("oracle", seed=0, settings=EFFORT["quick"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown time model 'oracle'; choose from ['cilkview', 'dag_basis', ...]
+    """
     from .dag import DagModel
     from .models.baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
     from .timemodels import DirectModel, PenaltyModel
@@ -355,6 +411,25 @@ def fit_time_task(task: dict) -> dict:
 
     Task fields: ``data`` (dataset file), ``model`` (a key of :data:`TIME_MODELS`),
     ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task`.
+
+    Examples
+    --------
+    Extra-P (the quickest model to fit) on ``time = 2 n / p``; its point prediction has
+    errors but no interval figures:
+
+    >>> import tempfile
+    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4])
+    >>> runs = pd.DataFrame({"n": n.ravel(), "p": p.ravel()})
+    >>> runs["time"] = 2 * runs.n / runs.p
+    >>> runs["split"] = np.where(runs.n == 2**12, "test", "train")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     runs.to_csv(f"{tmp}/runs.csv", index=False)
+    ...     out = fit_time_task({"data": f"{tmp}/runs.csv", "model": "extrap", "seed": 0})
+    >>> s = out["scores"][0]
+    >>> out["n_train"], s["split"], s["n_points"], s["coverage_90"]
+    (12, 'test', 3, nan)
+    >>> bool(s["median_ape"] < 1.0)  # per cent
+    True
     """
     _limit_threads()
     settings = _settings(task)
@@ -404,6 +479,12 @@ def ensure_extrap(install: bool = True) -> str:
     ------
     RuntimeError
         If it is missing and cannot be installed (or ``install`` is False).
+
+    Examples
+    --------
+    >>> version = ensure_extrap(install=False)
+    >>> version.split(".")[0]
+    '4'
     """
     try:
         import extrap
@@ -453,6 +534,17 @@ class ExtraP:
     Parameters of the fit are the ones that vary in the training runs among ``n`` and
     ``p`` (Extra-P needs several values per parameter). ``predict`` returns one draw:
     Extra-P gives a point prediction.
+
+    Examples
+    --------
+    >>> import probperf as pp
+    >>> n = np.array([2.0, 4, 8, 16, 32])
+    >>> model = ExtraP().fit(pp.Measurements({"n": n, "p": 1, "time": 3 * n}))
+    >>> model.params_
+    ['n']
+    >>> pred = model.predict(pd.DataFrame({"n": [64.0], "p": [1]}))
+    >>> pred.n_draws, round(float(pred.draws[0, 0]), 6)
+    (1, 192.0)
     """
 
     def fit(self, train: Measurements):

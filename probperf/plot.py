@@ -26,7 +26,7 @@ def _axes(ax):
 
 
 def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None = None, num: int = 40) -> pd.DataFrame:
-    """Points along ``vs`` (log-spaced for ``n``, integers for ``p``), other parameters
+    """Points along ``vs`` (log-spaced; rounded to integers for ``p``), other parameters
     fixed at ``at`` (or the model's constant defaults); the sweep runs from the smallest
     training value to ``at[vs]`` or the largest training value, whichever is larger.
 
@@ -35,7 +35,7 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     >>> class Fitted:
     ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8]}
     >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
-    [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]
+    [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 11.0, 13.0, 16.0]
     """
     ranges = getattr(model, "train_ranges_", {})
     lo = lo if lo is not None else ranges.get(vs, [1, 1])[0]

@@ -110,6 +110,15 @@ def run_task(fn: Callable[[dict], dict], task: dict, key: str) -> dict:
 
     This runs on the worker. Catching here (not in the client) keeps the traceback's
     message and means a failing fit is an answer, not a Dask error to retry.
+
+    Examples
+    --------
+    >>> row = run_task(example_square, {"x": 3}, key="k1")
+    >>> {k: row[k] for k in ("x", "y", "key", "status", "error", "task")}
+    {'x': 3, 'y': 9, 'key': 'k1', 'status': 'ok', 'error': None, 'task': '{"x": 3}'}
+    >>> row = run_task(example_square, {"x": -1}, key="k2")
+    >>> row["status"], row["error"]
+    ('error', 'ValueError: x must be >= 0, got -1 (at example_square:...)')
     """
     start = time.perf_counter()
     try:
@@ -154,6 +163,23 @@ class ResultStore:
     ----------
     out : path
         The final ``.parquet`` file; parts live in ``<out>.parts/``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     store = ResultStore(os.path.join(tmp, "grid.parquet"))
+    ...     store.write(run_task(example_square, {"x": 3}, "a"))
+    ...     store.write(run_task(example_square, {"x": -1}, "b"))
+    ...     keys = sorted(store.done_keys()), sorted(store.done_keys(rerun_errors=True))
+    ...     table = store.compact().sort_values("key")
+    ...     left = store.parts.exists(), store.out.exists()
+    >>> keys
+    (['a', 'b'], ['a'])
+    >>> table[["x", "y", "key", "status"]].values.tolist()
+    [[3, 9.0, 'a', 'ok'], [-1, nan, 'b', 'error']]
+    >>> left  # parts merged into the final file, then deleted
+    (False, True)
     """
 
     def __init__(self, out):
@@ -256,7 +282,14 @@ def _check_tasks(tasks, key) -> dict[str, dict]:
 
 
 def default_workers() -> int:
-    """The number of cores this process may use."""
+    """The number of cores this process may use.
+
+    Examples
+    --------
+    >>> n = default_workers()
+    >>> isinstance(n, int), 1 <= n <= (os.cpu_count() or 1)
+    (True, True)
+    """
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -433,7 +466,17 @@ class _progress_bar:
 
 
 def example_square(task: dict) -> dict:
-    """A trivial task function (for examples): ``{"y": task["x"] ** 2}``, x >= 0."""
+    """A trivial task function (for examples): ``{"y": task["x"] ** 2}``, x >= 0.
+
+    Examples
+    --------
+    >>> example_square({"x": 3})
+    {'y': 9}
+    >>> example_square({"x": -1})
+    Traceback (most recent call last):
+    ...
+    ValueError: x must be >= 0, got -1
+    """
     if task["x"] < 0:
         raise ValueError(f"x must be >= 0, got {task['x']}")
     return {"y": task["x"] ** 2}
@@ -506,7 +549,13 @@ def add_cli_options(parser: argparse.ArgumentParser, out: str, seeds: str = "5")
 
 
 def grid_options(args: argparse.Namespace) -> dict:
-    """The :func:`run_grid` keyword arguments held by parsed :func:`add_cli_options` flags."""
+    """The :func:`run_grid` keyword arguments held by parsed :func:`add_cli_options` flags.
+
+    Examples
+    --------
+    >>> grid_options(argparse.Namespace(out="r.parquet", scheduler=None, workers=2))
+    {'out': 'r.parquet', 'scheduler': None, 'n_workers': 2}
+    """
     return {"out": args.out, "scheduler": args.scheduler, "n_workers": args.workers}
 
 

@@ -17,6 +17,11 @@ def log_mask(X: np.ndarray) -> np.ndarray:
     multiplicatively, so positive columns go to log2; a column holding zero (a cut-off
     depth of 0, say) stays on its own scale. Computed once at fit time and stored, so
     prediction points are transformed the same way.
+
+    Examples
+    --------
+    >>> log_mask(np.array([[1.0, 0.0], [4.0, 2.0]])).tolist()
+    [True, False]
     """
     return np.all(np.asarray(X, dtype=np.float64) > 0, axis=0)
 
@@ -39,11 +44,21 @@ def log_inputs(X: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def log_target(y: np.ndarray) -> np.ndarray:
-    """Natural log of a positive metric (raises on zero or negative values)."""
+    """Natural log of a positive metric (raises on zero or negative values).
+
+    Examples
+    --------
+    >>> log_target([1.0, np.e]).tolist()
+    [0.0, 1.0]
+    >>> log_target([2.0, 0.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: a log-scale target must be positive; index 1 is 0.0
+    """
     y = np.asarray(y, dtype=np.float64)
     if np.any(~np.isfinite(y)) or np.any(y <= 0):
         i = int(np.flatnonzero(~np.isfinite(y) | (y <= 0))[0])
-        raise ValueError(f"a log-scale target must be positive; index {i} is {y[i]!r}")
+        raise ValueError(f"a log-scale target must be positive; index {i} is {float(y[i])!r}")
     return np.log(y)
 
 

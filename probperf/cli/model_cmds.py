@@ -16,7 +16,21 @@ MODELS = ("auto", "dag", "direct", "penalty")
 
 
 def parse_point(text: str) -> dict:
-    """``"n=2**30,p=36"`` -> ``{"n": 1073741824.0, "p": 36.0}``."""
+    """``"n=2**30,p=36"`` -> ``{"n": 1073741824.0, "p": 36.0}``.
+
+    Bad input prints an error naming the offending part on stderr and exits with
+    status 2.
+
+    Examples
+    --------
+    >>> parse_point("n=2**30, p=36")
+    {'n': 1073741824.0, 'p': 36.0}
+    >>> try:
+    ...     parse_point("n=2**30,p")  # stderr: ... expected NAME=VALUE pairs ..., got 'p'
+    ... except typer.Exit as exc:
+    ...     print("exit status", exc.exit_code)
+    exit status 2
+    """
     point = {}
     for part in filter(None, (t.strip() for t in text.split(","))):
         if "=" not in part:
@@ -34,7 +48,20 @@ def parse_point(text: str) -> dict:
 
 
 def load_training(data: Path, config: list[str], split: Optional[str]):
-    """Read a table and keep its training rows (``split == train`` when labelled)."""
+    """Read a table and keep its training rows (``split == train`` when labelled).
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> runs = pd.DataFrame({"n": [8, 16, 8], "p": [1, 1, 2], "cutoff": [2, 2, 2],
+    ...                      "time": [1.0, 2.0, 0.6], "split": ["train", "train", "test"]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     runs.to_csv(Path(tmp) / "runs.csv", index=False)
+    ...     train = load_training(Path(tmp) / "runs.csv", ["cutoff"], split="train")
+    ...     every = load_training(Path(tmp) / "runs.csv", ["cutoff"], split=None)
+    >>> len(train), len(every), train.params
+    (2, 3, ['n', 'p', 'cutoff'])
+    """
     from .. import formats
 
     m = formats.read(data, config=config)

@@ -29,6 +29,27 @@ class MetricModel:
 
     Not used directly; see :class:`~probperf.models.BayesianBasisRegression` and
     :class:`~probperf.models.GaussianProcessModel`.
+
+    Examples
+    --------
+    A subclass supplies ``_fit`` and ``_predict_draws``; here, a model whose every draw
+    is the training mean:
+
+    >>> class MeanModel(MetricModel):
+    ...     def _fit(self, X, y):
+    ...         self.mean_ = y.mean()
+    ...     def _predict_draws(self, X, n_draws, seed, noise=True):
+    ...         return np.full((n_draws, len(X)), self.mean_)
+    >>> MeanModel().predict({"n": [16], "p": [4]})
+    Traceback (most recent call last):
+    ...
+    RuntimeError: MeanModel is not fitted; call fit() first
+    >>> m = MeanModel().fit(np.array([[8.0, 1.0], [8.0, 2.0]]), [3.0, 5.0])
+    >>> m.features_
+    ['n', 'p']
+    >>> pred = m.predict({"n": [16], "p": [4]}, n_draws=5)
+    >>> pred.n_draws, pred.mean.tolist()
+    (5, [4.0])
     """
 
     #: default number of predictive draws
@@ -130,7 +151,8 @@ class MetricModel:
         import inspect
 
         names = [
-            p for p in inspect.signature(type(self).__init__).parameters if p != "self"
+            name for name, par in inspect.signature(type(self).__init__).parameters.items()
+            if name != "self" and par.kind not in (par.VAR_POSITIONAL, par.VAR_KEYWORD)
         ]
         return {k: getattr(self, k) for k in names}
 

@@ -72,7 +72,20 @@ MIN_POINTS = 3
 
 
 class ConvergenceWarning(UserWarning):
-    """MCMC diagnostics (r_hat, ESS, divergences) say the posterior may be unreliable."""
+    """MCMC diagnostics (r_hat, ESS, divergences) say the posterior may be unreliable.
+
+    A :class:`UserWarning`, so the usual :mod:`warnings` filters apply; tests and
+    scripts can turn it into an error or collect it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("r_hat 1.200 > 1.05", ConvergenceWarning)
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('ConvergenceWarning', 'r_hat 1.200 > 1.05')
+    """
 
 
 # ---- the Pyro model -------------------------------------------------------------------
@@ -122,11 +135,25 @@ def basis_model(Phi, y=None, u=None, tau0=TAU0, prior="horseshoe", heteroscedast
 
     ``Phi`` (N x K) and ``y`` (N,) are float64 tensors, ``u`` (N,) the heteroscedastic
     covariate. A plain function of the data; the inference is chosen separately.
+
+    Examples
+    --------
+    Trace one forward run to see the sample sites (``beta`` has one value per term):
+
+    >>> import torch, pyro
+    >>> Phi = torch.tensor([[1.0, 2.0], [1.0, 4.0]], dtype=torch.float64)
+    >>> y = torch.tensor([3.0, 5.0], dtype=torch.float64)
+    >>> trace = pyro.poutine.trace(basis_model).get_trace(Phi, y, prior="halfnormal")
+    >>> [name for name, site in trace.nodes.items() if site["type"] == "sample"]
+    ['terms', 'beta', 'sigma', 'data', 'y']
+    >>> tuple(trace.nodes["beta"]["value"].shape)
+    (2,)
     """
     import torch
     import pyro
     import pyro.distributions as dist
 
+    _ensure_model_classes()  # the horseshoe-like distribution class is built lazily
     one = torch.ones((), dtype=torch.float64)
     with pyro.plate("terms", Phi.shape[1]):
         if prior == "horseshoe":

@@ -72,7 +72,19 @@ _DTYPE = torch.float64
 
 
 class GPFitError(RuntimeError):
-    """Every restart of the hyper-parameter optimisation failed."""
+    """Every restart of the hyper-parameter optimisation failed.
+
+    A :class:`RuntimeError`; the message names the kernel and each restart's failure.
+
+    Examples
+    --------
+    >>> issubclass(GPFitError, RuntimeError)
+    True
+    >>> raise GPFitError("all 2 GP restarts failed (kernel 'rbf'): restart 0: not PD")
+    Traceback (most recent call last):
+    ...
+    probperf.models.gp.GPFitError: all 2 GP restarts failed (kernel 'rbf'): restart 0: not PD
+    """
 
 
 class _ExactGP(gpytorch.models.ExactGP):

@@ -27,11 +27,35 @@ INSTALL_HINT = "install them with: apt-get update && apt-get install -y clang li
 
 
 class BuildError(RuntimeError):
-    """The C compiler is missing or a compilation failed."""
+    """The C compiler is missing or a compilation failed.
+
+    Examples
+    --------
+    A "compiler" that fails (``false``) gives the command and the program's name:
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     build_benchmarks(tmp, ["fib"], cc="false")
+    Traceback (most recent call last):
+    ...
+    probperf.record.build.BuildError: compiling benchmark fib failed (false -fopenmp -O2 ...
+    """
 
 
 def cache_dir() -> Path:
-    """Directory for built artefacts (created on demand)."""
+    """Directory for built artefacts (created on demand).
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PROBPERF_CACHE_DIR": "/tmp/pp-cache"}):
+    ...     str(cache_dir())
+    '/tmp/pp-cache'
+    >>> with mock.patch.dict(os.environ, {"XDG_CACHE_HOME": "/tmp/xdg"}):
+    ...     _ = os.environ.pop("PROBPERF_CACHE_DIR", None)
+    ...     str(cache_dir())
+    '/tmp/xdg/probperf'
+    """
     if os.environ.get("PROBPERF_CACHE_DIR"):
         return Path(os.environ["PROBPERF_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -43,6 +67,15 @@ def find_compiler(prefer_clang: bool = True) -> str:
 
     Clang is preferred because it finds LLVM's ``omp-tools.h`` and ``libomp`` on its
     own; GCC's OpenMP runtime (libgomp) has no OMPT support.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"CC": "no-such-cc", "PATH": ""}):
+    ...     find_compiler()
+    Traceback (most recent call last):
+    ...
+    probperf.record.build.BuildError: no C compiler found (tried no-such-cc, clang, cc); ...
     """
     names = [os.environ["CC"]] if os.environ.get("CC") else []
     names += ["clang", "cc"] if prefer_clang else ["cc", "clang"]
@@ -75,7 +108,7 @@ def tool_path(rebuild: bool = False) -> Path:
 
     Examples
     --------
-    >>> tool_path().name  # doctest: +SKIP
+    >>> tool_path().name
     'libprobperf_ompt.so'
     """
     source = _source_text(TOOL_SOURCE)
@@ -111,6 +144,17 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     -------
     list of Path
         The executables, in the order of ``names``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     [exe.name for exe in build_benchmarks(tmp, ["fib"])]
+    ['fib']
+    >>> build_benchmarks("unused", ["fib", "quicksort"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown benchmark(s) ['quicksort']; choose from fib, nqueens, mergesort, ...
     """
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:

@@ -33,12 +33,29 @@ CALLBACKS: tuple[str, ...] = (
 
 
 class TraceFileError(ValueError):
-    """The event file is missing, truncated or not written by this tool."""
+    """The event file is missing, truncated or not written by this tool.
+
+    A :class:`ValueError` whose message starts with the file's path.
+
+    Examples
+    --------
+    >>> read_events("/nonexistent/trace.bin")
+    Traceback (most recent call last):
+    ...
+    probperf.record.events.TraceFileError: /nonexistent/trace.bin: no trace written
+    """
 
 
 @dataclass
 class Events:
-    """Events of one run: ``threads[i]`` is the structured array of thread ``i``."""
+    """Events of one run: ``threads[i]`` is the structured array of thread ``i``.
+
+    Examples
+    --------
+    >>> events = Events([np.zeros(3, EVENT_DTYPE), np.zeros(2, EVENT_DTYPE)])
+    >>> events.n_events, events.source
+    (5, '<memory>')
+    """
 
     threads: list[np.ndarray]
     source: str = "<memory>"
@@ -49,7 +66,32 @@ class Events:
 
 
 def read_events(path) -> Events:
-    """Parse an event file; raise :class:`TraceFileError` naming the file on any defect."""
+    """Parse an event file; raise :class:`TraceFileError` naming the file on any defect.
+
+    Examples
+    --------
+    A file with one thread and two events: the 24-byte header (magic, version, thread
+    count, missing-callback mask, padding), the thread's 16-byte block header (id,
+    event count), then the events:
+
+    >>> import os, tempfile
+    >>> ev = np.zeros(2, EVENT_DTYPE)
+    >>> ev["t"], ev["kind"] = [100, 900], [INIT, FINI]
+    >>> raw = (MAGIC + np.array([VERSION, 1, 0, 0], "<u4").tobytes()
+    ...        + np.array([0, 2], "<u8").tobytes() + ev.tobytes())
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "trace.bin")
+    ...     _ = open(path, "wb").write(raw)
+    ...     events = read_events(path)
+    ...     _ = open(path, "wb").write(raw[:-8])  # cut into the last event
+    ...     try:
+    ...         read_events(path)
+    ...     except TraceFileError as exc:
+    ...         print(str(exc).replace(tmp, "TMP"))
+    TMP/trace.bin: truncated in the events of thread 0
+    >>> events.n_events, events.threads[0]["t"].tolist()
+    (2, [100, 900])
+    """
     source = str(path)
     try:
         raw = Path(path).read_bytes()

@@ -26,12 +26,28 @@ _COUNT_KEYS = ("create_task", "wait_tasks", "end_task")
 
 
 class RecordError(RuntimeError):
-    """A program could not be recorded: it failed, crashed or wrote no trace."""
+    """A program could not be recorded: it failed, crashed or wrote no trace.
+
+    Examples
+    --------
+    >>> run_traced(["no-such-program"], p=1)
+    Traceback (most recent call last):
+    ...
+    probperf.record.run.RecordError: cannot run 'no-such-program': no such program
+    """
 
 
 @dataclass
 class TracedRun:
-    """One traced run: DAG metrics in seconds, the process's wall and CPU time, the trace."""
+    """One traced run: DAG metrics in seconds, the process's wall and CPU time, the trace.
+
+    Examples
+    --------
+    >>> run = TracedRun(p=2, metrics={"time": 0.5, "create_task": 66.0}, wall=0.6, cpu=1.1,
+    ...                 trace=None)
+    >>> run
+    TracedRun(p=2, metrics={'time': 0.5, 'create_task': 66.0}, wall=0.6, cpu=1.1)
+    """
 
     p: int
     metrics: dict
@@ -50,6 +66,19 @@ class Recording:
     their ratio minus one (``overhead``), and the same for the process's wall time
     (``untraced_wall``, ``traced_wall``, ``wall_overhead``) and CPU time
     (``untraced_cpu``, ``traced_cpu``, ``cpu_overhead``); times in seconds.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from probperf.record.build import build_benchmarks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> rec = record([fib, "10", "3"], workers=[1], params={"n": 10}, reps=2)
+    >>> tmp.cleanup()
+    >>> type(rec).__name__, len(rec.measurements), len(rec.runs)
+    ('Recording', 2, 2)
+    >>> rec.overhead["p"].tolist(), list(rec.overhead.columns[1:4])
+    ([1], ['untraced', 'traced', 'overhead'])
     """
 
     measurements: Measurements
@@ -121,6 +150,19 @@ def run_program(
     caller so that runs meant to be compared can follow each other without the parent
     process working in between (on a loaded machine, a child started right after its
     parent used the CPU gets a smaller share at first).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from probperf.record.build import build_benchmarks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> wall, cpu, events = run_program([fib, "10", "3"], p=1, events=False)
+    >>> tmp.cleanup()
+    >>> sorted(set(int(k) for t in events.threads for k in t["kind"]) & {INIT, FINI})
+    [1, 2]
+    >>> bool(wall > 0)
+    True
     """
     what = f"{'traced' if events else 'untraced'}, p={p}"
     _check_cmd(cmd)
@@ -165,6 +207,17 @@ def run_untraced(
     dict
         ``wall`` and ``cpu`` (user + system) time of the process and ``elapsed``, all
         in seconds.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from probperf.record.build import build_benchmarks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> times = run_untraced([fib, "10", "3"], p=1)
+    >>> tmp.cleanup()
+    >>> sorted(times), bool(0 < times["elapsed"] < times["wall"])
+    (['cpu', 'elapsed', 'wall'], True)
     """
     wall, cpu, events = run_program(cmd, p, tool, timeout, events=False)
     return _untraced_result(cmd, p, wall, cpu, events)
@@ -198,6 +251,27 @@ def run_traced(
     RecordError
         If the program fails or crashes, or exits without writing a trace (it does not
         use LLVM's OpenMP runtime, or the runtime did not load the tool).
+
+    Examples
+    --------
+    ``fib 10`` with cut-off 3 makes 33 calls above the cut-off, each creating two tasks
+    and waiting for them once:
+
+    >>> import tempfile
+    >>> from probperf.record.build import build_benchmarks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> run = run_traced([fib, "10", "3"], p=1)
+    >>> run.p, run.metrics["create_task"], run.metrics["wait_tasks"]
+    (1, 66.0, 33.0)
+    >>> bool(0 < run.metrics["critical_path"] <= run.metrics["time"])
+    True
+    >>> run_traced([fib], p=1)  # fib without its argument N
+    Traceback (most recent call last):
+    ...
+    probperf.record.run.RecordError: '/.../fib' (traced, p=1) exited with status 2; its ...
+      usage: /.../fib N [CUTOFF]
+    >>> tmp.cleanup()
     """
     wall, cpu, events = run_program(cmd, p, tool, timeout)
     return _traced_result(cmd, p, wall, cpu, events)
@@ -253,6 +327,25 @@ def record(
         Rows with ``n``, ``p``, the configuration parameters, every DAG metric and,
         when ``1 in workers``, ``serial_work`` (mean work of the one-worker runs).
         Nothing is returned if any run fails: the error is raised instead.
+
+    Examples
+    --------
+    Two runs of ``fib 10`` (task cut-off 3), with 1 and 2 workers:
+
+    >>> import tempfile
+    >>> from probperf.record.build import build_benchmarks
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> rec = record([fib, "10", "3"], workers=[1, 2], params={"n": 10, "cutoff": 3})
+    >>> tmp.cleanup()
+    >>> rec.measurements.frame[["n", "p", "cutoff", "create_task"]]
+        n  p  cutoff  create_task
+    0  10  1       3         66.0
+    1  10  2       3         66.0
+    >>> record([fib], workers=[1, 2], params={"cutoff": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: the problem size is missing: give it as a parameter n (--param n=VALUE)
     """
     if "n" not in params:
         raise ValueError("the problem size is missing: give it as a parameter n (--param n=VALUE)")

@@ -30,6 +30,12 @@ def run(app: str, n, p: int, *, machine: Machine | None = None, scheduler: str =
     """Build ``app`` at size ``n``, simulate it on ``p`` workers, return its DAG metrics.
 
     Times are in cycles (see :func:`probperf.trace.dag_metrics` for the keys).
+
+    Examples
+    --------
+    >>> m = run("fib", 12, p=2, cutoff=4, seed=0)
+    >>> m["create_task"], m["work"] + m["delay"] + m["no_work"] == 2 * m["time"]
+    (30.0, True)
     """
     return dag_metrics(simulate(build(app, n, **config), p, machine, scheduler, seed))
 

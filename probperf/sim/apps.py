@@ -469,7 +469,25 @@ def farm(n: int, chunk: int = 1) -> Dag:
 
 @dataclass(frozen=True)
 class App:
-    """A program builder and its configuration parameters with defaults."""
+    """A program builder and its configuration parameters with defaults.
+
+    Calling an ``App`` builds its DAG, defaults filled in; an unknown configuration
+    parameter is an error that lists the known ones.
+
+    Examples
+    --------
+    >>> app = APPS["fib"]
+    >>> app.name, app.config
+    ('fib', {'cutoff': 12})
+    >>> app(10, cutoff=2).n_tasks
+    7
+    >>> app(10, depth=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: fib has no configuration parameter(s) ['depth']; it takes ['cutoff']
+    >>> App("fib4", fib, {"cutoff": 4})(10).params
+    {'n': 10, 'cutoff': 4}
+    """
 
     name: str
     build: Callable[..., Dag]

@@ -47,6 +47,25 @@ class Dag:
         Program name.
     params : dict
         Problem size ``n`` and configuration parameters it was built with.
+
+    Examples
+    --------
+    A root that runs 5 cycles, creates task 1, waits for it, then runs 2 more; task 1
+    runs 10 cycles:
+
+    >>> dag = Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+    ...           action=np.array([1, WAIT, END, END])).validate()
+    >>> dag.n_tasks, dag.n_segments, dag.parent().tolist()
+    (2, 4, [-1, 0])
+    >>> dag.counts()
+    {'create_task': 1, 'wait_tasks': 1, 'end_task': 2}
+    >>> [side.tolist() for side in dag.edges()]  # (src, dst) strand pairs
+    [[0, 1, 0, 3], [1, 2, 3, 2]]
+    >>> Dag(seg_ptr=np.array([0, 2, 3]), cost=np.array([5.0, 2.0, 10.0]),
+    ...     action=np.array([1, END, END])).validate()
+    Traceback (most recent call last):
+    ...
+    ValueError: task 0 creates a child it never waits for
     """
 
     seg_ptr: np.ndarray

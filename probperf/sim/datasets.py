@@ -64,6 +64,18 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
     :data:`METRIC_COLUMNS` (times in seconds) and ``split`` when any point has one.
     Each ``(n, config)`` DAG is built once; ``serial_work`` comes from a one-worker
     run per ``(n, config, rep)`` (reused when ``p = 1`` is among the points).
+
+    Examples
+    --------
+    >>> runs = simulate_runs("fib", [(12, 1, {}, "train"), (12, 2, {}, "train"),
+    ...                              (14, 2, {"cutoff": 6}, "test")], seed=0)
+    >>> runs[["n", "p", "cutoff", "create_task", "split"]]
+        n  p  cutoff  create_task  split
+    0  12  1      12        464.0  train
+    1  12  2      12        464.0  train
+    2  14  2       6        126.0   test
+    >>> bool((runs.serial_work.iloc[:2] == runs.work.iloc[0]).all())  # from the p=1 run
+    True
     """
     if app not in APPS:
         raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")

@@ -41,7 +41,21 @@ SCHEDULERS = ("ws", "greedy")
 
 
 def strand_costs(dag: Dag, machine: Machine, rng: np.random.Generator) -> np.ndarray:
-    """Noisy integer cycle costs of one run (before contention)."""
+    """Noisy integer cycle costs of one run (before contention).
+
+    Examples
+    --------
+    On a noise-free machine the costs are the DAG's, rounded to whole cycles:
+
+    >>> from probperf.sim.apps import fib
+    >>> dag = fib(10, cutoff=2)
+    >>> rng = np.random.default_rng(0)
+    >>> np.array_equal(strand_costs(dag, Machine.ideal(), rng), np.rint(dag.cost))
+    True
+    >>> noisy = strand_costs(dag, Machine(), rng)
+    >>> noisy.shape == dag.cost.shape, bool(np.all(noisy == np.rint(noisy)))
+    (True, True)
+    """
     cost = dag.cost
     factor = math.exp(machine.run_noise * rng.standard_normal()) if machine.run_noise else 1.0
     if machine.strand_noise:
