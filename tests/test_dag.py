@@ -41,7 +41,8 @@ def truth(n, p):
 
 @pytest.fixture(scope="module")
 def fitted():
-    return DagModel(fast=True, seed=1).fit(paper_table())
+    # calibrate=False keeps the suite fast; the default discrepancy floor still applies.
+    return DagModel(fast=True, seed=1, calibrate=False).fit(paper_table())
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,7 @@ def test_draws_are_joint_statistically():
     # work = T1' x inflation: with T1' uncertain (noisy serial runs at 3 sizes), draws
     # of work must move with draws of T1'. Independent sampling gives correlation ~0.
     m = paper_table(ns=(2**10, 2**11, 2**12), serial_noise=0.15, noise=0.01, seed=2)
-    pred = DagModel(fast=True, seed=2).fit(m).predict(n=2**16, p=16, n_draws=2000)
+    pred = DagModel(fast=True, seed=2, calibrate=False, discrepancy=0.0).fit(m).predict(n=2**16, p=16, n_draws=2000)
     c = pred.components
     r = np.corrcoef(np.log(c["serial_work"].draws[:, 0]), np.log(c["work"].draws[:, 0]))[0, 1]
     assert r > 0.8
@@ -89,8 +90,25 @@ def test_accuracy_and_coverage_far_outside_training(far):
     assert np.all((lo <= true) & (true <= hi)), (lo, true, hi)
 
 
+def test_intervals_widen_with_extrapolation_distance(fitted):
+    # Same n, p inside vs 16x beyond the data: the discrepancy factor (0.06 per
+    # doubling, 4 doublings) must widen the log-scale interval by about 2 x 1.645 x 0.24.
+    pred = fitted.predict(pd.DataFrame({"n": [2**14, 2**14], "p": [8, 128]}), n_draws=4000, seed=5)
+    lo, hi = pred.interval(0.9)
+    width = np.log(hi / lo)
+    assert fitted.discrepancy_ == pytest.approx(0.06)
+    assert width[1] - width[0] > 0.5
+
+
+def test_calibration_learns_a_discrepancy_rate():
+    model = DagModel(fast=True, seed=4, discrepancy=0.0).fit(paper_table(ps=(1, 2, 3, 4, 6, 8)))
+    assert model.discrepancy_ >= 0.0 and np.isfinite(model.discrepancy_)
+    again = DagModel(fast=True, seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
+    assert again.discrepancy_ == 0.0
+
+
 def test_zero_delay_when_programs_create_no_tasks():
-    model = DagModel(fast=True).fit(paper_table(tasks=False))
+    model = DagModel(fast=True, calibrate=False).fit(paper_table(tasks=False))
     assert isinstance(model.components_["delay"], ZeroMetric)
     pred = model.predict(n=2**15, p=16, n_draws=100)
     assert np.all(pred["delay"].draws == 0.0)
