@@ -169,6 +169,8 @@ def _print_table(summary, title):
 def _print_decomposition(decomp, level):
     table = Table(title=f"decomposition of p * time ({level:.0%} intervals)")
     params = [c for c in decomp.columns if c not in ("term", "share", "share_lower", "share_upper", "median", "lower", "upper")]
+    # n, p and the parameters that differ between points; constant config is noise here
+    params = [c for c in params if c in ("n", "p") or decomp[c].nunique() > 1]
     for c in [*params, "term", "share", "share interval", "median", "interval"]:
         table.add_column(c, justify="right")
     for r in decomp.to_dict("records"):
@@ -187,6 +189,8 @@ def _fmt(v) -> str:
     if isinstance(v, str):
         return v
     v = float(v)
+    if v.is_integer() and v >= 1024 and (int(v) & (int(v) - 1)) == 0:
+        return f"2^{int(v).bit_length() - 1}"
     if v.is_integer() and abs(v) < 1e15:
         return f"{int(v)}"
     return f"{v:.4g}"
