@@ -374,3 +374,21 @@ def plot_heatmap(matrix: pd.DataFrame, path: Path, title: str, fmt: str = ".1f",
     ax.set_title(title, fontsize=10)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
+
+
+def execute(tasks, fn, args, watch):
+    """Run (or, with ``--report-only``, just collect) the grid's fits; returns the table.
+
+    Shared by every experiment script: stored fits are reused, a run that adds fits
+    is logged with its command line and wall time.
+    """
+    from probperf.runner import grid_options, run_grid
+
+    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
+    if args.report_only:
+        return stored(tasks, args.out)
+    before = len(stored(tasks, args.out))
+    table = run_grid(tasks, fn, progress=not args.no_progress,
+                     rerun_errors=args.rerun_errors, **grid_options(args))
+    log_run(args.out, command_line(), watch.minutes(), len(table) - before)
+    return table

@@ -30,7 +30,7 @@ import pandas as pd
 
 import _common as C
 from probperf.experiment_tasks import METRIC_TARGETS, fit_metric_task
-from probperf.runner import add_cli_options, grid_options, run_grid
+from probperf.runner import add_cli_options
 
 KERNELS = ("sm1", "sm2", "sm3", "sm4", "sm5", "sm6", "sm7", "sm8", "rbf", "matern52", "rq",
            "linear", "poly2", "sm4+linear", "rbf+linear")
@@ -212,14 +212,7 @@ def main(argv=None):
     args = parse_args(argv)
     watch = C.Stopwatch()
     tasks, spec = grid(args)
-    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    if args.report_only:
-        table = C.stored(tasks, args.out)
-    else:
-        before = len(C.stored(tasks, args.out))
-        table = run_grid(tasks, fit_metric_task, progress=not args.no_progress,
-                         rerun_errors=args.rerun_errors, **grid_options(args))
-        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
+    table = C.execute(tasks, fit_metric_task, args, watch)
     md = write_outputs(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

@@ -32,7 +32,7 @@ import pandas as pd
 
 import _common as C
 from probperf.experiment_tasks import TIME_MODELS, fit_time_task
-from probperf.runner import add_cli_options, grid_options, run_grid
+from probperf.runner import add_cli_options
 
 MODELS = tuple(TIME_MODELS)
 #: Rows of the issue-5 table: the DAG models against these.
@@ -202,14 +202,7 @@ def main(argv=None):
     args = parse_args(argv)
     watch = C.Stopwatch()
     tasks, spec = grid(args)
-    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    if args.report_only:
-        table = C.stored(tasks, args.out)
-    else:
-        before = len(C.stored(tasks, args.out))
-        table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
-                         rerun_errors=args.rerun_errors, **grid_options(args))
-        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
+    table = C.execute(tasks, fit_time_task, args, watch)
     md = write_outputs(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

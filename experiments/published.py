@@ -28,7 +28,7 @@ import pandas as pd
 
 import _common as C
 from probperf.experiment_tasks import TIME_MODELS, fit_time_task
-from probperf.runner import add_cli_options, grid_options, run_grid
+from probperf.runner import add_cli_options
 
 MODELS = ("direct_sm4", "direct_basis", "penalty", "direct_nn", "extrap")
 NAME = "published"
@@ -117,14 +117,7 @@ def main(argv=None):
     effort = "quick" if args.quick else args.effort
     tasks = [{**case, "model": m, "seed": s, "effort": effort}
              for case in C.published_cases() for m in models for s in args.seeds]
-    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    if args.report_only:
-        table = C.stored(tasks, args.out)
-    else:
-        before = len(C.stored(tasks, args.out))
-        table = run_grid(tasks, fit_time_task, progress=not args.no_progress,
-                         rerun_errors=args.rerun_errors, **grid_options(args))
-        C.log_run(args.out, C.command_line(), watch.minutes(), len(table) - before)
+    table = C.execute(tasks, fit_time_task, args, watch)
     md = write_outputs(table, models, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table
