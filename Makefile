@@ -13,6 +13,10 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev,experiments,docs]"
+	# Extra-P, the competitor the experiments run: its metadata pins numpy~=1.18 and a
+	# GUI toolkit, which would replace numpy under torch, so it goes in without them
+	# (its modelling code needs only these two extra packages).
+	$(BIN)/python -m pip install --quiet --no-deps extrap "marshmallow~=3.7" "pycubexr>=1.2.3,!=2.0.0,<3"
 	touch $(STAMP)
 
 install: $(STAMP)
