@@ -54,7 +54,7 @@ def main(skip_nuts=False):
     rng = np.random.default_rng(1)
     Xp = {"n": 2.0 ** rng.uniform(8, 24, 10_000), "p": rng.choice([1.0, 8.0, 64.0], 10_000)}
     timed("predict 10,000 points x 1,000 draws", lambda: svi.predict(Xp, n_draws=1000))
-    Phi = basis.design(Xp["n"], Xp["p"])
+    Phi = svi.basis_.design(Xp["n"], Xp["p"])  # the basis after pruning
     timed("predict_design 10,000 x 1,000 (design given)", lambda: svi.predict_design(Phi, n_draws=1000))
 
 
