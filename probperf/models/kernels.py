@@ -415,8 +415,11 @@ def init_spectral_mixture(sm: SpectralMixtureKernel, x: torch.Tensor, r: torch.T
                     one.initialize_from_data_empspect(
                         torch.as_tensor(grid, dtype=x.dtype), torch.as_tensor(values, dtype=x.dtype)
                     )
-            except (ValueError, RuntimeError, ZeroDivisionError):
-                continue  # a flat series has no spectrum: keep the random start there
+            except (ValueError, RuntimeError, ZeroDivisionError, IndexError):
+                # A flat series has no spectrum, and a dimension with fewer distinct
+                # values than mixture components makes GPyTorch index past its
+                # spectrum (seen on farm/B): keep the random start there.
+                continue
             if not all(torch.isfinite(t).all() for t in (one.mixture_means, one.mixture_scales)):
                 continue
             means[..., j] = one.mixture_means[..., 0].to(means) / step
