@@ -69,6 +69,41 @@ def parse_list(text: str, what: str, cast=int) -> list:
     return values
 
 
+def parse_assignments(items, option: str, example: str = "p=4") -> dict:
+    """``["n=2**20", "p=4"]`` or ``"n=2**20,p=4"`` -> ``{"n": 1048576, "p": 4}``.
+
+    The one parser of NAME=VALUE for every command (``--param``, ``--at``): values may
+    be written ``2**20``, ``2^20`` or ``1e6``; integral values come back as ``int``. A
+    malformed item, a repeated name or a value that is not a finite number exits with
+    status 2 and a message naming the option.
+
+    Examples
+    --------
+    >>> parse_assignments("n=2**10,p=4", "--at")
+    {'n': 1024, 'p': 4}
+    """
+    if isinstance(items, str):
+        items = [items]
+    out = {}
+    for text in items or []:
+        for item in filter(None, (t.strip() for t in text.split(","))):
+            name, eq, value = (s.strip() for s in item.partition("="))
+            if not eq or not name:
+                fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
+            if name in out:
+                fail(f"{option} {text!r}: {name} is given twice")
+            try:
+                number = eval_number(value)
+            except ValueError:
+                fail(f"{option} {text!r}: {name} = {value!r} is not a number")
+            if number != number or number in (float("inf"), float("-inf")):
+                fail(f"{option} {text!r}: {name} is not finite")
+            out[name] = int(number) if float(number).is_integer() and abs(number) < 2**53 else number
+    if items and not out:
+        fail(f"{option} needs at least one NAME=VALUE")
+    return out
+
+
 def eval_number(text: str) -> float:
     """A number written as ``65536``, ``2**16``, ``1e6`` or ``2^16``."""
     text = text.strip().replace("^", "**")

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, eval_number, fail
+from ._app import app, bad_input, console, err_console, fail, parse_assignments
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -35,26 +35,11 @@ _STRICT = typer.Option(
 _CLOCK = typer.Option(None, "--clock-hz", help="Clock rate of cycle counts, in Hz.")
 
 
-def _parse_params(items: Optional[List[str]]) -> dict:
-    out = {}
-    for item in items or []:
-        name, eq, text = item.partition("=")
-        name = name.strip()
-        if not eq or not name:
-            fail(f"--param {item!r}: expected NAME=VALUE, e.g. p=4")
-        try:
-            value = eval_number(text)
-        except ValueError:
-            fail(f"--param {item!r}: cannot read {text!r} as a number")
-        out[name] = int(value) if float(value).is_integer() and abs(value) < 2**53 else value
-    return out
-
-
 def _read(files, params, pattern, side_table, config, strict, clock_hz):
     """Read the inputs (warnings about the identity go to stderr, not to stdout)."""
     from ..formats import read
 
-    kw = dict(params=_parse_params(params), strict=strict)
+    kw = dict(params=parse_assignments(params, "--param"), strict=strict)
     if config:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = list(config)
     if clock_hz is not None:

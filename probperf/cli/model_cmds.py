@@ -3,48 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, eval_number, fail
+from ._app import app, bad_input, console, err_console, fail, parse_assignments
 
 MODELS = ("auto", "dag", "direct", "penalty")
-
-
-def parse_point(text: str) -> dict:
-    """``"n=2**30,p=36"`` -> ``{"n": 1073741824.0, "p": 36.0}``.
-
-    Bad input prints an error naming the offending part on stderr and exits with
-    status 2.
-
-    Examples
-    --------
-    >>> parse_point("n=2**30, p=36")
-    {'n': 1073741824.0, 'p': 36.0}
-    >>> try:
-    ...     parse_point("n=2**30,p")  # stderr: ... expected NAME=VALUE pairs ..., got 'p'
-    ... except typer.Exit as exc:
-    ...     print("exit status", exc.exit_code)
-    exit status 2
-    """
-    point = {}
-    for part in filter(None, (t.strip() for t in text.split(","))):
-        if "=" not in part:
-            fail(f"--at {text!r}: expected NAME=VALUE pairs separated by commas, got {part!r}")
-        name, value = (s.strip() for s in part.split("=", 1))
-        try:
-            point[name] = eval_number(value)
-        except ValueError:
-            fail(f"--at {text!r}: {name} = {value!r} is not a number")
-        if not math.isfinite(point[name]):
-            fail(f"--at {text!r}: {name} is not finite")
-    if not point:
-        fail("--at needs at least one NAME=VALUE")
-    return point
 
 
 def load_training(data: Path, config: list[str], split: Optional[str]):
@@ -121,7 +88,7 @@ def predict(
         fail(f"--level must be in (0, 1), got {level}")
     from .. import persist
 
-    points = [parse_point(a) for a in at]
+    points = [parse_assignments(a, "--at", "n=2**30,p=36") for a in at]
     with bad_input():
         model = persist.load(model_file)
         import pandas as pd
@@ -211,7 +178,7 @@ def plot(
     from ..data import Measurements
     from ..plot import plot_band
 
-    point = parse_point(at)
+    point = parse_assignments(at, "--at", "n=2**24,p=36")
     with bad_input():
         model = persist.load(model_file)
         if data is not None:
@@ -249,7 +216,7 @@ def demo(
 
     started = clock.perf_counter()
     sizes, workers = [2**k for k in range(12, 17)], list(range(1, 9))
-    console.print(f"simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
+    console.print("simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
     train = generate("sort", sizes, workers, reps=2, seed=seed, progress=True)
     with console.status("fitting the DAG model (7 intermediate metric models)"):
         model = DagModel(fast=fast, seed=seed).fit(train)

@@ -9,24 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ._app import app, bad_input, bench_app, console, err_console, eval_number, fail, parse_list
-
-
-def _params(items: Optional[List[str]]) -> dict:
-    out = {}
-    for item in items or []:
-        name, eq, text = item.partition("=")
-        name = name.strip()
-        if not eq or not name:
-            fail(f"--param {item!r}: expected NAME=VALUE, e.g. n=30")
-        if name in out:
-            fail(f"--param {name} is given twice")
-        try:
-            value = eval_number(text)
-        except ValueError:
-            fail(f"--param {item!r}: cannot read {text!r} as a number")
-        out[name] = int(value) if float(value).is_integer() and abs(value) < 2**53 else value
-    return out
+from ._app import app, bad_input, bench_app, console, err_console, fail, parse_assignments, parse_list
 
 
 def _append(new, out: Path):
@@ -76,7 +59,7 @@ def record_cmd(
     from ..record import BuildError, RecordError, record
 
     ps = parse_list(workers, "--workers")
-    params = _params(param)
+    params = parse_assignments(param, "--param", "n=30")
     with bad_input():
         try:
             rec = record(
