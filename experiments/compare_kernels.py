@@ -36,9 +36,8 @@ KERNELS = ("sm1", "sm2", "sm3", "sm4", "sm5", "sm6", "sm7", "sm8", "rbf", "mater
            "linear", "poly2", "sm4+linear", "rbf+linear")
 MODELS = (*KERNELS, "basis")
 
-#: The full grid, sized for about 30 min on 2 cores shared with other jobs (a GP fit with
-#: 2 restarts takes 5-15 s there): one Dataset A and two Dataset B programs.
-FULL = dict(datasets=[("sort", "A"), ("sparselu", "B"), ("fib", "B")],
+#: The full grid: Dataset A and B of every simulated program plus the published cases.
+FULL = dict(datasets=[(app, which) for app in C.APPS for which in ("A", "B")],
             models=MODELS, targets=METRIC_TARGETS, published=True, scale=1.0)
 #: The CI smoke grid.
 QUICK = dict(datasets=[("nqueens", "A")], models=("sm2", "rbf", "linear", "basis"),

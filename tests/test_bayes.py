@@ -143,6 +143,18 @@ def test_save_load_round_trip(recovered, tmp_path):
     assert again.basis_ == recovered.basis_ and again.shares_ == recovered.shares_
     assert list(again.loo_.index) == list(recovered.loo_.index)
 
+def test_nuts_pruning_screens_with_a_short_run_then_runs_in_full():
+    # With NUTS the first (pruning) run is short; the reported posterior is the full
+    # run on the kept terms.
+    y = noisy(N_TRAIN, 0.03, seed=4)
+    basis = BasisSet([Term(1, 1), Term(2, 0), Term(3, 0)])
+    model = BayesianBasisRegression(basis=basis, inference="nuts", num_samples=130, warmup=130)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit({"n": N_TRAIN}, y)
+    assert set(model.basis_.terms) == {Term(1, 1), Term(2, 0)}
+    assert model.diagnostics_["num_samples"] == 130 and model.coef_samples_.shape == (130, 2)
+
 
 def test_nuts_fit_reports_diagnostics():
     n = np.repeat(2.0 ** np.arange(4, 10), 5)
