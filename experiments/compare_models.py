@@ -36,7 +36,7 @@ from probperf.runner import add_cli_options
 
 MODELS = tuple(TIME_MODELS)
 #: Rows of the issue-5 table: the DAG models against these.
-DAG = ("dag_basis", "dag_sm4")
+DAG = ("dag", "dag_basis", "dag_sm4")
 BASELINES = tuple(m for m in MODELS if m not in DAG)
 #: Submitted last (slow, and not part of the issue-5 table).
 LATE = ("direct_basis", "penalty")
@@ -46,7 +46,7 @@ LATE = ("direct_basis", "penalty")
 FULL = dict(apps=("sort", "sparselu", "fft", "strassen", "fib", "nqueens", "farm"), which="B",
             models=MODELS, scale=1.0)
 QUICK = dict(apps=("nqueens",), which="B",
-             models=("dag_basis", "dag_sm4", "direct_sm4", "twostep_lasso", "direct_nn", "cilkview", "extrap"),
+             models=("dag", "dag_sm4", "direct_sm4", "twostep_lasso", "direct_nn", "cilkview", "extrap"),
              scale=1.0)
 
 NAME = "compare_models"

@@ -47,23 +47,49 @@ COMPONENTS = ("serial_work", "work", "create_task", "wait_tasks", "delay", "no_w
 #: Components modeled over (n, config) only; the rest also over p.
 SIZE_ONLY = ("serial_work", "create_task", "wait_tasks", "critical_path")
 
-#: Default model per component when no configuration parameter varies: the paper's
-#: basis regressions everywhere (they extrapolate as the algorithm's operation counts).
-DEFAULT_MODELS = {c: "basis" for c in COMPONENTS}
+#: Default spec of every component: chosen among :func:`auto_candidates` by forward
+#: validation inside the training data (see :meth:`DagModel._choose`).
+AUTO_SPEC = "auto"
+DEFAULT_MODELS = {c: AUTO_SPEC for c in COMPONENTS}
 
-#: Default when configuration parameters vary (cut-offs change task counts by
-#: powers of the cut-off, which an ``n``-only basis cannot express): a GP with a
-#: power-law (log-linear) mean over (n, config) for the size-only metrics, a Matérn
-#: residual; the design-based work and delay regressions stay.
-DEFAULT_MODELS_CONFIG = {
-    "serial_work": "matern52",
-    "work": "basis",
-    "create_task": "matern52",
-    "wait_tasks": "matern52",
-    "delay": "basis",
-    "no_work": "matern52",
-    "critical_path": "matern52",
-}
+#: Prefix of a GP spec that keeps ``n`` on a linear scale: with the log-linear mean the
+#: fallback law is exponential in ``n`` (fib, n-queens) instead of a power law.
+EXP_PREFIX = "exp:"
+
+#: Tolerance of the "auto" choice: a candidate within 10 % (relative) or 0.005
+#: (absolute, i.e. 0.5 % median error) of the best forward-validation score counts as
+#: tied, and ties go to the earlier candidate.
+SELECT_MARGIN = 0.1
+SELECT_SLACK = 0.005
+
+#: Components whose basis regression is fitted on a design built from other metrics.
+DESIGNED = ("work", "delay", "no_work")
+
+
+def auto_candidates(component: str, config_varies: bool) -> list[str]:
+    """Specs the ``"auto"`` choice tries for ``component``, in order of preference
+    (a tie keeps the earlier one).
+
+    Size-only metrics: the paper's basis regression (only when no configuration
+    parameter varies: its terms see ``n`` alone; a cut-off changes task counts by powers
+    of the cut-off), a Matérn-5/2 GP around a power law and one around an exponential
+    law in ``n``. The worker-dependent metrics: the paper's design regression and a
+    Matérn-5/2 GP (of ``work / T1'``, ``delay`` per task, ``no_work``) around a power
+    law in ``n``, ``p`` and the configuration. Matérn-5/2 because it was the best
+    calibrated kernel of ``experiments/compare_kernels.py``.
+
+    Examples
+    --------
+    >>> auto_candidates("serial_work", config_varies=False)
+    ['basis', 'matern52', 'exp:matern52']
+    >>> auto_candidates("delay", config_varies=True)
+    ['basis', 'matern52']
+    """
+    if component in SIZE_ONLY:
+        gps = ["matern52", EXP_PREFIX + "matern52"]
+        return gps if config_varies else ["basis", *gps]
+    return ["basis", "matern52"]
+
 
 DEFAULT_DRAWS = 1000
 
@@ -280,14 +306,25 @@ class DagModel:
     Parameters
     ----------
     models : mapping of component -> spec, optional
-        Per-component model: ``"basis"`` (Bayesian basis regression) or a GP kernel
-        spec such as ``"sm4"``, ``"matern52"``, ``"rbf+linear"``. Components:
+        Per-component model: ``"basis"`` (Bayesian basis regression), a GP kernel
+        spec such as ``"sm4"``, ``"matern52"``, ``"rbf+linear"`` (around a power law),
+        ``"exp:<kernel>"`` (a GP around an exponential law in ``n``), or ``"auto"``
+        (the default): the candidate of :func:`auto_candidates` that best predicts
+        held-out training runs (see :meth:`_choose`). Components:
         ``serial_work``, ``work``, ``create_task``, ``wait_tasks``, ``delay``,
-        ``no_work``, ``critical_path``. Unnamed components take the default
-        (:data:`DEFAULT_MODELS`, or :data:`DEFAULT_MODELS_CONFIG` when a
-        configuration parameter varies in the training data).
+        ``no_work``, ``critical_path``.
     kernel : str, optional
         Shorthand: use this spec for every component (``models`` entries win).
+
+    Attributes
+    ----------
+    specs_ : dict
+        The spec each component was fitted with (``"auto"`` resolved).
+    selection_ : dict
+        For each ``"auto"`` component: candidate -> forward-validation score (median
+        absolute log error on the held-out runs; ``None`` if the candidate failed).
+    discrepancy_ : float
+        The model-discrepancy rate used for the intervals.
     calibrate : bool
         Learn how fast the model's error grows beyond the training data and widen
         the intervals accordingly (one extra fit on a subset; see :meth:`_calibrate`).
@@ -337,8 +374,8 @@ class DagModel:
 
     # -- fitting -------------------------------------------------------------------
 
-    def _specs(self, config_varies: bool) -> dict[str, str]:
-        specs = dict(DEFAULT_MODELS_CONFIG if config_varies else DEFAULT_MODELS)
+    def _specs(self) -> dict[str, str]:
+        specs = dict(DEFAULT_MODELS)
         if self.kernel:
             specs = {c: self.kernel for c in COMPONENTS}
         for k, v in (self.models or {}).items():
@@ -355,8 +392,13 @@ class DagModel:
             kwargs["inference"] = "svi" if self.fast else self.inference
             if self.fast:
                 kwargs["svi_steps"] = 800
-            return metric_model(spec, **kwargs)
+            model = metric_model(spec, **kwargs)
+            if component not in DESIGNED:
+                model.basis = _basis_for(component)
+            return model
         kwargs["mean"] = "linear"
+        if spec.startswith(EXP_PREFIX):
+            spec, kwargs["linear_inputs"] = spec[len(EXP_PREFIX):], ("n",)
         if self.fast:
             kwargs["n_restarts"] = 1
         return metric_model(spec, **kwargs)
@@ -373,57 +415,136 @@ class DagModel:
             raise TypeError("DagModel.fit expects a probperf Measurements table")
         m = measurements
         m.require("n", "p", *REQUIRED)
-        frame = m.frame
-        size_features = ["n", *m.config]
-        all_features = ["n", "p", *m.config]
-        serial = one_worker_baseline(frame, size_features, ["serial_work"], "work", m.source, "DagModel")
-        config_varies = any(frame[c].nunique() > 1 for c in m.config)
-        specs = self._specs(config_varies)
-        self.specs_ = specs
-        self.features_ = all_features
-        self.size_features_ = size_features
-        self.components_ = {}
+        frame = m.frame.reset_index(drop=True)
+        self.size_features_ = ["n", *m.config]
+        self.features_ = ["n", "p", *m.config]
         self.has_span_ = m.has("critical_path")
-
-        # T1'(n): one observation per distinct (n, config, value) - the column is
-        # repeated on every row of a run group, and repeating it would fake certainty.
-        sw = pd.DataFrame({**{c: frame[c] for c in size_features}, "y": serial}).drop_duplicates()
-        self._fit_size("serial_work", sw[size_features], sw["y"].to_numpy(), specs)
-        for count in ("create_task", "wait_tasks"):
-            self._fit_size(count, frame[size_features], frame[count].to_numpy(), specs)
-        if self.has_span_:
-            self._fit_size("critical_path", frame[size_features], frame["critical_path"].to_numpy(), specs)
-
-        p = frame["p"].to_numpy(dtype=np.float64)
-        work = frame["work"].to_numpy(dtype=np.float64)
-        if specs["work"] == "basis":
-            self._fit_design("work", work_design(serial, p), work)
-        else:
-            self._fit_size("work", frame[all_features], work / serial, specs)
-        delay = frame["delay"].to_numpy(dtype=np.float64)
-        counts = frame["create_task"].to_numpy(dtype=np.float64), frame["wait_tasks"].to_numpy(dtype=np.float64)
-        span = frame["critical_path"].to_numpy(dtype=np.float64) if self.has_span_ else None
-        if specs["delay"] == "basis":
-            self._fit_design("delay", delay_design(*counts, p, frame["n"].to_numpy(dtype=np.float64), span), delay)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                per_task = delay / (counts[0] + counts[1])
-            self._fit_size("delay", frame[all_features], per_task, specs)
-        # Every no_work term carries a factor (p-1): at p=1 it is 0 by the model's
-        # structure, so only p > 1 rows are informative.
-        multi = (frame["p"] > 1).to_numpy()
-        idle = frame.loc[multi, "no_work"].to_numpy()
-        if specs["no_work"] == "basis":
-            Phi = no_work_design(frame["n"].to_numpy()[multi], p[multi], None if span is None else span[multi])
-            self._fit_design("no_work", Phi, idle)
-        else:
-            self._fit_size("no_work", frame.loc[multi, all_features], idle, specs)
+        serial = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work", m.source, "DagModel")
+        config_varies = any(frame[c].nunique() > 1 for c in m.config)
+        self.specs_, self.selection_, self.components_ = {}, {}, {}
+        for name, spec in self._specs().items():
+            if name == "critical_path" and not self.has_span_:
+                continue
+            if spec == AUTO_SPEC:
+                spec = self._choose(name, auto_candidates(name, config_varies), frame, serial)
+            self.specs_[name] = spec
+            inputs, y, _, _ = self._component_data(name, spec, frame, serial)
+            self.components_[name] = self._fit_component(name, spec, inputs, y)
         self.unit_ = m.unit
-        self.defaults_ = constant_params(frame, all_features)
-        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in all_features}
+        self.defaults_ = constant_params(frame, self.features_)
+        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in self.features_}
         learnt = self._calibrate(m) if self.calibrate else 0.0
         self.discrepancy_ = max(learnt, float(self.discrepancy))
         return self
+
+    def _component_data(self, name, spec, frame, serial):
+        """What component ``name``'s model is fitted to, on the rows of ``frame``.
+
+        Returns ``(inputs, y, scale, rows)``: the model maps ``inputs`` (a feature table,
+        or a design matrix for the paper's regressions of work, delay and no_work) to
+        ``y``, the metric is ``scale * y``, and ``rows`` are the frame rows used.
+        A GP keeps the paper's structure through ratios: ``work / T1'`` and ``delay``
+        per task, multiplied back by the measured (in prediction: drawn) quantities.
+        """
+        n, p = frame["n"].to_numpy(dtype=np.float64), frame["p"].to_numpy(dtype=np.float64)
+        rows = np.arange(len(frame))
+        span = frame["critical_path"].to_numpy(dtype=np.float64) if self.has_span_ else None
+        design = spec == "basis" and name in DESIGNED
+        if name == "serial_work":
+            # one observation per distinct (n, config, value): the column repeats the
+            # one-worker run on every row of its group, and repeating it fakes certainty
+            sw = pd.DataFrame({**{c: frame[c] for c in self.size_features_}, "y": serial}).drop_duplicates()
+            rows = sw.index.to_numpy()
+            return sw[self.size_features_], sw["y"].to_numpy(), np.ones(len(sw)), rows
+        if name in SIZE_ONLY:
+            y = frame[name].to_numpy(dtype=np.float64)
+            return frame[self.size_features_], y, np.ones(len(y)), rows
+        metric = frame[name].to_numpy(dtype=np.float64)
+        if name == "work":
+            if design:
+                return work_design(serial, p), metric, np.ones(len(metric)), rows
+            return frame[self.features_], metric / serial, serial, rows
+        if name == "delay":
+            create, wait = (frame[c].to_numpy(dtype=np.float64) for c in ("create_task", "wait_tasks"))
+            if design:
+                return delay_design(create, wait, p, n, span), metric, np.ones(len(metric)), rows
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return frame[self.features_], metric / (create + wait), create + wait, rows
+        # no_work: every term carries a factor (p-1), so only p > 1 rows are informative
+        rows = np.flatnonzero(p > 1)
+        if design:
+            Phi = no_work_design(n[rows], p[rows], None if span is None else span[rows])
+            return Phi, metric[rows], np.ones(len(rows)), rows
+        return frame.loc[rows, self.features_], metric[rows], np.ones(len(rows)), rows
+
+    def _fit_component(self, name, spec, inputs, y):
+        """Fit one component on the rows where its target is positive (log-scale models);
+        a component that is (almost) never positive is a structural zero."""
+        y = np.asarray(y, dtype=np.float64)
+        keep = np.isfinite(y) & (y > 0)
+        design = isinstance(inputs, np.ndarray)
+        if design:
+            # an all-zero design row (no tasks) cannot explain anything
+            keep &= inputs.sum(axis=1) > 0
+        if keep.sum() < MIN_POSITIVE:
+            return ZeroMetric()
+        model = self._new_model(spec, name)
+        if design:
+            return model.fit_design(inputs[keep], y[keep])
+        model.fit(inputs[keep], y[keep], features=list(inputs.columns))
+        model.target_ = name
+        return model
+
+    def _choose(self, name, candidates, frame, serial) -> str:
+        """Pick the candidate spec for ``name`` that best predicts held-out training runs.
+
+        Forward validation, the way the model is used: fit on the runs with ``n`` below
+        the largest size (and, for the worker-dependent components, ``p`` up to the
+        middle one of the distinct worker counts, rounding up), predict the rest from their measured inputs, score the
+        median absolute log error. The measured inputs isolate the component's own
+        extrapolation error from its inputs' errors. Needs 4 sizes (3 to fit on) and,
+        for the worker-dependent components, 4 worker counts; otherwise the first candidate is taken. The earliest candidate within
+        :data:`SELECT_MARGIN` (relative) or :data:`SELECT_SLACK` (absolute) of the best
+        score wins, so the paper's model is kept unless another is clearly better. The
+        scores are kept in :attr:`selection_`.
+        """
+        sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
+        if len(candidates) == 1 or len(sizes) < 4 or (name not in SIZE_ONLY and len(workers) < 4):
+            return candidates[0]
+        held = (frame["n"] > sizes[-2]).to_numpy().copy()
+        if name not in SIZE_ONLY:
+            # keep at least 3 worker counts (2 with p > 1 for no_work) to fit on: with
+            # fewer, (p-1) and (p-1)^2 terms cannot be told apart
+            held |= (frame["p"] > workers[len(workers) // 2]).to_numpy()
+        scores = {}
+        for spec in candidates:
+            inputs, y, scale, rows = self._component_data(name, spec, frame, serial)
+            test = held[rows]
+            truth = scale[test] * y[test]
+            ok = np.isfinite(truth) & (truth > 0)
+            try:
+                model = self._fit_component(name, spec, _take(inputs, ~test), y[~test])
+                pred = scale[test] * self._median(model, _take(inputs, test))
+                err = np.abs(np.log(np.maximum(pred[ok], 1e-300) / truth[ok]))
+                scores[spec] = float(np.median(err)) if ok.any() else None
+            except (ValueError, RuntimeError, np.linalg.LinAlgError):
+                scores[spec] = None
+        self.selection_[name] = scores
+        valid = [c for c in candidates if scores[c] is not None]
+        if not valid:
+            return candidates[0]
+        # a later (less preferred) candidate must be clearly better, not better by noise
+        best = min(scores[c] for c in valid)
+        return next(c for c in valid if scores[c] <= best + max(SELECT_MARGIN * best, SELECT_SLACK))
+
+    @staticmethod
+    def _median(model, inputs) -> np.ndarray:
+        """Median prediction (no observation noise) of a fitted component."""
+        if isinstance(inputs, np.ndarray):
+            if isinstance(model, ZeroMetric):
+                return np.zeros(len(inputs))
+            return model.predict_median_design(inputs)
+        return model.predict(inputs, n_draws=200, seed=0, noise=False).median
 
     def _calibrate(self, m: Measurements) -> float:
         """Rate at which the model's log-time error grows beyond the data, per unit of
@@ -448,7 +569,7 @@ class DagModel:
         inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
         if inside.sum() < 6 or (~inside).sum() < 3:
             return 0.0
-        sub = DagModel(models=self.models, kernel=self.kernel, inference=self.inference, fast=self.fast,
+        sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast,
                        n_draws=self.n_draws, seed=self.seed + 100, calibrate=False, discrepancy=0.0)
         try:
             sub.fit(m.select(n=(None, n_cut), p=(None, p_cut)))
@@ -465,33 +586,6 @@ class DagModel:
         d = extrapolation_distance(held, {"n": [0, n_cut], "p": [0, p_cut]})
         excess = np.maximum(r**2 - s2, 0.0)
         return float(np.sqrt(np.sum(excess * d**2) / np.sum(d**4))) if np.any(d > 0) else 0.0
-
-    def _fit_size(self, name, X, y, specs):
-        """Fit component ``name`` on the rows where it is positive (log-scale models);
-        a component that is (almost) never positive is a structural zero."""
-        y = np.asarray(y, dtype=np.float64)
-        keep = np.isfinite(y) & (y > 0)
-        if keep.sum() < MIN_POSITIVE:
-            self.components_[name] = ZeroMetric()
-            return
-        model = self._new_model(specs[name], name)
-        if specs[name] == "basis":
-            model.basis = _basis_for(name)
-        model.fit(X[keep], y[keep], features=list(X.columns))
-        model.target_ = name
-        self.components_[name] = model
-
-    def _fit_design(self, name, Phi, y):
-        y = np.asarray(y, dtype=np.float64)
-        # A zero (no delay at p=1 without overheads) carries no log-scale information,
-        # and an all-zero design row (no tasks) cannot explain anything.
-        keep = (y > 0) & (Phi.sum(axis=1) > 0)
-        if keep.sum() < MIN_POSITIVE:
-            self.components_[name] = ZeroMetric()
-            return
-        model = self._new_model("basis", name)
-        model.fit_design(Phi[keep], y[keep])
-        self.components_[name] = model
 
     # -- prediction ----------------------------------------------------------------
 
@@ -594,6 +688,7 @@ class DagModel:
             "discrepancy": self.discrepancy_,
             "train_ranges": self.train_ranges_,
             "specs": self.specs_,
+            "selection": self.selection_,
             "features": self.features_,
             "size_features": self.size_features_,
             "has_span": self.has_span_,
@@ -605,6 +700,7 @@ class DagModel:
     def _from_state(cls, config, tensors):
         model = cls(**config["params"])
         model.specs_ = config["specs"]
+        model.selection_ = config.get("selection", {})
         model.features_ = config["features"]
         model.size_features_ = config["size_features"]
         model.has_span_ = config["has_span"]
@@ -615,6 +711,11 @@ class DagModel:
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, fast={self.fast!r})"
+
+
+def _take(inputs, mask):
+    """Rows ``mask`` of a feature table or a design matrix."""
+    return inputs[mask] if isinstance(inputs, np.ndarray) else inputs.iloc[np.flatnonzero(mask)]
 
 
 def extrapolation_distance(points: pd.DataFrame, ranges: Mapping) -> np.ndarray:

@@ -101,3 +101,24 @@ def test_tampered_model_file_is_rejected(shared_dir, tmp_path):
     res = run("predict", model, "--at", "n=120")
     assert res.exit_code == 2
     assert "truncated" in res.stderr
+
+
+def test_dag_fit_reports_components_and_predict_explains(tmp_path):
+    from probperf.sim import generate
+
+    runs = generate("fib", [16, 17, 18, 19, 20], [1, 2, 4, 8], config={"cutoff": 6}, seed=0)
+    data = tmp_path / "fib.csv"
+    runs.frame.to_csv(data, index=False)
+    model = tmp_path / "fib.model"
+    res = run("fit", data, "--model", "dag", "--config", "cutoff", "--fast", "-o", model)
+    assert res.exit_code == 0, res.output
+    # fib's serial work is exponential in n: the forward-validated choice says so
+    assert "components: serial_work=exp:matern52" in res.output
+    res = run("predict", model, "--at", "n=22,p=16", "--format", "json", "--explain")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)
+    shares = [part["share"] for part in row["decomposition"].values()]
+    assert set(row["decomposition"]) == {"work", "delay", "no_work"}
+    assert sum(shares) == pytest.approx(1.0, abs=0.05)
+    truth = generate("fib", [22], [16], config={"cutoff": 6}, seed=1).frame["time"].iloc[0]
+    assert row["lower"] <= truth <= row["upper"]

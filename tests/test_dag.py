@@ -10,7 +10,7 @@ from probperf.data import Measurements, MeasurementError
 
 
 def paper_table(seed=0, ns=(2**10, 2**11, 2**12, 2**13, 2**14), ps=(1, 2, 4, 8), reps=2, noise=0.02,
-                tasks=True, serial_noise=0.0):
+                tasks=True, serial_noise=0.0, serial_law=lambda n: 3.0 * n * np.log2(n)):
     """Runs whose metrics follow equations (10)-(15) of the 2016 paper, with 2 % noise."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -20,7 +20,7 @@ def paper_table(seed=0, ns=(2**10, 2**11, 2**12, 2**13, 2**14), ps=(1, 2, 4, 8),
                 def jitter(x):
                     return x * np.exp(rng.normal(0.0, noise))
 
-                serial = 3.0 * n * np.log2(n) * np.exp(rng.normal(0.0, serial_noise))
+                serial = serial_law(n) * np.exp(rng.normal(0.0, serial_noise))
                 work = jitter(serial * (1 + 0.05 * (p - 1) / p + 0.01 * (p - 1)))
                 create = wait = n / 64 if tasks else 0.0
                 delay = jitter(create * (40 + 10 * (p - 1)) + wait * (20 + 5 * (p - 1))) if tasks else 0.0
@@ -41,8 +41,9 @@ def truth(n, p):
 
 @pytest.fixture(scope="module")
 def fitted():
-    # calibrate=False keeps the suite fast; the default discrepancy floor still applies.
-    return DagModel(fast=True, seed=1, calibrate=False).fit(paper_table())
+    # The paper's regressions everywhere (the structure under test); calibrate=False
+    # keeps the suite fast; the default discrepancy floor still applies.
+    return DagModel(kernel="basis", fast=True, seed=1, calibrate=False).fit(paper_table())
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,8 @@ def test_draws_are_joint_statistically():
     # work = T1' x inflation: with T1' uncertain (noisy serial runs at 3 sizes), draws
     # of work must move with draws of T1'. Independent sampling gives correlation ~0.
     m = paper_table(ns=(2**10, 2**11, 2**12), serial_noise=0.15, noise=0.01, seed=2)
-    pred = DagModel(fast=True, seed=2, calibrate=False, discrepancy=0.0).fit(m).predict(n=2**16, p=16, n_draws=2000)
+    model = DagModel(kernel="basis", fast=True, seed=2, calibrate=False, discrepancy=0.0)
+    pred = model.fit(m).predict(n=2**16, p=16, n_draws=2000)
     c = pred.components
     r = np.corrcoef(np.log(c["serial_work"].draws[:, 0]), np.log(c["work"].draws[:, 0]))[0, 1]
     assert r > 0.8
@@ -107,6 +109,21 @@ def test_calibration_learns_a_discrepancy_rate():
     assert model.discrepancy_ >= 0.0 and np.isfinite(model.discrepancy_)
     again = DagModel(fast=True, seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
     assert again.discrepancy_ == 0.0
+
+
+@pytest.mark.parametrize("law, expected", [
+    (lambda n: 3.0 * n * np.log2(n), "basis"),         # the paper's n^j log^k n family
+    (lambda n: 1e3 * 1.618**n, "exp:matern52"),         # fib: exponential in its argument
+])
+def test_auto_choice_of_the_serial_work_law(law, expected):
+    ns = (2**10, 2**11, 2**12, 2**13, 2**14) if expected == "basis" else (20, 22, 24, 26, 28)
+    table = paper_table(ns=ns, serial_law=law, seed=5)
+    model = DagModel(kernel="basis", models={"serial_work": "auto"}, fast=True, calibrate=False).fit(table)
+    assert model.specs_["serial_work"] == expected, model.selection_
+    assert set(model.selection_["serial_work"]) == {"basis", "matern52", "exp:matern52"}
+    far = 4 * ns[-1] if expected == "basis" else ns[-1] + 4
+    serial = model.predict(n=far, p=1, n_draws=400)["serial_work"].median[0]
+    assert serial == pytest.approx(law(far), rel=0.1)
 
 
 def test_zero_delay_when_programs_create_no_tasks():

@@ -166,7 +166,7 @@ def test_compare_kernels_quick(tmp_path):
 def test_compare_models_quick(tmp_path):
     out = _run("compare_models", tmp_path, "--data", str(tmp_path / "sim"))
     table = pd.read_parquet(out)
-    models = {"dag_basis", "dag_sm4", "direct_sm4", "twostep_lasso", "direct_nn", "cilkview", "extrap"}
+    models = {"dag", "dag_sm4", "direct_sm4", "twostep_lasso", "direct_nn", "cilkview", "extrap"}
     assert len(table) == len(models) * 2  # two seeds
     assert (table["status"] == "ok").all(), table.loc[table["status"] != "ok", "error"].tolist()
     long = C.scores_long(table)

@@ -62,6 +62,8 @@ def fit(
         fitted.train_points_ = _train_points(m, target)
         fitted.save(output)
     console.print(f"saved {type(fitted).__name__} to {output}", highlight=False)
+    if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
+        console.print("components: " + ", ".join(f"{k}={v}" for k, v in fitted.specs_.items()), highlight=False)
 
 
 def _train_points(m, target):

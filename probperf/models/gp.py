@@ -148,6 +148,11 @@ class GaussianProcessModel(MetricModel):
     screen_points : int
         With more training points than this, restarts are compared on a random subset
         of this size and only the best is refined (L-BFGS) on all the data.
+    linear_inputs : sequence of str
+        Features kept on their own scale instead of log2. With the ``"linear"`` mean
+        and a log target the fallback law is then exponential in them,
+        ``y ~ c a^n``: the growth of fib or n-queens in their argument, which no power
+        law extrapolates.
 
     Attributes
     ----------
@@ -192,6 +197,7 @@ class GaussianProcessModel(MetricModel):
         n_draws: int = 1000,
         joint_block: int = 1000,
         screen_points: int = 300,
+        linear_inputs: tuple = (),
     ):
         self.kernel = kernel
         self.mean = mean
@@ -206,6 +212,7 @@ class GaussianProcessModel(MetricModel):
         self.n_draws = n_draws
         self.joint_block = joint_block
         self.screen_points = screen_points
+        self.linear_inputs = linear_inputs
 
     # -- parameters -------------------------------------------------------------
 
@@ -231,7 +238,10 @@ class GaussianProcessModel(MetricModel):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> None:
         self._check_params(X.shape[1])
-        self.log_mask_ = log_mask(X)
+        unknown = set(self.linear_inputs) - set(self.features_)
+        if unknown:
+            raise ValueError(f"linear_inputs {sorted(unknown)} are not features; features are {self.features_}")
+        self.log_mask_ = log_mask(X) & ~np.isin(self.features_, list(self.linear_inputs))
         Z = log_inputs(X, self.log_mask_)
         self.x_scaler_ = Standardizer().fit(Z)
         t = self._target_scale(X, y)
