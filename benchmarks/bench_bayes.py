@@ -59,4 +59,7 @@ def main(skip_nuts=False):
 
 
 if __name__ == "__main__":
-    main(skip_nuts="--skip-nuts" in sys.argv)
+    from _report import report
+
+    with report("bench_bayes"):
+        main(skip_nuts="--skip-nuts" in sys.argv)

@@ -41,4 +41,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from _report import report
+
+    with report("bench_dag"):
+        main()

@@ -100,4 +100,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from _report import report
+
+    with report("bench_read_stat"):
+        main()

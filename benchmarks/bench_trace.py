@@ -67,4 +67,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from _report import report
+
+    with report("bench_trace"):
+        main()

@@ -116,7 +116,7 @@ def verdicts(agg: pd.DataFrame, split: str = "test3") -> list[str]:
     lines = []
     for dag in DAG:
         beat, cover, apps = 0, 0, 0
-        losers = []
+        losers, coverages = [], []
         for app, g in sub.groupby("app", sort=False):
             g = g.set_index("model")
             if dag not in g.index or not np.isfinite(g.at[dag, "median_ape"]):
@@ -127,12 +127,14 @@ def verdicts(agg: pd.DataFrame, split: str = "test3") -> list[str]:
                 beat += 1
             elif len(base):
                 losers.append(f"{app} (best: {base.idxmin()} {base.min():.1f} % vs {g.at[dag, 'median_ape']:.1f} %)")
+            coverages.append(g.at[dag, "coverage_90"])
             if 0.80 <= g.at[dag, "coverage_90"] <= 0.95:
                 cover += 1
         lines.append(f"- `{dag}` has the lowest {split} median error of all models except the other DAG "
                      f"variant on {beat} of {apps} programs"
                      + (f"; beaten on {', '.join(losers)}" if losers else "") + ".")
-        lines.append(f"- `{dag}`'s 90 % intervals cover 80-95 % of the {split} points on {cover} of {apps} programs.")
+        lines.append(f"- `{dag}`'s 90 % intervals cover 80-95 % of the {split} points on {cover} of {apps} programs"
+                     f"; averaged over the programs they cover {100 * np.nanmean(coverages):.0f} %.")
     return lines
 
 

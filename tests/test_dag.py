@@ -179,3 +179,16 @@ def test_auto_picks_dag_with_metrics_and_direct_without():
     assert type(fit(m, fast=True)).__name__ == "DagModel"
     time_only = Measurements(m.frame[["n", "p", "time"]])
     assert type(fit(time_only, fast=True)).__name__ == "DirectModel"
+
+
+def test_delay_design_without_per_task_growth_drops_the_count_times_workers_columns():
+    full = delay_design(np.array([10.0]), np.array([4.0]), np.array([3]), np.array([4.0]))
+    steal = delay_design(np.array([10.0]), np.array([4.0]), np.array([3]), np.array([4.0]), per_task_growth=False)
+    # columns create*(p-1) = 20 and wait*(p-1) = 8 are gone; everything else is kept
+    np.testing.assert_allclose(steal, np.delete(full, [1, 4], axis=-1))
+    assert steal.shape[-1] == full.shape[-1] - 2
+
+
+def test_steal_design_is_only_for_delay():
+    with pytest.raises(ValueError, match="'basis-steal' is a delay design; it cannot model work"):
+        DagModel(models={"work": "basis-steal"}).fit(paper_table())

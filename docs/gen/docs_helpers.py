@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 RESULTS = Path("experiments/results")
+BENCHMARKS = Path("benchmarks/results")
 
 
 def as_html(fig, alt: str = "figure", dpi: int = 96) -> str:
