@@ -659,7 +659,7 @@ class DagModel:
         create = self._draw(c["create_task"], size, S, seed + 1, noise=False)
         wait = self._draw(c["wait_tasks"], size, S, seed + 2, noise=False)
         span = self._draw(c["critical_path"], size, S, seed + 6, noise=False) if self.has_span_ else None
-        if self.specs_["work"] == "basis":
+        if _is_design_spec(self.specs_["work"]):
             work = c["work"].predict_design(work_design(serial, p), n_draws=S, seed=seed + 3)
         else:
             work = serial * self._draw(c["work"], full, S, seed + 3, noise=True)
@@ -669,7 +669,7 @@ class DagModel:
             delay = c["delay"].predict_design(design, n_draws=S, seed=seed + 4)
         else:
             delay = (create + wait) * self._draw(c["delay"], full, S, seed + 4, noise=True)
-        if self.specs_["no_work"] == "basis":
+        if _is_design_spec(self.specs_["no_work"]):
             n = pts["n"].to_numpy(dtype=np.float64)
             design = no_work_design(n, p, span) if span is not None else np.broadcast_to(
                 no_work_design(n, p), (S, len(pts), no_work_design(n[:1], p[:1]).shape[-1]))

@@ -409,8 +409,7 @@ class BayesianBasisRegression(MetricModel):
         else:
             fits = [(c, self._fit_core(c.design(n, p), y, p, c.names)) for c in candidates]
             chosen = self._select(fits, y)
-            res = fits[[c for c, _ in fits].index(chosen)][1]
-            keep = self._relevant(res)
+            keep = self._relevant(next(res for c, res in fits if c is chosen))
             if not keep.all():
                 comparison = self.loo_  # keep the candidates' LOO table, not the refit's
                 kept = BasisSet([t for t, k in zip(chosen, keep) if k])

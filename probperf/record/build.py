@@ -9,6 +9,7 @@ first uses cannot see a half-written library.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -125,6 +126,28 @@ def tool_path(rebuild: bool = False) -> Path:
         _compile([cc, "-O2", "-fPIC", "-shared", "-o", str(out), str(src)], "the OMPT tool")
         os.replace(out, target)
     return target
+
+
+#: Temporary directories of :func:`example_program`, alive until the interpreter exits
+#: (each removes itself then).
+_EXAMPLE_DIRS: list = []
+
+
+@functools.lru_cache(maxsize=None)
+def example_program(name: str = "fib") -> str:
+    """Path of benchmark ``name``, built once per process into a temporary directory
+    that is removed when the interpreter exits: for examples and quick trials.
+
+    Examples
+    --------
+    >>> Path(example_program("fib")).name
+    'fib'
+    >>> example_program("fib") is example_program("fib")  # built once
+    True
+    """
+    tmp = tempfile.TemporaryDirectory(prefix="probperf-example-")
+    _EXAMPLE_DIRS.append(tmp)
+    return str(build_benchmarks(tmp.name, [name])[0])
 
 
 def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[Path]:

@@ -69,12 +69,9 @@ class Recording:
 
     Examples
     --------
-    >>> import tempfile
-    >>> from probperf.record.build import build_benchmarks
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> from probperf.record.build import example_program
+    >>> fib = example_program("fib")
     >>> rec = record([fib, "10", "3"], workers=[1], params={"n": 10}, reps=2)
-    >>> tmp.cleanup()
     >>> type(rec).__name__, len(rec.measurements), len(rec.runs)
     ('Recording', 2, 2)
     >>> rec.overhead["p"].tolist(), list(rec.overhead.columns[1:4])
@@ -153,12 +150,9 @@ def run_program(
 
     Examples
     --------
-    >>> import tempfile
-    >>> from probperf.record.build import build_benchmarks
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> from probperf.record.build import example_program
+    >>> fib = example_program("fib")
     >>> wall, cpu, events = run_program([fib, "10", "3"], p=1, events=False)
-    >>> tmp.cleanup()
     >>> sorted(set(int(k) for t in events.threads for k in t["kind"]) & {INIT, FINI})
     [1, 2]
     >>> bool(wall > 0)
@@ -210,12 +204,9 @@ def run_untraced(
 
     Examples
     --------
-    >>> import tempfile
-    >>> from probperf.record.build import build_benchmarks
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> from probperf.record.build import example_program
+    >>> fib = example_program("fib")
     >>> times = run_untraced([fib, "10", "3"], p=1)
-    >>> tmp.cleanup()
     >>> sorted(times), bool(0 < times["elapsed"] < times["wall"])
     (['cpu', 'elapsed', 'wall'], True)
     """
@@ -257,10 +248,8 @@ def run_traced(
     ``fib 10`` with cut-off 3 makes 33 calls above the cut-off, each creating two tasks
     and waiting for them once:
 
-    >>> import tempfile
-    >>> from probperf.record.build import build_benchmarks
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> from probperf.record.build import example_program
+    >>> fib = example_program("fib")
     >>> run = run_traced([fib, "10", "3"], p=1)
     >>> run.p, run.metrics["create_task"], run.metrics["wait_tasks"]
     (1, 66.0, 33.0)
@@ -271,7 +260,6 @@ def run_traced(
     ...
     probperf.record.run.RecordError: '/.../fib' (traced, p=1) exited with status 2; its ...
       usage: /.../fib N [CUTOFF]
-    >>> tmp.cleanup()
     """
     wall, cpu, events = run_program(cmd, p, tool, timeout)
     return _traced_result(cmd, p, wall, cpu, events)
@@ -332,12 +320,9 @@ def record(
     --------
     Two runs of ``fib 10`` (task cut-off 3), with 1 and 2 workers:
 
-    >>> import tempfile
-    >>> from probperf.record.build import build_benchmarks
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> fib = str(build_benchmarks(tmp.name, ["fib"])[0])
+    >>> from probperf.record.build import example_program
+    >>> fib = example_program("fib")
     >>> rec = record([fib, "10", "3"], workers=[1, 2], params={"n": 10, "cutoff": 3})
-    >>> tmp.cleanup()
     >>> rec.measurements.frame[["n", "p", "cutoff", "create_task"]]
         n  p  cutoff  create_task
     0  10  1       3         66.0
