@@ -392,3 +392,24 @@ def execute(tasks, fn, args, watch):
                      rerun_errors=args.rerun_errors, **grid_options(args))
     log_run(args.out, command_line(), watch.minutes(), len(table) - before)
     return table
+
+
+def write_report(out, lines: list[str], table: pd.DataFrame, fields) -> Path:
+    """Close a report with its failed fits and write it next to the results file."""
+    lines = [*lines, "## Failed fits", "", *errors_section(table, fields), ""]
+    md = Path(out).with_suffix(".md")
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text("\n".join(lines))
+    return md
+
+
+def run_experiment(args, make_tasks, fn, write) -> pd.DataFrame:
+    """The main of every experiment script: build the grid (``make_tasks()``, timed
+    with the fits: it may simulate data), run it (:func:`execute`), write the report
+    (``write(table, minutes)`` returns its path)."""
+    watch = Stopwatch()
+    tasks = make_tasks()
+    table = execute(tasks, fn, args, watch)
+    md = write(table, watch.minutes())
+    print(f"wrote {md}", file=sys.stderr)
+    return table

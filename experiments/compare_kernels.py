@@ -22,7 +22,6 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -201,20 +200,20 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
                            ("actual_vs_predicted", "actual vs predicted (time)")):
             lines.append(f"- {what}: `figures/{stem}_{name}.png`")
         lines.append("")
-    lines += ["## Failed fits", "", *C.errors_section(table, ["case", "target", "model", "seed"]), ""]
-    md = out.with_suffix(".md")
-    md.write_text("\n".join(lines))
-    return md
+    return C.write_report(out, lines, table, ["case", "target", "model", "seed"])
 
 
 def main(argv=None):
     args = parse_args(argv)
-    watch = C.Stopwatch()
-    tasks, spec = grid(args)
-    table = C.execute(tasks, fit_metric_task, args, watch)
-    md = write_outputs(table, spec, args, watch.minutes())
-    print(f"wrote {md}", file=sys.stderr)
-    return table
+    spec = {}
+
+    def make_tasks():
+        tasks, found = grid(args)
+        spec.update(found)
+        return tasks
+
+    return C.run_experiment(args, make_tasks, fit_metric_task,
+                            lambda table, minutes: write_outputs(table, spec, args, minutes))
 
 
 if __name__ == "__main__":

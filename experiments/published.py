@@ -20,10 +20,8 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 import _common as C
@@ -100,16 +98,11 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
                                    figs / f"{out.stem}_actual_vs_predicted.png",
                                    "published cases: predicted median (90 % interval) vs measured")
         lines += [f"Figure: `figures/{out.stem}_actual_vs_predicted.png` (colours: cases).", ""]
-    lines += ["## Failed fits", "", *C.errors_section(table, ["case", "model", "seed"]), ""]
-    md = out.with_suffix(".md")
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text("\n".join(lines))
-    return md
+    return C.write_report(out, lines, table, ["case", "model", "seed"])
 
 
 def main(argv=None):
     args = parse_args(argv)
-    watch = C.Stopwatch()
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in TIME_MODELS]
     if unknown:
@@ -117,10 +110,8 @@ def main(argv=None):
     effort = "quick" if args.quick else args.effort
     tasks = [{**case, "model": m, "seed": s, "effort": effort}
              for case in C.published_cases() for m in models for s in args.seeds]
-    table = C.execute(tasks, fit_time_task, args, watch)
-    md = write_outputs(table, models, args, watch.minutes())
-    print(f"wrote {md}", file=sys.stderr)
-    return table
+    return C.run_experiment(args, lambda: tasks, fit_time_task,
+                            lambda table, minutes: write_outputs(table, models, args, minutes))
 
 
 if __name__ == "__main__":

@@ -174,7 +174,7 @@ def test_compare_models_quick(tmp_path):
     assert _finite(long, ["median_ape", "crps_rel"])
     assert _finite(long[long["model"] != "extrap"], ["coverage_90", "width_90"])
     md = out.with_suffix(".md").read_text()
-    test3 = md.split("## test3: median absolute % error")[1].split("##")[0]
+    test3 = md.split("## Dataset B test3: larger n and 32/36 workers: median absolute % error")[1].split("##")[0]
     header = test3.strip().splitlines()[0]
     assert all(m in header for m in models)
     row = [line for line in test3.splitlines() if line.startswith("| nqueens")]
