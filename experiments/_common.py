@@ -403,13 +403,14 @@ def write_report(out, lines: list[str], table: pd.DataFrame, fields) -> Path:
     return md
 
 
-def run_experiment(args, make_tasks, fn, write) -> pd.DataFrame:
-    """The main of every experiment script: build the grid (``make_tasks()``, timed
-    with the fits: it may simulate data), run it (:func:`execute`), write the report
-    (``write(table, minutes)`` returns its path)."""
+def run_experiment(args, grid, fn, write) -> pd.DataFrame:
+    """The main of every experiment script: build the grid (``grid(args)`` returns the
+    tasks and what the report needs to know of the grid; timed with the fits, as it
+    may simulate data), run it (:func:`execute`), write the report
+    (``write(table, spec, args, minutes)`` returns its path)."""
     watch = Stopwatch()
-    tasks = make_tasks()
+    tasks, spec = grid(args)
     table = execute(tasks, fn, args, watch)
-    md = write(table, watch.minutes())
+    md = write(table, spec, args, watch.minutes())
     print(f"wrote {md}", file=sys.stderr)
     return table

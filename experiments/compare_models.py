@@ -225,16 +225,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    spec = {}
-
-    def make_tasks():
-        tasks, found = grid(args)
-        spec.update(found)
-        return tasks
-
-    return C.run_experiment(args, make_tasks, fit_time_task,
-                            lambda table, minutes: write_outputs(table, spec, args, minutes))
+    return C.run_experiment(parse_args(argv), grid, fit_time_task, write_outputs)
 
 
 if __name__ == "__main__":

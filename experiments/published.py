@@ -101,8 +101,8 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
     return C.write_report(out, lines, table, ["case", "model", "seed"])
 
 
-def main(argv=None):
-    args = parse_args(argv)
+def grid(args) -> tuple[list[dict], list[str]]:
+    """Every published case x model x seed; returns the tasks and the models."""
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in TIME_MODELS]
     if unknown:
@@ -110,8 +110,11 @@ def main(argv=None):
     effort = "quick" if args.quick else args.effort
     tasks = [{**case, "model": m, "seed": s, "effort": effort}
              for case in C.published_cases() for m in models for s in args.seeds]
-    return C.run_experiment(args, lambda: tasks, fit_time_task,
-                            lambda table, minutes: write_outputs(table, models, args, minutes))
+    return tasks, models
+
+
+def main(argv=None):
+    return C.run_experiment(parse_args(argv), grid, fit_time_task, write_outputs)
 
 
 if __name__ == "__main__":
