@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 import _common as C
+from probperf.dag import DISCREPANCY
 from probperf.experiment_tasks import TIME_MODELS, fit_time_task
 from probperf.runner import add_cli_options
 
@@ -164,6 +165,29 @@ def verdicts(agg: pd.DataFrame, split: str = "test3", points: pd.DataFrame | Non
     return lines
 
 
+def discrepancy_section(table: pd.DataFrame) -> list[str]:
+    """The extrapolation-error rates the DAG models learnt from their training data
+    (forward validation, ``DagModel._calibrate``): where the floor
+    ``probperf.dag.DISCREPANCY`` comes from - the median over the default model's fits."""
+    if "discrepancy_learnt" not in table:
+        return []
+    fits = table[table["model"].isin(DAG) & table["discrepancy_learnt"].notna()]
+    if not len(fits):
+        return []
+    rates = fits.pivot_table(index="app", columns=["model", "dataset"], values="discrepancy_learnt",
+                             aggfunc="mean", sort=False)
+    rates.columns = [f"{m} {d}" for m, d in rates.columns]
+    default = fits.loc[fits["model"] == "dag", "discrepancy_learnt"]
+    return ["## Discrepancy rates learnt from the training data", "",
+            "Log-scale error growth per doubling beyond the data, learnt by each DAG fit from its "
+            "training runs alone (refit without the largest n and the upper worker counts; "
+            "`DagModel.discrepancy_learnt_`), mean over seeds. The intervals use the larger of this "
+            f"rate and the floor `probperf.dag.DISCREPANCY` = {DISCREPANCY}, which is the median "
+            "of the default model's rates: here "
+            + (f"{default.median():.3f} over {len(default)} `dag` fits." if len(default) else "no `dag` fit."),
+            "", C.markdown(rates.reset_index(), {c: ".3f" for c in rates.columns}), ""]
+
+
 def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path:
     out = Path(args.out)
     figs = out.parent / "figures"
@@ -204,6 +228,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
                       f"## {title}: 90 % interval coverage (%)", "", C.markdown(cov), ""]
             if split in TARGET_SPLITS:
                 lines += [f"### Issue 5 targets on {split} (reported, not asserted)", "", *verdicts(agg, split, pts), ""]
+        lines += discrepancy_section(table)
         overall = C.over_seeds(ok.assign(all="all"), ["split", "model"], cols)
         overall = overall.sort_values(["split", "median_ape"])
         lines += ["## All programs pooled (mean over programs and seeds)", "", C.markdown(

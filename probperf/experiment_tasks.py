@@ -412,7 +412,8 @@ def fit_time_task(task: dict) -> dict:
     """Fit one time model on a dataset's train rows and score every test split.
 
     Task fields: ``data`` (dataset file), ``model`` (a key of :data:`TIME_MODELS`),
-    ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task`.
+    ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task` and
+    ``discrepancy_learnt`` (:attr:`DagModel.discrepancy_learnt_`; NaN for other models).
 
     Examples
     --------
@@ -463,8 +464,11 @@ def fit_time_task(task: dict) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores, points, predict_seconds = _evaluate(predict, splits, "time", point)
+    # the DAG model's extrapolation-error rate learnt from the training data alone: the
+    # population of these rates sets the default floor probperf.dag.DISCREPANCY
+    learnt = float(getattr(model, "discrepancy_learnt_", math.nan))
     return {"n_train": len(train), "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
-            "scores": scores, "points": points}
+            "discrepancy_learnt": learnt, "scores": scores, "points": points}
 
 
 # -- Extra-P -----------------------------------------------------------------------

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from probperf.dag import DagModel, ZeroMetric, delay_design, fit
+from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, delay_design, fit
 from probperf.data import Measurements, MeasurementError
 
 
@@ -95,20 +95,26 @@ def test_accuracy_and_coverage_far_outside_training(far):
 
 
 def test_intervals_widen_with_extrapolation_distance(fitted):
-    # Same n, p inside vs 16x beyond the data: the discrepancy factor (0.06 per
-    # doubling, 4 doublings) must widen the log-scale interval by about 2 x 1.645 x 0.24.
+    # Same n, p inside vs 16x beyond the data (4 doublings): the discrepancy factor
+    # alone widens the log-scale 90 % interval by 2 x 1.645 x rate x 4.
     pred = fitted.predict(pd.DataFrame({"n": [2**14, 2**14], "p": [8, 128]}), n_draws=4000, seed=5)
     lo, hi = pred.interval(0.9)
     width = np.log(hi / lo)
-    assert fitted.discrepancy_ == pytest.approx(0.06)
-    assert width[1] - width[0] > 0.5
+    assert fitted.discrepancy_ == pytest.approx(max(DISCREPANCY, fitted.discrepancy_learnt_))
+    assert width[1] - width[0] > 0.9 * 2 * 1.645 * fitted.discrepancy_ * 4
 
 
-def test_calibration_learns_a_discrepancy_rate():
+def test_calibration_learns_the_excess_error_growth_rate():
+    # kappa^2 = sum(max(r^2 - s^2, 0) d^2) / sum(d^4) over the held-out runs (_calibrate)
     model = DagModel(fast=True, seed=4, discrepancy=0.0).fit(paper_table(ps=(1, 2, 3, 4, 6, 8)))
-    assert model.discrepancy_ >= 0.0 and np.isfinite(model.discrepancy_)
+    cal = model.calibration_
+    assert set(cal["p"]) >= {6, 8} and (cal["distance"] > 0).any()
+    excess = np.maximum(cal["log_error"] ** 2 - cal["log_variance"], 0.0)
+    expected = np.sqrt(np.sum(excess * cal["distance"] ** 2) / np.sum(cal["distance"] ** 4))
+    assert model.discrepancy_learnt_ == pytest.approx(expected)
+    assert model.discrepancy_ == pytest.approx(expected)  # no floor
     again = DagModel(fast=True, seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
-    assert again.discrepancy_ == 0.0
+    assert again.discrepancy_ == 0.0 and again.discrepancy_learnt_ == 0.0
 
 
 @pytest.mark.parametrize("law, expected", [

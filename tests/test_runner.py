@@ -106,6 +106,16 @@ def test_grid_survives_killed_worker_records_errors_and_resumes(tmp_path):
         assert again.set_index("i").loc[:11, "y"].equals(table.set_index("i")["y"])
 
 
+def test_embedded_cluster_gets_fresh_workers_every_restart_every_tasks(tmp_path):
+    # one worker, a restart after every task: each task runs in a new process, and
+    # without restarts all of them in the same one
+    tasks = make_tasks(tmp_path, 3, {i: {"sleep": 0.0} for i in range(3)})
+    table = run_grid(tasks, fit_stub, tmp_path / "a.parquet", n_workers=1, restart_every=1, progress=False)
+    assert (table["status"] == "ok").all() and table["pid"].nunique() == 3
+    table = run_grid(tasks, fit_stub, tmp_path / "b.parquet", n_workers=1, restart_every=None, progress=False)
+    assert table["pid"].nunique() == 1 and table["pid"].iloc[0] != os.getpid()
+
+
 def test_resume_after_crash_merges_parts_and_ignores_partial_writes(tmp_path):
     out = tmp_path / "grid.parquet"
     tasks = make_tasks(tmp_path, 4)
