@@ -61,7 +61,8 @@ RESERVED = ("key", "status", "error", "seconds", "task")
 log = logging.getLogger(__name__)
 
 #: Tasks per worker between restarts of the embedded cluster's workers: a DAG-model fit
-#: leaves up to ~0.5 GB behind, and workers at 80 % of their memory limit stop working.
+#: still leaves ~70 MB behind (TorchScript traces, see bayes._run_svi; other fit functions
+#: may leak more), and workers at 80 % of their memory limit stop working.
 RESTART_EVERY = 8
 
 
@@ -403,8 +404,8 @@ def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total,
         items = list(todo.items())
         # Batches of restart_every tasks per worker, with fresh worker processes for
         # each batch (the embedded cluster only: a shared one is not ours to restart).
-        # Model fits leave memory behind (allocator fragmentation, library caches),
-        # and Dask pauses a worker at 80 % of its memory limit: a long sweep would stall.
+        # Model fits leave memory behind (torch keeps every traced function), and Dask
+        # pauses a worker at 80 % of its memory limit: a long sweep would stall.
         batch = len(items)
         if cluster is not None and restart_every:
             batch = restart_every * len(client.scheduler_info()["workers"])

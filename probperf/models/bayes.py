@@ -678,7 +678,7 @@ class BayesianBasisRegression(MetricModel):
         # compilation unit and never freed; with the optimising executor's plans that
         # is ~16 MB a run, 28 SVI runs a DagModel fit: +450 MB a fit. Without executor
         # optimisation only the bare graph stays (~2.5 MB a run: +72 MB a fit), and
-        # these short runs are no slower for it (measured: 55-58 s vs 69 s a fit).
+        # these short runs are no slower for it (benchmarks/bench_memory.py).
         with warnings.catch_warnings(), torch.jit.optimized_execution(False):
             warnings.simplefilter("ignore")
             for _ in range(steps):
