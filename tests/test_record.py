@@ -275,20 +275,24 @@ def test_traced_fib_identity_counts_and_serial_work(bench_bin):
 
 
 def test_work_at_one_worker_matches_untraced_elapsed(bench_bin):
-    # The machine may be shared: alternate the two kinds of runs (and which goes first),
-    # so both see the same load, convert only afterwards, and compare the medians.
-    cmd = [str(bench_bin / "fib"), "39", "22"]
-    rec = record(cmd, [1], {"n": 39}, reps=1)
+    # The machine may be shared (a VM whose neighbours slow single runs by up to 50 %,
+    # in bursts): alternate the two kinds of runs (and which goes first), convert only
+    # afterwards, and compare within each adjacent pair, which sees the same load. The
+    # median of the 21 pair ratios ignores the pairs a burst hit; measured on a loaded
+    # machine it stayed within 2 % of 1 in 12 repeats, where the ratio of the medians of
+    # 9 longer runs strayed by up to 16 %.
+    cmd = [str(bench_bin / "fib"), "37", "22"]
+    rec = record(cmd, [1], {"n": 37}, reps=1)
     base = rec.overhead.iloc[0]
     assert 0 < base["untraced"] < base["untraced_wall"]
     raw = []
-    for i in range(9):
+    for i in range(21):
         first = run_program(cmd, 1, events=bool(i % 2))
         second = run_program(cmd, 1, events=not i % 2)
         raw.append((second, first) if i % 2 else (first, second))
-    untraced = np.median([_untraced_result(cmd, 1, *u)["elapsed"] for u, _ in raw])
-    work = np.median([_traced_result(cmd, 1, *t).metrics["work"] for _, t in raw])
-    assert abs(work - untraced) / untraced < 0.05, (work, untraced)
+    ratios = [_traced_result(cmd, 1, *t).metrics["work"] / _untraced_result(cmd, 1, *u)["elapsed"]
+              for u, t in raw]
+    assert abs(np.median(ratios) - 1) < 0.05, sorted(ratios)
 
 
 def test_crashing_program_is_an_error(bench_bin, tmp_path):
