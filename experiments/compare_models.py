@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 import _common as C
-from probperf.dag import DISCREPANCY
+from probperf.dag import DISCREPANCY, DISCREPANCY_PARTS
 from probperf.experiment_tasks import TIME_MODELS, fit_time_task
 from probperf.runner import add_cli_options
 
@@ -167,24 +167,25 @@ def verdicts(agg: pd.DataFrame, split: str = "test3", points: pd.DataFrame | Non
 
 def discrepancy_section(table: pd.DataFrame) -> list[str]:
     """The extrapolation-error rates the DAG models learnt from their training data
-    (forward validation, ``DagModel._calibrate``): where the floor
-    ``probperf.dag.DISCREPANCY`` comes from - the median over the default model's fits."""
-    if "discrepancy_learnt" not in table:
+    (forward validation, ``DagModel._calibrate``), per part of ``p * time``, beside the
+    floor ``probperf.dag.DISCREPANCY``."""
+    columns = [f"discrepancy_{part}" for part in DISCREPANCY_PARTS]
+    if not set(columns) <= set(table):
         return []
-    fits = table[table["model"].isin(DAG) & table["discrepancy_learnt"].notna()]
+    fits = table[table["model"].isin(DAG) & table[columns].notna().all(axis=1)]
     if not len(fits):
         return []
-    rates = fits.pivot_table(index="app", columns=["model", "dataset"], values="discrepancy_learnt",
-                             aggfunc="mean", sort=False)
-    rates.columns = [f"{m} {d}" for m, d in rates.columns]
-    default = fits.loc[fits["model"] == "dag", "discrepancy_learnt"]
+    rates = fits.pivot_table(index="app", columns=["model", "dataset"], values=columns, aggfunc="mean", sort=False)
+    rates.columns = [f"{m} {d} {c.removeprefix('discrepancy_')}" for c, m, d in rates.columns]
+    rates = rates[sorted(rates.columns, key=lambda c: (c.split()[0] != "dag", c))]
+    default = fits[fits["model"] == "dag"]
+    medians = ", ".join(f"{part} {default[c].median():.3f}" for part, c in zip(DISCREPANCY_PARTS, columns))
     return ["## Discrepancy rates learnt from the training data", "",
-            "Log-scale error growth per doubling beyond the data, learnt by each DAG fit from its "
-            "training runs alone (refit without the largest n and the upper worker counts; "
-            "`DagModel.discrepancy_learnt_`), mean over seeds. The intervals use the larger of this "
-            f"rate and the floor `probperf.dag.DISCREPANCY` = {DISCREPANCY}, which is the median "
-            "of the default model's rates: here "
-            + (f"{default.median():.3f} over {len(default)} `dag` fits." if len(default) else "no `dag` fit."),
+            "Log-scale error growth per doubling beyond the data of the work and of the overhead "
+            "(delay + no_work), learnt by each DAG fit from its training runs alone (refit without the "
+            "largest n and the upper worker counts; `DagModel.discrepancy_learnt_`), mean over seeds. "
+            f"The intervals use the larger of each rate and the floor `probperf.dag.DISCREPANCY` = {DISCREPANCY}. "
+            + (f"Medians over the {len(default)} `dag` fits: {medians}." if len(default) else ""),
             "", C.markdown(rates.reset_index(), {c: ".3f" for c in rates.columns}), ""]
 
 

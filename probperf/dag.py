@@ -112,9 +112,13 @@ def auto_candidates(component: str, config_varies: bool) -> list[str]:
 
 DEFAULT_DRAWS = 1000
 
-#: Default floor on the model-discrepancy rate per doubling beyond the data: the median
-#: learnt rate of the simulated programs (see DagModel's ``discrepancy``).
+#: Default floor on the model-discrepancy rates per doubling beyond the data (see
+#: DagModel's ``discrepancy``).
 DISCREPANCY = 0.04
+
+#: The two parts of ``p * time`` that get their own discrepancy factor: the work, and the
+#: overhead ``delay + no_work`` (see :meth:`DagModel._calibrate`).
+DISCREPANCY_PARTS = ("work", "overhead")
 
 
 def _worker_terms(p: np.ndarray) -> np.ndarray:
@@ -354,26 +358,29 @@ class DagModel:
     selection_ : dict
         For each ``"auto"`` component: candidate -> forward-validation score (median
         absolute log error on the held-out runs; ``None`` if the candidate failed).
-    discrepancy_ : float
-        The model-discrepancy rate used for the intervals: the larger of
-        ``discrepancy_learnt_`` and the floor ``discrepancy``.
-    discrepancy_learnt_ : float
-        The rate learnt by forward validation (:meth:`_calibrate`; 0 if not calibrated).
+    discrepancy_ : dict
+        The model-discrepancy rates used for the intervals, for ``"work"`` and for
+        ``"overhead"`` (delay + no_work): the larger of ``discrepancy_learnt_`` and
+        the floor ``discrepancy``.
+    discrepancy_learnt_ : dict
+        The rates learnt by forward validation (:meth:`_calibrate`; 0 if not calibrated).
     calibration_ : pandas.DataFrame
         The held-out runs of that validation (``n``, ``p``, ``distance``,
-        ``log_error``, ``log_variance``); absent when it did not run. Not saved.
+        ``overhead_share``, ``log_error``, ``log_variance``); absent when it did not
+        run. Not saved.
     calibrate : bool
         Learn how fast the model's error grows beyond the training data and widen
         the intervals accordingly (one extra fit on a subset; see :meth:`_calibrate`).
     discrepancy : float
-        Floor on that rate: the log-scale standard deviation of the equations' error
-        per doubling of ``n`` or ``p`` beyond the data. A program's own forward
+        Floor on both rates: the log-scale standard deviation of a part's error per
+        doubling of ``n`` or ``p`` beyond the data. A program's own forward
         validation sees about one doubling and may show no growth at all, so the rate
-        is at least that of a typical program: 0.04 is the median of the rates
-        learnt from the training data alone (``discrepancy_learnt_``) over the seven
-        simulated programs, Datasets A and B (``experiments/compare_models.py``,
-        section "Discrepancy rates learnt"; its test points play no part).
-        Set 0 to trust the equations beyond the data.
+        is at least that of a typical program: 0.04 is the median of the single
+        time-level rate the model learnt before the rates were split by part
+        (over the seven simulated programs, Datasets A and B; their test points play
+        no part); ``experiments/compare_models.py`` reports the learnt rates
+        (section "Discrepancy rates learnt"). Set 0 to trust the equations beyond
+        the data.
     inference : {"svi", "nuts", "auto"}
         Inference for the basis-regression components. SVI by default: the DAG model
         fits seven components, and NUTS takes about a minute each on 2 cores for
@@ -476,8 +483,9 @@ class DagModel:
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, self.features_)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in self.features_}
-        self.discrepancy_learnt_ = self._calibrate(m) if self.calibrate else 0.0
-        self.discrepancy_ = max(self.discrepancy_learnt_, float(self.discrepancy))
+        learnt = self._calibrate(m) if self.calibrate else (0.0, 0.0)
+        self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
+        self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
         return self
 
     def _component_data(self, name, spec, frame, serial):
@@ -597,30 +605,41 @@ class DagModel:
             return model.predict_median_design(inputs)
         return model.predict(inputs, n_draws=200, seed=0, noise=False).median
 
-    def _calibrate(self, m: Measurements) -> float:
-        """Rate at which the model's log-time error grows beyond the data, per unit of
-        extrapolation distance (:func:`extrapolation_distance`), learnt by forward
-        validation inside the training data.
+    def _calibrate(self, m: Measurements) -> tuple[float, float]:
+        """Rates at which the model's log-time error grows beyond the data, per unit
+        of extrapolation distance (:func:`extrapolation_distance`), for the work and
+        for the overhead (delay + no_work), learnt by forward validation inside the
+        training data.
 
         The intermediate models are parametric and their posteriors get tight, but the
         equations are only approximately right, and an approximation error grows with
         the distance from the data: intervals that ignore it are overconfident far out
         (measured: 0 % coverage of 36-worker runs from 1-8 worker training). So the
         model is refitted on the training runs minus the largest size and the upper
-        worker counts (:func:`_forward_cuts`, as for the choice of component models),
-        asked to predict those held-out runs, and the excess of
-        the squared log errors over the model's own predictive variance is regressed on
-        the squared distance: ``r^2 - s^2 = kappa^2 d^2`` (least squares through 0).
-        Needs at least 3 sizes and 3 worker counts; otherwise 0 (no inflation).
+        worker counts (:func:`_forward_cuts`, as for the choice of component models)
+        and asked to predict those held-out runs.
+
+        The error does not sit evenly: the work extrapolates well, the overhead terms
+        (idle time above all) less so, and the overhead's share of ``p * time`` grows
+        with ``p``, from a few per cent in the validation to most of the time at many
+        workers. A part's error of log-scale spread ``kappa * d`` moves log time by
+        about its share times that, so the excess of the squared log-time errors over
+        the model's own predictive variance is regressed, non-negatively and through
+        0, on the two parts' shares times the distance:
+        ``r^2 - s^2 = kappa_w^2 (w d)^2 + kappa_o^2 (o d)^2``, with ``w`` and ``o``
+        the predicted shares of work and overhead. Needs at least 3 sizes and 3
+        worker counts; otherwise 0 (no inflation).
         """
+        from scipy.optimize import nnls
+
         frame = m.frame
         sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
         if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
-            return 0.0
+            return 0.0, 0.0
         n_cut, p_cut = _forward_cuts(sizes, workers)
         inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
         if inside.sum() < 6 or (~inside).sum() < 3:
-            return 0.0
+            return 0.0, 0.0
         sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast,
                        n_draws=self.n_draws, seed=self.seed + 100, calibrate=False, discrepancy=0.0)
         try:
@@ -631,15 +650,19 @@ class DagModel:
             import warnings
 
             warnings.warn(f"DagModel: extrapolation calibration skipped ({exc})", RuntimeWarning, stacklevel=3)
-            return 0.0
+            return 0.0, 0.0
         log_draws = np.log(pred.draws)
         r = np.log(held["time"].to_numpy()) - np.median(log_draws, axis=0)
         s2 = log_draws.var(axis=0)
         d = extrapolation_distance(held, {"n": [0, n_cut], "p": [0, p_cut]})
-        self.calibration_ = pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(),
-                                          "distance": d, "log_error": r, "log_variance": s2})
-        excess = np.maximum(r**2 - s2, 0.0)
-        return float(np.sqrt(np.sum(excess * d**2) / np.sum(d**4))) if np.any(d > 0) else 0.0
+        overhead = np.median(_overhead_share(pred["work"].draws, pred["delay"].draws + pred["no_work"].draws), axis=0)
+        self.calibration_ = pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(), "distance": d,
+                                          "overhead_share": overhead, "log_error": r, "log_variance": s2})
+        if not np.any(d > 0):
+            return 0.0, 0.0
+        design = np.column_stack([((1 - overhead) * d) ** 2, (overhead * d) ** 2])
+        rates2, _ = nnls(design, np.maximum(r**2 - s2, 0.0))
+        return float(np.sqrt(rates2[0])), float(np.sqrt(rates2[1]))
 
     # -- prediction ----------------------------------------------------------------
 
@@ -696,15 +719,18 @@ class DagModel:
             "delay": delay,
             "no_work": no_work,
         }
-        kappa = getattr(self, "discrepancy_", 0.0)
-        if kappa > 0:
-            # Model discrepancy beyond the data (see _calibrate): one log-normal factor
-            # per draw, shared by all points (the equations' error is smooth, not noise)
-            # and by work, delay and no_work (so the identity (1) holds per draw).
+        kappa = getattr(self, "discrepancy_", {})
+        if any(kappa.values()):
+            # Model discrepancy beyond the data (see _calibrate): per draw, one
+            # log-normal factor on the work and an independent one on the overhead
+            # (delay and no_work together), each shared by all points (the equations'
+            # error is smooth, not noise). The parts are scaled before time is summed
+            # from them, so the identity (1) holds per draw.
             d = extrapolation_distance(pts, self.train_ranges_)
-            z = np.random.default_rng(seed + 7).standard_normal((S, 1))
-            factor = np.exp(kappa * d[None, :] * z)
-            work, delay, no_work = work * factor, delay * factor, no_work * factor
+            z = np.random.default_rng(seed + 7).standard_normal((2, S, 1))
+            work = work * np.exp(kappa["work"] * d[None, :] * z[0])
+            factor = np.exp(kappa["overhead"] * d[None, :] * z[1])
+            delay, no_work = delay * factor, no_work * factor
             comps.update(work=work, delay=delay, no_work=no_work)
         if self.has_span_:
             # Span law: time >= critical path. A draw below it is lifted, and the lift
@@ -760,8 +786,8 @@ class DagModel:
         model.features_ = config["features"]
         model.size_features_ = config["size_features"]
         model.has_span_ = config["has_span"]
-        model.discrepancy_ = float(config["discrepancy"])
-        model.discrepancy_learnt_ = float(config.get("discrepancy_learnt", 0.0))
+        model.discrepancy_ = _rates(config["discrepancy"])
+        model.discrepancy_learnt_ = _rates(config.get("discrepancy_learnt", 0.0))
         model.train_ranges_ = config["train_ranges"]
         model.components_ = persist.unnest_models(config["components"], tensors)
         return model
@@ -787,6 +813,20 @@ def _forward_cuts(sizes, workers) -> tuple[float, float]:
     (64, 8)
     """
     return sizes[-2], workers[len(workers) // 2]
+
+
+def _overhead_share(work, overhead) -> np.ndarray:
+    """Share of ``p * time`` that is overhead (delay + no_work), per draw."""
+    total = work + overhead
+    return np.divide(overhead, total, out=np.zeros_like(total), where=total > 0)
+
+
+def _rates(saved) -> dict[str, float]:
+    """Discrepancy rates read from a model file; files written before the rates were
+    split by part hold one number, which applied to both."""
+    if isinstance(saved, Mapping):
+        return {k: float(saved[k]) for k in DISCREPANCY_PARTS}
+    return dict.fromkeys(DISCREPANCY_PARTS, float(saved))
 
 
 def _take(inputs, mask):

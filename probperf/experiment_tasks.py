@@ -413,7 +413,8 @@ def fit_time_task(task: dict) -> dict:
 
     Task fields: ``data`` (dataset file), ``model`` (a key of :data:`TIME_MODELS`),
     ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task` and
-    ``discrepancy_learnt`` (:attr:`DagModel.discrepancy_learnt_`; NaN for other models).
+    ``discrepancy_work``, ``discrepancy_overhead`` (:attr:`DagModel.discrepancy_learnt_`;
+    NaN for other models).
 
     Examples
     --------
@@ -464,11 +465,14 @@ def fit_time_task(task: dict) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores, points, predict_seconds = _evaluate(predict, splits, "time", point)
-    # the DAG model's extrapolation-error rate learnt from the training data alone: the
-    # population of these rates sets the default floor probperf.dag.DISCREPANCY
-    learnt = float(getattr(model, "discrepancy_learnt_", math.nan))
+    # the DAG model's extrapolation-error rates learnt from the training data alone,
+    # reported beside the floor probperf.dag.DISCREPANCY
+    from .dag import DISCREPANCY_PARTS
+
+    learnt = getattr(model, "discrepancy_learnt_", {})
+    rates = {f"discrepancy_{part}": float(learnt.get(part, math.nan)) for part in DISCREPANCY_PARTS}
     return {"n_train": len(train), "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
-            "discrepancy_learnt": learnt, "scores": scores, "points": points}
+            **rates, "scores": scores, "points": points}
 
 
 # -- Extra-P -----------------------------------------------------------------------

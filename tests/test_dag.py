@@ -1,9 +1,12 @@
 """DagModel: identity per draw, joint draws, work/span laws, the paper's structure,
 accuracy on data that follows the paper's equations exactly, persistence."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.optimize import nnls
 
 from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, delay_design, fit
 from probperf.data import Measurements, MeasurementError
@@ -95,27 +98,53 @@ def test_accuracy_and_coverage_far_outside_training(far):
 
 
 def test_intervals_widen_with_extrapolation_distance(fitted):
-    # Same n, p inside vs 16x beyond the data (4 doublings): the discrepancy factor
-    # alone widens the log-scale 90 % interval by 2 x 1.645 x rate x 4.
+    # Same n, p inside vs 16x beyond the data (4 doublings): the two discrepancy
+    # factors alone (independent, on the work and on the overhead) widen the log-scale
+    # 90 % interval by about 2 x 1.645 x rate x 4 x sqrt(w^2 + o^2), w and o the
+    # shares of work and overhead in p * time.
     pred = fitted.predict(pd.DataFrame({"n": [2**14, 2**14], "p": [8, 128]}), n_draws=4000, seed=5)
     lo, hi = pred.interval(0.9)
     width = np.log(hi / lo)
-    assert fitted.discrepancy_ == pytest.approx(max(DISCREPANCY, fitted.discrepancy_learnt_))
-    assert width[1] - width[0] > 0.9 * 2 * 1.645 * fitted.discrepancy_ * 4
+    c = pred.components
+    o = np.median((c["delay"].draws + c["no_work"].draws)[:, 1] / (pred.draws[:, 1] * 128))
+    assert fitted.discrepancy_learnt_ == {"work": 0.0, "overhead": 0.0}  # calibrate=False
+    assert fitted.discrepancy_ == {"work": DISCREPANCY, "overhead": DISCREPANCY}
+    assert width[1] - width[0] > 0.9 * 2 * 1.645 * DISCREPANCY * 4 * np.hypot(1 - o, o)
+
+
+def test_discrepancy_factors_scale_work_and_overhead_independently(fitted):
+    # Beyond the data, work gets one factor and delay and no_work share another: the
+    # ratio delay/no_work keeps the spread of the undisturbed model, work/no_work does not.
+    points = pd.DataFrame({"n": [2**14], "p": [128]})
+    plain = copy.copy(fitted)
+    plain.discrepancy_ = {"work": 0.0, "overhead": 0.0}
+    wide = copy.copy(fitted)
+    wide.discrepancy_ = {"work": 0.0, "overhead": 0.1}  # small enough for no span-law lift
+    a, b = (m.predict(points, n_draws=2000, seed=5).components for m in (plain, wide))
+    def spread(c, top, bottom):
+        return np.std(np.log(c[top].draws / c[bottom].draws))
+    assert spread(b, "delay", "no_work") == pytest.approx(spread(a, "delay", "no_work"), rel=1e-9)
+    d = 4  # doublings of p beyond the training runs (n = 2^14 is the largest trained)
+    assert spread(b, "no_work", "work") ** 2 - spread(a, "no_work", "work") ** 2 == pytest.approx((0.1 * d) ** 2, rel=0.1)
 
 
 def test_calibration_learns_the_excess_error_growth_rate():
-    # kappa^2 = sum(max(r^2 - s^2, 0) d^2) / sum(d^4) over the held-out runs (_calibrate)
-    # the paper's regressions everywhere: no choice of component models, only calibration
+    # r^2 - s^2 = kappa_w^2 (w d)^2 + kappa_o^2 (o d)^2, non-negative least squares over
+    # the held-out runs (_calibrate); the paper's regressions everywhere: no choice of
+    # component models, only calibration
     model = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0).fit(paper_table(ps=(1, 2, 3, 4, 6, 8)))
     cal = model.calibration_
     assert set(cal["p"]) >= {6, 8} and (cal["distance"] > 0).any()
+    assert cal["overhead_share"].between(0, 1).all()
+    assert cal.groupby("n")["overhead_share"].apply(lambda s: s.is_monotonic_increasing).all()  # grows with p
     excess = np.maximum(cal["log_error"] ** 2 - cal["log_variance"], 0.0)
-    expected = np.sqrt(np.sum(excess * cal["distance"] ** 2) / np.sum(cal["distance"] ** 4))
-    assert model.discrepancy_learnt_ == pytest.approx(expected)
-    assert model.discrepancy_ == pytest.approx(expected)  # no floor
+    o, d = cal["overhead_share"], cal["distance"]
+    expected, _ = nnls(np.column_stack([((1 - o) * d) ** 2, (o * d) ** 2]), excess.to_numpy())
+    learnt = np.array([model.discrepancy_learnt_["work"], model.discrepancy_learnt_["overhead"]])
+    np.testing.assert_allclose(learnt, np.sqrt(expected), rtol=1e-9)
+    assert model.discrepancy_ == model.discrepancy_learnt_  # no floor
     again = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
-    assert again.discrepancy_ == 0.0 and again.discrepancy_learnt_ == 0.0
+    assert again.discrepancy_ == {"work": 0.0, "overhead": 0.0} == again.discrepancy_learnt_
 
 
 @pytest.mark.parametrize("law, expected", [
