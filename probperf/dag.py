@@ -622,11 +622,12 @@ class DagModel:
         The error does not sit evenly: the work extrapolates well, the overhead terms
         (idle time above all) less so, and the overhead's share of ``p * time`` grows
         with ``p``, from a few per cent in the validation to most of the time at many
-        workers. A part's error of log-scale spread ``kappa * d`` moves log time by
-        about its share times that, so the excess of the squared log-time errors over
-        the model's own predictive variance is regressed, non-negatively and through
-        0, on the two parts' shares times the distance:
-        ``r^2 - s^2 = kappa_w^2 (w d)^2 + kappa_o^2 (o d)^2``, with ``w`` and ``o``
+        workers. The two parts' factors are driven by one normal deviate (see
+        :meth:`predict`), so a spread of ``kappa * d`` in a part moves log time by
+        about its share times that, and the spreads add: the excess of the log-time
+        errors over the model's own predictive spread is regressed, non-negatively
+        and through 0, on the two parts' shares times the distance:
+        ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``, with ``w`` and ``o``
         the predicted shares of work and overhead. Needs at least 3 sizes and 3
         worker counts; otherwise 0 (no inflation).
         """
@@ -660,9 +661,8 @@ class DagModel:
                                           "overhead_share": overhead, "log_error": r, "log_variance": s2})
         if not np.any(d > 0):
             return 0.0, 0.0
-        design = np.column_stack([((1 - overhead) * d) ** 2, (overhead * d) ** 2])
-        rates2, _ = nnls(design, np.maximum(r**2 - s2, 0.0))
-        return float(np.sqrt(rates2[0])), float(np.sqrt(rates2[1]))
+        rates, _ = nnls(np.column_stack([(1 - overhead) * d, overhead * d]), np.sqrt(np.maximum(r**2 - s2, 0.0)))
+        return float(rates[0]), float(rates[1])
 
     # -- prediction ----------------------------------------------------------------
 
@@ -722,14 +722,17 @@ class DagModel:
         kappa = getattr(self, "discrepancy_", {})
         if any(kappa.values()):
             # Model discrepancy beyond the data (see _calibrate): per draw, one
-            # log-normal factor on the work and an independent one on the overhead
-            # (delay and no_work together), each shared by all points (the equations'
-            # error is smooth, not noise). The parts are scaled before time is summed
+            # log-normal factor on the work and one on the overhead (delay and no_work
+            # together), each shared by all points (the equations' error is smooth, not
+            # noise). Both are driven by the same deviate z: time is then monotone in
+            # z, and the factors widen the prediction without moving its median
+            # (independent factors would: the median of a sum of log-normals exceeds
+            # the sum of their medians). The parts are scaled before time is summed
             # from them, so the identity (1) holds per draw.
             d = extrapolation_distance(pts, self.train_ranges_)
-            z = np.random.default_rng(seed + 7).standard_normal((2, S, 1))
-            work = work * np.exp(kappa["work"] * d[None, :] * z[0])
-            factor = np.exp(kappa["overhead"] * d[None, :] * z[1])
+            z = np.random.default_rng(seed + 7).standard_normal((S, 1))
+            work = work * np.exp(kappa["work"] * d[None, :] * z)
+            factor = np.exp(kappa["overhead"] * d[None, :] * z)
             delay, no_work = delay * factor, no_work * factor
             comps.update(work=work, delay=delay, no_work=no_work)
         if self.has_span_:
