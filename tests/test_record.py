@@ -279,8 +279,8 @@ def test_work_at_one_worker_matches_untraced_elapsed(bench_bin):
     # in bursts): alternate the two kinds of runs (and which goes first), convert only
     # afterwards, and compare within each adjacent pair, which sees the same load. The
     # median of the 21 pair ratios ignores the pairs a burst hit; measured on a loaded
-    # machine it stayed within 2 % of 1 in 12 repeats, where the ratio of the medians of
-    # 9 longer runs strayed by up to 16 %.
+    # machine it stayed within 2 % of 1 in 6 repeats (within 3 % in 6 more with 15 pairs
+    # of fib 38), where the ratio of the medians of 9 runs of fib 39 strayed by up to 16 %.
     cmd = [str(bench_bin / "fib"), "37", "22"]
     rec = record(cmd, [1], {"n": 37}, reps=1)
     base = rec.overhead.iloc[0]
