@@ -50,7 +50,7 @@ SIZE_ONLY = ("serial_work", "create_task", "wait_tasks", "critical_path")
 #: Default spec of every component: chosen among :func:`auto_candidates` by forward
 #: validation inside the training data (see :meth:`DagModel._choose`).
 AUTO_SPEC = "auto"
-DEFAULT_MODELS = {c: AUTO_SPEC for c in COMPONENTS}
+DEFAULT_MODELS = {c: "laws" for c in COMPONENTS}
 
 #: Prefix of a GP spec that keeps ``n`` on a linear scale: with the log-linear mean the
 #: fallback law is exponential in ``n`` (fib, n-queens) instead of a power law.
@@ -340,11 +340,12 @@ class DagModel:
     Parameters
     ----------
     models : mapping of component -> spec, optional
-        Per-component model: ``"basis"`` (Bayesian basis regression; for delay also
+        Per-component model: ``"laws"`` (the default: a stacked mixture of closed-form
+        laws, :class:`~probperf.models.LawMixture`), ``"basis"`` (Bayesian basis regression; for delay also
         ``"basis-steal"``, see :func:`delay_design`), a GP kernel
         spec such as ``"sm4"``, ``"matern52"``, ``"rbf+linear"`` (around a power law),
-        ``"exp:<kernel>"`` (a GP around an exponential law in ``n``), or ``"auto"``
-        (the default): the candidate of :func:`auto_candidates` that best predicts
+        ``"exp:<kernel>"`` (a GP around an exponential law in ``n``), or ``"auto"``:
+        the candidate of :func:`auto_candidates` that best predicts
         held-out training runs (see :meth:`_choose`). Components:
         ``serial_work``, ``work``, ``create_task``, ``wait_tasks``, ``delay``,
         ``no_work``, ``critical_path``.
@@ -371,8 +372,13 @@ class DagModel:
     calibrate : bool
         Learn how fast the model's error grows beyond the training data and widen
         the intervals accordingly (one extra fit on a subset; see :meth:`_calibrate`).
+        Off by default: with the default ``"laws"`` components the intervals widen
+        because the candidate laws disagree beyond the data (their stacking weights
+        come from the same kind of forward validation), and a second widening on top
+        would count that uncertainty twice.
     discrepancy : float
-        Floor on both rates: the log-scale standard deviation of a part's error per
+        Floor on both rates (default 0: no hand-set floor; the value 0.04 below was
+        the old default of the single-law components): the log-scale standard deviation of a part's error per
         doubling of ``n`` or ``p`` beyond the data. A program's own forward
         validation sees about one doubling and may show no growth at all, so the rate
         is at least that of a typical program: 0.04 is the median of the single
@@ -408,7 +414,7 @@ class DagModel:
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  inference: str = "svi", fast: bool = False, n_draws: int = DEFAULT_DRAWS, seed: int = 0,
-                 calibrate: bool = True, discrepancy: float = DISCREPANCY):
+                 calibrate: bool = False, discrepancy: float = 0.0):
         self.models = models
         self.kernel = kernel
         self.calibrate = calibrate
@@ -434,9 +440,11 @@ class DagModel:
         return specs
 
     def _new_model(self, spec: str, component: str):
-        from .models import BASIS_SPEC, metric_model
+        from .models import BASIS_SPEC, LAWS_SPEC, metric_model
 
         kwargs = {"seed": self.seed + COMPONENTS.index(component)}
+        if spec == LAWS_SPEC:
+            return metric_model(spec, **kwargs)
         if _is_design_spec(spec):
             spec = BASIS_SPEC
             kwargs["inference"] = "svi" if self.fast else self.inference
@@ -895,7 +903,7 @@ def fit(measurements: Measurements, target: str = "time", model: str = "auto",
             raise ValueError("the DAG model predicts time; use --model direct for other targets")
         return DagModel(kernel=kernel, fast=fast, seed=seed).fit(measurements)
     if model == "direct":
-        return DirectModel(kernel=kernel or "basis", target=target, fast=fast, seed=seed).fit(measurements)
+        return DirectModel(kernel=kernel or "laws", target=target, fast=fast, seed=seed).fit(measurements)
     if model == "penalty":
         if target != "time":
             raise ValueError("the penalty model predicts time only")

@@ -21,10 +21,12 @@ class _TableModel:
     """Shared plumbing: fit on a :class:`Measurements`, predict at points/keywords."""
 
     def _new(self, offset=0, **kwargs):
-        from .models import BASIS_SPEC, metric_model
+        from .models import BASIS_SPEC, LAWS_SPEC, metric_model
 
         kwargs["seed"] = self.seed + offset
-        if self.kernel == BASIS_SPEC:
+        if self.kernel == LAWS_SPEC:
+            pass
+        elif self.kernel == BASIS_SPEC:
             if self.fast:
                 kwargs["inference"] = "svi"
         else:
@@ -55,7 +57,8 @@ class DirectModel(_TableModel):
     Parameters
     ----------
     kernel : str
-        ``"basis"`` or a GP kernel spec.
+        ``"laws"`` (the default: a stacked mixture of closed-form laws, see
+        :class:`~probperf.models.LawMixture`), ``"basis"`` or a GP kernel spec.
     target : str
         The metric to model.
 
@@ -66,7 +69,7 @@ class DirectModel(_TableModel):
     >>> model = DirectModel(kernel="rbf", fast=True).fit(m)   # doctest: +SKIP
     """
 
-    def __init__(self, kernel: str = "basis", target: str = "time", fast: bool = False, seed: int = 0):
+    def __init__(self, kernel: str = "laws", target: str = "time", fast: bool = False, seed: int = 0):
         self.kernel = kernel
         self.target = target
         self.fast = fast

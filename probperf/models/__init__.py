@@ -15,9 +15,12 @@ from .base import MetricModel
 from .baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
 from .bayes import BayesianBasisRegression
 from .gp import GaussianProcessModel
+from .laws import LawMixture
 
 #: The spec that selects the Bayesian basis regression instead of a GP kernel.
 BASIS_SPEC = "basis"
+#: The spec that selects the stacked mixture of closed-form laws (the default).
+LAWS_SPEC = "laws"
 
 
 def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
@@ -37,9 +40,11 @@ def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
     spec = spec.strip()
     if spec == BASIS_SPEC:
         return BayesianBasisRegression(**kwargs)
+    if spec == LAWS_SPEC:
+        return LawMixture(**kwargs)
     if spec.startswith("gp:"):
         spec = spec[3:]
     return GaussianProcessModel(kernel=spec, **kwargs)
 
 
-__all__ = ["MetricModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC"]
+__all__ = ["MetricModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC", "LawMixture", "LAWS_SPEC"]

@@ -373,6 +373,13 @@ class BayesianBasisRegression(MetricModel):
     def _split_features(self, X: np.ndarray):
         if "n" not in self.features_:
             raise ValueError(f"BayesianBasisRegression needs an 'n' column; features are {self.features_}")
+        # Its terms see n and p only: a configuration parameter that varies would be
+        # silently ignored (two cut-offs, one prediction), so it is refused instead.
+        ignored = [c for i, c in enumerate(self.features_)
+                   if c not in ("n", "p") and len(np.unique(X[:, i])) > 1]
+        if ignored:
+            raise ValueError(f"the basis regression models n and p only and cannot use the varying "
+                             f"parameter(s) {ignored}; use the 'laws' model or a GP kernel")
         n = X[:, self.features_.index("n")]
         p = X[:, self.features_.index("p")] if "p" in self.features_ else np.ones(len(n))
         return n, p

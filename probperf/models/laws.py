@@ -1,0 +1,461 @@
+"""A metric as a stacked mixture of candidate laws, each fitted in closed form.
+
+Far from the data the coefficients are not the main uncertainty, the *law* is: a power
+law and ``n log n``, delay growing with ``p`` or with ``p - 1``, a curved or a straight
+log-log speed-up can fit the same runs and part by orders of magnitude at 64x. So a
+:class:`LawMixture` fits every candidate law of :func:`candidate_laws` and weighs them
+by how well each predicted *forward* inside the training data (stacking of the
+leave-future-out predictive densities, :mod:`probperf.selection`).
+
+Each law is a conjugate Bayesian linear regression of ``log y`` on log-scale terms of
+the parameters (normal-inverse-gamma prior): the posterior and the predictive (a
+Student-t) are closed forms, so a fit of every law on every split takes milliseconds,
+and the predictive spread grows with the distance from the data through the
+coefficients' covariance. A joint draw picks one law, then its noise scale and
+coefficients, then (optionally) run-to-run noise, the same law and coefficients at
+every point of the draw.
+
+Terms (``n^j log^k n`` and the worker terms written on the log scale):
+
+* ``log x``: a power law ``x^b`` (for ``p``: a power-law speed-up or overhead);
+* ``log log2 n``: the ``log^k n`` factor of ``n^j log^k n``;
+* ``log (p - 1)``: overhead proportional to a power of the *other* workers;
+* ``(log x)^2`` and ``log x log z``: curvature and interaction on the log-log scale
+  (a speed-up that saturates, an efficiency that depends on the size);
+* ``x`` itself: an exponential law in ``n`` (recursions such as fib), admitted only for
+  sizes up to :data:`EXP_MAX_N`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from .. import persist
+from ..selection import MIN_DISTINCT, forward_splits, stacking_weights
+from .base import MetricModel
+
+#: An exponential law ``b^n`` is a candidate only when every training size is at most
+#: this: with a branching factor b >= 1.5 (fib's is 1.618), 1.5^64 ~ 2e11 operations is
+#: already more than a task-parallel run measured in seconds performs, so larger sizes
+#: cannot come from an exponential cost and such a law can only be a fitting accident
+#: (the tiny growth rate it finds explodes far out).
+EXP_MAX_N = 64
+
+#: Prior of each law (normal-inverse-gamma), on standardised terms and centred log y.
+#: Coefficients: sd PRIOR_SD * sigma per training sd of a term, i.e. weak: a term
+#: moving over its training range may change log y by many times the noise.
+PRIOR_SD = 10.0
+#: Noise: an inverse-gamma worth NOISE_PSEUDO_RUNS runs at a log-scale sd of
+#: NOISE_SD, the run-to-run spread of timings of the same configuration (a few %); with
+#: a handful of runs the data dominate anyway.
+NOISE_SD = 0.05
+NOISE_PSEUDO_RUNS = 2.0
+
+#: Fixed size laws ``n^j log2(n)^k`` (exponents not fitted, only the scale): the
+#: PMNF family of Extra-P and of the 2016 paper's basis, j in 0..3 by halves, k in
+#: 0..2. A free power law cannot tell ``n log n`` from ``n^1.1`` on a few sizes, and
+#: the two part far out; a fixed shape with one scale is determined by the data and
+#: competes on forward validation with the free law.
+FIXED_SHAPES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
+
+#: Laws below this stacking weight are dropped (and the rest renormalised): they
+#: would hold fewer than one draw in a thousand.
+MIN_WEIGHT = 1e-3
+
+
+# -- terms -------------------------------------------------------------------------
+
+def term_values(term, X: np.ndarray, names) -> np.ndarray:
+    """Values of one term (a tuple ``(kind, feature[, feature])``) at the rows of ``X``.
+
+    Examples
+    --------
+    >>> X = np.array([[16.0, 3.0]])
+    >>> [float(term_values(t, X, ["n", "p"])[0]) for t in
+    ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n")]]
+    [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0]
+    """
+    kind, *cols = term
+    x = [X[:, list(names).index(c)] for c in cols if isinstance(c, str)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "log":
+            return np.log(x[0])
+        if kind == "loglog":
+            return np.log(np.log2(np.maximum(x[0], 2.0)))
+        if kind == "logm1":
+            return np.log(np.maximum(x[0] - 1.0, 1e-300))
+        if kind == "sq":
+            return np.log(x[0]) ** 2
+        if kind == "cross":
+            return np.log(x[0]) * np.log(x[1])
+        if kind == "lin":
+            return x[0]
+        if kind == "shape":
+            j, k = cols[1:]
+            return j * np.log(x[0]) + k * np.log(np.log2(np.maximum(x[0], 2.0)))
+    raise ValueError(f"unknown law term {term!r}")
+
+
+def _independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
+    """Whether ``new`` is not (numerically) a linear combination of 1 and ``columns``."""
+    A = np.column_stack([np.ones_like(new), *columns])
+    resid = new - A @ np.linalg.lstsq(A, new, rcond=None)[0]
+    return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
+
+
+def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str, list[tuple]]:
+    """The candidate laws for parameters ``X`` (columns ``names``), by name.
+
+    Only parameters that vary enter; one that is an exact product of others (``p``
+    next to ``nnodes`` and ``ppn``) enters once. A law needs at least 3 more rows than
+    terms. ``"power"`` (all logs) is always first.
+
+    Examples
+    --------
+    >>> n = np.repeat([16.0, 32.0, 64.0, 128.0], 4)
+    >>> p = np.tile([1.0, 2.0, 4.0, 8.0], 4)
+    >>> sorted(candidate_laws(np.c_[n, p], ["n", "p"]))
+    ['power', 'power+curv(n)', 'power+curv(p)', 'power+loglog(n)', 'power+n*p', 'quadratic']
+    """
+    names = list(names)
+    n_rows = len(X) if n_rows is None else n_rows
+    distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
+    # p first: when p = nnodes * ppn, keep p and one of the two
+    order = sorted((c for c in names if distinct[c] >= 2), key=lambda c: c != "p")
+    base, cols = [], []
+    for c in order:
+        term = ("log", c) if np.all(X[:, names.index(c)] > 0) else ("lin", c)
+        v = term_values(term, X, names)
+        if _independent(cols, v):
+            base.append(term)
+            cols.append(v)
+    logged = [t[1] for t in base if t[0] == "log"]
+    curved = [c for c in logged if distinct[c] >= MIN_DISTINCT]
+    sizes = [c for c in curved if c != "p"]
+    laws = {"power": base}
+
+    def swap(old, new):
+        return [new if t == old else t for t in base]
+
+    if "p" in logged and X[:, names.index("p")].min() >= 2:
+        laws["power(p-1)"] = swap(("log", "p"), ("logm1", "p"))
+    for c in curved:
+        laws[f"power+curv({c})"] = base + [("sq", c)]
+    if "n" in curved and X[:, names.index("n")].min() >= 4:
+        laws["power+loglog(n)"] = base + [("loglog", "n")]
+    if "p" in curved:
+        for c in sizes:
+            laws[f"power+{c}*p"] = base + [("cross", c, "p")]
+    if len(curved) >= 2:
+        laws["quadratic"] = base + [("sq", c) for c in curved] + [
+            ("cross", a, b) for i, a in enumerate(curved) for b in curved[i + 1:]]
+    if "n" in curved and X[:, names.index("n")].max() <= EXP_MAX_N:
+        laws["exp(n)"] = swap(("log", "n"), ("lin", "n"))
+    if "n" in curved and X[:, names.index("n")].min() >= 2:
+        others = [t for t in base if t != ("log", "n")]
+        for j, k in FIXED_SHAPES:
+            laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
+        if set(logged) <= {"n", "p"}:
+            with_p = int("p" in logged)
+            for j, k in FIXED_SHAPES:
+                laws[f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "")] = [("affine", "n", j, k, with_p)]
+    return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 3}
+
+
+def _n_coefficients(terms) -> int:
+    if terms and terms[0][0] == "affine":
+        return 4 if terms[0][4] else 2
+    return 1 + sum(t[0] != "shape" for t in terms)
+
+
+# -- one law: conjugate regression -------------------------------------------------
+
+class _Law:
+    """Conjugate normal-inverse-gamma regression of ``log y`` on a law's terms."""
+
+    def __init__(self, terms):
+        terms = [tuple(t) for t in terms]
+        self.terms = [t for t in terms if t[0] != "shape"]
+        self.offsets = [t for t in terms if t[0] == "shape"]
+
+    def _raw(self, X, names) -> np.ndarray:
+        return np.column_stack([term_values(t, X, names) for t in self.terms]) if self.terms else np.empty((len(X), 0))
+
+    def offset(self, X, names) -> np.ndarray:
+        """The fixed part of ``log y`` (a fixed size law), 0 without one."""
+        return sum((term_values(t, X, names) for t in self.offsets), np.zeros(len(X)))
+
+    def design(self, X, names) -> np.ndarray:
+        return np.column_stack([np.ones(len(X)), (self._raw(X, names) - self.shift) / self.scale])
+
+    def fit(self, X, names, logy) -> "_Law":
+        logy = logy - self.offset(X, names)
+        Z = self._raw(X, names)
+        self.shift = Z.mean(axis=0)
+        sd = Z.std(axis=0)
+        self.scale = np.where(sd > 0, sd, 1.0)
+        A = self.design(X, names)
+        self.center = float(np.mean(logy))
+        y = logy - self.center
+        prec0 = np.full(A.shape[1], 1.0 / PRIOR_SD**2)
+        Lam = A.T @ A + np.diag(prec0)
+        cov = np.linalg.inv(Lam)
+        cov = 0.5 * (cov + cov.T)
+        self.mean = cov @ (A.T @ y)
+        self.a = NOISE_PSEUDO_RUNS / 2 + len(y) / 2
+        b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
+        self.b = b0 + 0.5 * max(float(y @ y - self.mean @ Lam @ self.mean), 0.0)
+        self.chol = np.linalg.cholesky(cov)
+        return self
+
+    def log_density(self, X, names, logy) -> np.ndarray:
+        """Pointwise log predictive density (Student-t) of ``log y``."""
+        A = self.design(X, names)
+        V = A @ self.chol
+        scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
+        loc = self.center + self.offset(X, names) + A @ self.mean
+        return stats.t.logpdf(logy, df=2 * self.a, loc=loc, scale=scale)
+
+    def draws(self, X, names, S, rng, noise) -> np.ndarray:
+        """``S`` joint draws of ``log y`` at ``X``."""
+        A = self.design(X, names)
+        sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
+        beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
+        out = self.center + self.offset(X, names) + beta @ A.T
+        if noise:
+            out = out + sigma[:, None] * rng.standard_normal(out.shape)
+        return out
+
+    STATE = ("shift", "scale", "mean", "chol")
+
+    def state(self, key: str) -> tuple[dict, dict]:
+        config = {"terms": [list(t) for t in self.terms + self.offsets], "center": self.center, "a": self.a, "b": self.b}
+        return config, {f"{key}.{f}": np.asarray(getattr(self, f)) for f in self.STATE}
+
+    @classmethod
+    def from_state(cls, key, config, tensors) -> "_Law":
+        law = cls(config["terms"])
+        law.center, law.a, law.b = float(config["center"]), float(config["a"]), float(config["b"])
+        for f in cls.STATE:
+            setattr(law, f, np.asarray(tensors[f"{key}.{f}"], dtype=np.float64))
+        if law.chol.shape != (len(law.mean), len(law.mean)) or len(law.shift) != len(law.terms):
+            raise persist.ModelFileError("law state has inconsistent shapes; re-fit the model")
+        return law
+
+
+class _AffineLaw(_Law):
+    """``y = (c0 + c1 n^j log2(n)^k) (1 + eps)``, and with ``p`` varying also
+    ``+ (c2 + c3 n^j log2(n)^k) / p``: a fixed size law plus a constant (start-up,
+    communication), serial and parallel parts (Amdahl), on the linear scale. This is
+    Extra-P's performance-model normal form with one term; small runs are dominated by
+    the constant, which no law on the log scale has. Multiplicative noise makes it a
+    regression of 1 on ``design / y`` (conjugate as above); coefficients must come out
+    non-negative (times add), else the law is refused for these data.
+    """
+
+    def __init__(self, terms):
+        self.terms, self.offsets = [tuple(terms[0])], []
+        _, self.feature, self.j, self.k, self.with_p = self.terms[0]
+
+    def design(self, X, names) -> np.ndarray:
+        n = X[:, list(names).index(self.feature)]
+        phi = term_values(("shape", self.feature, self.j, self.k), X, names)
+        cols = [np.ones(len(X)), np.exp(phi)]
+        if self.with_p:
+            p = X[:, list(names).index("p")]
+            cols += [1.0 / p, np.exp(phi) / p]
+        return np.column_stack(cols) * np.ones_like(n)[:, None]
+
+    def fit(self, X, names, logy) -> "_AffineLaw":
+        D = self.design(X, names) / np.exp(logy)[:, None]
+        scale = np.sqrt(np.mean(D**2, axis=0))
+        A = D / scale
+        Lam = A.T @ A + np.eye(A.shape[1]) / PRIOR_SD**2
+        cov = np.linalg.inv(Lam)
+        mean = cov @ A.sum(axis=0)
+        if np.any(mean < 0):
+            raise ValueError("negative coefficient: the affine law does not fit these data")
+        self.mean = mean / scale
+        self.chol = np.linalg.cholesky(0.5 * (cov + cov.T)) / scale[:, None]
+        self.a = NOISE_PSEUDO_RUNS / 2 + len(logy) / 2
+        self.b = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2 + 0.5 * max(float(len(logy) - mean @ Lam @ mean), 0.0)
+        self.center, self.shift, self.scale = 0.0, np.zeros(0), np.ones(0)
+        return self
+
+    def log_density(self, X, names, logy) -> np.ndarray:
+        D = self.design(X, names)
+        mu = D @ self.mean
+        V = (D / mu[:, None]) @ self.chol
+        scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
+        return stats.t.logpdf(logy, df=2 * self.a, loc=np.log(mu), scale=scale)
+
+    def draws(self, X, names, S, rng, noise) -> np.ndarray:
+        D = self.design(X, names)
+        sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
+        beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
+        mu = beta @ D.T
+        # a draw whose coefficients went negative is floored at a thousandth of the
+        # posterior-mean law, not at 0 (log scale downstream)
+        out = np.log(np.maximum(mu, 1e-3 * (D @ self.mean)))
+        if noise:
+            out = out + sigma[:, None] * rng.standard_normal(out.shape)
+        return out
+
+
+def _make_law(terms) -> _Law:
+    return _AffineLaw(terms) if terms and terms[0][0] == "affine" else _Law(terms)
+
+
+# -- the mixture ---------------------------------------------------------------------
+
+@persist.register
+class LawMixture(MetricModel):
+    """A positive metric as a stacked mixture of closed-form candidate laws.
+
+    Parameters
+    ----------
+    laws : list of str, optional
+        Names of the candidate laws to consider (default: all of
+        :func:`candidate_laws` that the data admit).
+    seed : int
+        Seed of the draws.
+
+    Attributes
+    ----------
+    weights_ : dict
+        Law name -> stacking weight (those kept).
+    scores_ : dict
+        Law name -> mean held-out log density over the forward splits (``None`` when it
+        could not be fitted on any); the evidence behind the weights.
+    ranges_ : dict
+        Training range and number of distinct values of each parameter.
+
+    Examples
+    --------
+    Work ``n log2 n / p`` with 3 % noise, sizes 2^8..2^12 on 1-8 workers, predicted at
+    16x the largest size on 32 workers:
+
+    >>> rng = np.random.default_rng(0)
+    >>> n = np.repeat(2.0 ** np.arange(8, 13), 4)
+    >>> p = np.tile([1.0, 2.0, 4.0, 8.0], 5)
+    >>> y = n * np.log2(n) / p * np.exp(0.03 * rng.standard_normal(len(n)))
+    >>> model = LawMixture().fit(np.c_[n, p], y, features=["n", "p"])
+    >>> pred = model.predict({"n": [2.0**16], "p": [32.0]})
+    >>> truth = 2.0**16 * 16 / 32
+    >>> lo, hi = pred.interval(0.9)
+    >>> bool(lo[0] < truth < hi[0]), round(float(pred.median[0]) / truth, 1)
+    (True, 1.0)
+    """
+
+    def __init__(self, laws=None, seed: int = 0, n_draws: int = 1000):
+        self.laws = laws
+        self.seed = seed
+        self.n_draws = n_draws
+
+    def _fit(self, X, y):
+        if np.any(y <= 0):
+            raise ValueError(f"{self.target_ or 'the metric'} must be positive for a law on the log scale")
+        names = self.features_
+        logy = np.log(y)
+        self.ranges_ = {c: [float(X[:, i].min()), float(X[:, i].max()), int(len(np.unique(X[:, i])))]
+                        for i, c in enumerate(names)}
+        cands = candidate_laws(X, names)
+        if self.laws is not None:
+            cands = {k: v for k, v in cands.items() if k in set(self.laws)} or {"power": cands["power"]}
+        order = list(cands)
+        splits = forward_splits(X, names, [c for c in names if self.ranges_[c][2] >= 2])
+        L, groups = [], []
+        for j, split in enumerate(splits):
+            block = np.full((int(split.test.sum()), len(order)), -np.inf)
+            sub = candidate_laws(X[split.train], names)
+            for k, name in enumerate(order):
+                if name not in sub or sub[name] != cands[name]:
+                    continue  # the law is not identified on this split's training rows
+                try:
+                    law = _make_law(cands[name]).fit(X[split.train], names, logy[split.train])
+                except (ValueError, np.linalg.LinAlgError):
+                    continue
+                block[:, k] = law.log_density(X[split.test], names, logy[split.test])
+            if np.isfinite(block).any():
+                L.append(block)
+                groups += [j] * len(block)
+        if L:
+            L = np.vstack(L)
+            w = stacking_weights(L, np.asarray(groups))
+            with np.errstate(invalid="ignore"):
+                mean_ld = [float(np.mean(L[:, k])) if np.all(np.isfinite(L[:, k])) else None for k in range(len(order))]
+        else:  # nothing to validate on: the simplest law
+            w = np.array([1.0] + [0.0] * (len(order) - 1))
+            mean_ld = [None] * len(order)
+        self.scores_ = dict(zip(order, mean_ld))
+        keep = w >= MIN_WEIGHT
+        w = w[keep] / w[keep].sum()
+        self.weights_ = {name: float(wk) for name, wk in zip(np.array(order)[keep], w)}
+        self.laws_ = {}
+        for name in self.weights_:
+            try:
+                self.laws_[name] = _make_law(cands[name]).fit(X, names, logy)
+            except (ValueError, np.linalg.LinAlgError):
+                continue
+        if not self.laws_:
+            self.laws_ = {"power": _Law(cands["power"]).fit(X, names, logy)}
+        total = sum(self.weights_[k] for k in self.laws_)
+        self.weights_ = {k: self.weights_[k] / total for k in self.laws_}
+
+    def _predict_draws(self, X, n_draws, seed, noise=True):
+        self._check_extrapolation(X)
+        rng = np.random.default_rng(seed)
+        names = list(self.weights_)
+        which = rng.choice(len(names), size=n_draws, p=np.array(list(self.weights_.values())))
+        out = np.empty((n_draws, len(X)))
+        for k, name in enumerate(names):
+            rows = np.flatnonzero(which == k)
+            if len(rows):
+                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
+        return np.exp(np.clip(out, -700.0, 700.0))
+
+    def _check_extrapolation(self, X):
+        """A parameter with fewer than :data:`MIN_DISTINCT` distinct training values
+        carries no law: predicting outside its training range is refused."""
+        for i, c in enumerate(self.features_):
+            lo, hi, k = self.ranges_[c]
+            if k < MIN_DISTINCT:
+                outside = (X[:, i] < lo * (1 - 1e-9)) | (X[:, i] > hi * (1 + 1e-9))
+                if outside.any():
+                    seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
+                    raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:g}; "
+                                     f"measure at least {MIN_DISTINCT} values of {c}")
+
+    def _get_state(self):
+        config = {**self._base_state(), "params": self.get_params(), "weights": self.weights_,
+                  "scores": self.scores_, "ranges": self.ranges_, "laws": {}}
+        tensors = {}
+        for i, (name, law) in enumerate(self.laws_.items()):
+            cfg, t = law.state(f"law{i}")
+            config["laws"][name] = {"key": f"law{i}", **cfg}
+            tensors.update(t)
+        return config, tensors
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        model = cls(**config["params"])
+        model._set_base_state(config)
+        model.weights_ = {k: float(v) for k, v in config["weights"].items()}
+        model.scores_ = config.get("scores", {})
+        model.ranges_ = config["ranges"]
+        model.laws_ = {name: _law_class(c["terms"]).from_state(c["key"], c, tensors) for name, c in config["laws"].items()}
+        if set(model.laws_) != set(model.weights_):
+            raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
+        return model
+
+
+def _law_class(terms):
+    return _AffineLaw if terms and terms[0][0] == "affine" else _Law
+
+
+def _range(lo, hi) -> str:
+    return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
+
+
+__all__ = ["LawMixture", "candidate_laws", "term_values"]
