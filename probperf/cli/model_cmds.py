@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import List, Optional
 
+import numpy as np
 import typer
 from rich.table import Table
 
@@ -98,6 +99,11 @@ def predict(
         frame = pd.DataFrame(points)
         pred = model.predict(frame, n_draws=draws, seed=seed)
     summary = pred.summary(level)
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):
+        err_console.print(f"warning: {line}", highlight=False, markup=False)
+    numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
+    if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
+        fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
     if explain and not hasattr(pred, "decomposition"):
         fail(f"--explain needs a DAG model; {model_file} holds a {type(model).__name__}")
     if format == "json":
@@ -117,6 +123,34 @@ def predict(
     _print_table(summary, f"predicted time [{unit}], {level:.0%} interval")
     if explain:
         _print_decomposition(pred.decomposition(level), level)
+
+
+#: Beyond this factor past the largest training value of a parameter, ``predict``
+#: warns with the distance. 16x = 4 doublings: the laws' forward validation inside the
+#: data sees at most about 2 (selection.CUTS), so past 4 the interval rests on the
+#: laws' agreement rather than on checked predictions; the user should know.
+FAR_FACTOR = 16.0
+
+
+def far_beyond(points, ranges) -> list[str]:
+    """Messages for points that lie more than :data:`FAR_FACTOR` x beyond the
+    training range of a parameter.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
+    ['n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the candidate laws, not on validated predictions']
+    """
+    out = []
+    for c, (lo, hi, *_) in ranges.items():
+        if c not in points or not hi > 0:
+            continue
+        for x in points[c].to_numpy(dtype=float):
+            if x > FAR_FACTOR * hi:
+                out.append(f"{c}={x:g} is {x / hi:.0f}x the largest training value ({hi:g}): the interval "
+                           "there rests on the candidate laws, not on validated predictions")
+    return out
 
 
 def _json_rows(summary):

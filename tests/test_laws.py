@@ -1,0 +1,153 @@
+"""The stacked law mixture: known laws recovered, honest widening, guard rails."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from probperf import persist
+from probperf.cli import app
+from probperf.models import BayesianBasisRegression, LawMixture
+from probperf.selection import forward_splits, stacking_weights
+
+runner = CliRunner()
+
+
+def grid(sizes, workers, law, noise=0.03, seed=0, **config):
+    rng = np.random.default_rng(seed)
+    n = np.repeat(np.asarray(sizes, float), len(workers))
+    p = np.tile(np.asarray(workers, float), len(sizes))
+    y = law(n, p) * np.exp(noise * rng.standard_normal(len(n)))
+    return pd.DataFrame({"n": n, "p": p, **config, "time": y})
+
+
+def fit(frame, features=("n", "p")):
+    return LawMixture().fit(frame[list(features)], frame["time"].to_numpy(), features=list(features))
+
+
+@pytest.fixture(scope="module")
+def nlogn():
+    """``n log2 n / p + 0.01 (p-1)``-free: work that scales perfectly, 3 % noise."""
+    frame = grid(2.0 ** np.arange(8, 13), [1, 2, 4, 8], lambda n, p: 1e-6 * n * np.log2(n) / p)
+    return fit(frame)
+
+
+def test_n_log_n_is_recovered_at_64x_and_more_workers(nlogn):
+    truth = 1e-6 * 2.0**18 * 18 / 32
+    pred = nlogn.predict({"n": [2.0**18], "p": [32.0]}, n_draws=4000)
+    lo, hi = pred.interval(0.9)
+    assert abs(pred.median[0] / truth - 1) < 0.08
+    assert lo[0] < truth < hi[0]
+
+
+def test_interval_widens_with_extrapolation_distance(nlogn):
+    pts = {"n": [2.0**10, 2.0**14, 2.0**18, 2.0**22], "p": [4.0, 8.0, 16.0, 64.0]}
+    pred = nlogn.predict(pts, n_draws=4000)
+    lo, hi = pred.interval(0.9)
+    width = np.log(hi / lo)
+    assert np.all(np.diff(width) > 0), width
+
+
+def test_exponential_law_needs_small_sizes_and_wins_there():
+    frame = grid([20, 22, 24, 26, 28, 30], [1, 2, 4], lambda n, p: 1e-6 * 1.618**n / p, noise=0.02)
+    model = fit(frame)
+    assert max(model.weights_, key=model.weights_.get) == "exp(n)"
+    truth = 1e-6 * 1.618**36 / 4
+    assert abs(model.predict({"n": [36.0], "p": [4.0]}).median[0] / truth - 1) < 0.1
+    # the same growth over sizes in the thousands is not offered as an exponential law
+    frame["n"] = frame["n"] * 1000
+    assert "exp(n)" not in fit(frame).weights_
+
+
+def test_a_configuration_parameter_is_never_ignored():
+    frame = pd.concat([grid([64, 128, 256, 512], [1, 2, 4], lambda n, p: c * 1e-6 * n / p, cutoff=float(c))
+                       for c in (1, 10, 100)])
+    model = fit(frame, ("n", "p", "cutoff"))
+    pred = model.predict({"n": [1024.0, 1024.0], "p": [4.0, 4.0], "cutoff": [1.0, 100.0]})
+    assert 70 < pred.median[1] / pred.median[0] < 140
+
+
+def test_basis_regression_refuses_a_varying_configuration_parameter():
+    frame = pd.concat([grid([64, 128, 256, 512], [1, 2], lambda n, p: c * n / p, cutoff=float(c)) for c in (1, 10)])
+    with pytest.raises(ValueError, match=r"cannot use the varying parameter\(s\) \['cutoff'\]"):
+        BayesianBasisRegression(inference="svi", svi_steps=50).fit(
+            frame[["n", "p", "cutoff"]], frame["time"].to_numpy(), features=["n", "p", "cutoff"])
+
+
+def test_one_worker_count_cannot_be_extrapolated_in_p():
+    model = fit(grid([64, 128, 256, 512], [8], lambda n, p: n / p))
+    assert model.predict({"n": [4096.0], "p": [8.0]}).median[0] > 0  # p inside the data: fine
+    with pytest.raises(ValueError, match=r"only 1 distinct value of 'p' in the training data \(8\): cannot predict p=36"):
+        model.predict({"n": [4096.0], "p": [36.0]})
+
+
+def test_cli_refuses_single_worker_count_and_warns_far_out(tmp_path):
+    grid([64, 128, 256, 512], [8], lambda n, p: 1e-3 * n / p).to_csv(tmp_path / "one_p.csv", index=False)
+    grid([64, 128, 256, 512], [1, 2, 4, 8], lambda n, p: 1e-3 * n / p).to_csv(tmp_path / "runs.csv", index=False)
+    for name in ("one_p", "runs"):
+        res = runner.invoke(app, ["fit", str(tmp_path / f"{name}.csv"), "-o", str(tmp_path / f"{name}.model")])
+        assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["predict", str(tmp_path / "one_p.model"), "--at", "n=1024,p=36"])
+    assert res.exit_code == 2
+    assert "cannot predict p=36" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["predict", str(tmp_path / "runs.model"), "--at", "n=2**20,p=8", "--format", "json"])
+    assert res.exit_code == 0
+    assert "2048x the largest training value (512)" in res.output
+
+
+def test_save_and_load_give_the_same_draws(nlogn, tmp_path):
+    nlogn.save(tmp_path / "m.model")
+    back = persist.load(tmp_path / "m.model")
+    pts = {"n": [5000.0, 2.0**16], "p": [3.0, 16.0]}
+    np.testing.assert_array_equal(back.predict(pts, seed=3).draws, nlogn.predict(pts, seed=3).draws)
+    assert back.weights_ == nlogn.weights_
+
+
+def test_stacking_keeps_two_laws_that_predict_alike_and_drops_a_bad_one():
+    L = np.log([[0.4, 0.4, 1e-6], [0.3, 0.3, 1e-5]])
+    w = stacking_weights(L)
+    assert w[2] < 1e-3 and abs(w[0] - w[1]) < 1e-9
+
+
+def test_forward_splits_train_below_the_cut_and_score_beyond():
+    n = np.repeat(2.0 ** np.arange(10, 15), 3)
+    p = np.tile([1.0, 2.0, 4.0], 5)
+    splits = forward_splits(np.c_[n, p], ["n", "p"])
+    for s in splits:
+        assert s.train.any() and s.test.any() and not (s.train & s.test).any()
+        if s.label.startswith("n>"):
+            assert n[s.train].max() < n[s.test].min()
+    # p has only 3 distinct values: extrapolating it cannot be validated
+    assert not any(s.label.startswith("p>") for s in splits)
+
+
+def test_real_allreduce_beats_the_log_log_baseline(shared_dir):
+    """shared/datasets/real README: log-log least squares has 69.2 % median error."""
+    frame = pd.read_csv(shared_dir / "datasets/real/mpi_allreduce_stampede2.csv")
+    train, test = frame[frame.split == "train"], frame[frame.split == "test"]
+    features = ["n", "p", "nnodes", "ppn"]
+    model = LawMixture().fit(train[features], train["time"].to_numpy(), features=features)
+    pred = model.predict(test[features], n_draws=2000)
+    y = test["time"].to_numpy()
+    assert np.median(np.abs(pred.median / y - 1)) < 0.692
+    lo, hi = pred.interval(0.9)
+    assert 0.8 <= np.mean((lo <= y) & (y <= hi)) <= 1.0
+
+
+@pytest.mark.slow
+def test_readme_flow_sort_far_extrapolation_is_honest():
+    """The README's flow: sort on 2^12..2^16 x 1..8 workers, predicted at 36 workers and
+    16-256x the largest size against the simulated truth."""
+    from probperf import dag
+    from probperf.sim import generate
+
+    runs = generate("sort", [2**k for k in range(12, 17)], list(range(1, 9)), reps=2, seed=0)
+    model = dag.fit(runs, target="time", model="auto")
+    truth = generate("sort", [2**20, 2**22, 2**24], [36], seed=1).frame
+    pred = model.predict(truth[runs.params])
+    lo, hi = pred.interval(0.9)
+    y = truth["time"].to_numpy()
+    assert np.all(np.abs(np.log(pred.median / y)) < np.log(1.5)), pred.median / y
+    assert np.all((lo < y) & (y < hi))
