@@ -122,3 +122,11 @@ def test_dag_fit_reports_components_and_predict_explains(tmp_path):
     assert sum(shares) == pytest.approx(1.0, abs=0.05)
     truth = generate("fib", [22], [16], config={"cutoff": 6}, seed=1).frame["time"].iloc[0]
     assert row["lower"] <= truth <= row["upper"]
+
+
+def test_version_prints_the_installed_version():
+    from importlib.metadata import version
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0
+    assert res.output.strip() == f"probperf {version('probperf')}"

@@ -151,3 +151,20 @@ def test_readme_flow_sort_far_extrapolation_is_honest():
     y = truth["time"].to_numpy()
     assert np.all(np.abs(np.log(pred.median / y)) < np.log(1.5)), pred.median / y
     assert np.all((lo < y) & (y < hi))
+
+
+@pytest.mark.slow
+def test_readme_use_commands_run_as_written(tmp_path, monkeypatch):
+    """The README's "Use" section, command by command, in a fresh directory."""
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    use = text.split("## Use", 1)[1].split("\n## ", 1)[0]
+    commands = [line.strip() for line in use.splitlines() if line.startswith("    probperf ")]
+    assert [c.split()[1] for c in commands] == ["sim", "fit", "predict", "plot"]
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        res = runner.invoke(app, shlex.split(command)[1:])
+        assert res.exit_code == 0, (command, res.output)
+    assert (tmp_path / "band.png").stat().st_size > 0

@@ -27,6 +27,20 @@ app.add_typer(bench_app, name="bench")
 console = Console()
 err_console = Console(stderr=True)
 
+
+def _version(value: bool):
+    if value:
+        from importlib.metadata import version
+
+        console.print(f"probperf {version('probperf')}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """Predict run times of task-parallel programs, with honest intervals."""
+
 #: Exit status for bad input (DESIGN.md, "Contracts").
 BAD_INPUT = 2
 

@@ -44,7 +44,7 @@ def fit(
     data: Path = typer.Argument(..., help="Measurements file (.csv, .parquet, .jsonl, .stat glob, Extra-P .txt)."),
     target: str = typer.Option("time", help="Metric to predict."),
     model: str = typer.Option("auto", help="auto | dag | direct | penalty."),
-    kernel: Optional[str] = typer.Option(None, help="'basis' or a GP kernel spec such as 'sm4+linear'."),
+    kernel: Optional[str] = typer.Option(None, help="'laws' (default: stacked closed-form laws), 'basis' or a GP kernel spec such as 'sm4+linear'."),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
     config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable)."),
     split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),

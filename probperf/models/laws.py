@@ -109,7 +109,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
 
     Only parameters that vary enter; one that is an exact product of others (``p``
     next to ``nnodes`` and ``ppn``) enters once. A law needs at least 3 more rows than
-    terms. ``"power"`` (all logs) is always first.
+    terms... ``"power"`` (all logs) is first when the data admit it.
 
     Examples
     --------
@@ -160,7 +160,9 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
             with_p = int("p" in logged)
             for j, k in FIXED_SHAPES:
                 laws[f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "")] = [("affine", "n", j, k, with_p)]
-    return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 3}
+    # one row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
+    # posterior proper, and a size-only metric may have only 4 sizes
+    return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 1}
 
 
 def _n_coefficients(terms) -> int:
@@ -207,6 +209,7 @@ class _Law:
         b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
         self.b = b0 + 0.5 * max(float(y @ y - self.mean @ Lam @ self.mean), 0.0)
         self.chol = np.linalg.cholesky(cov)
+        self.log_evidence = _log_evidence(len(y), prec0, Lam, b0, self.a, self.b) - float(np.sum(logy))
         return self
 
     def log_density(self, X, names, logy) -> np.ndarray:
@@ -244,6 +247,15 @@ class _Law:
         return law
 
 
+def _log_evidence(N, prec0, Lam, b0, a, b) -> float:
+    """Log marginal likelihood of a normal-inverse-gamma regression (closed form)."""
+    from scipy.special import gammaln
+
+    a0 = NOISE_PSEUDO_RUNS / 2
+    return float(-N / 2 * np.log(2 * np.pi) + 0.5 * np.sum(np.log(prec0)) - 0.5 * np.linalg.slogdet(Lam)[1]
+                 + a0 * np.log(b0) - a * np.log(b) + gammaln(a) - gammaln(a0))
+
+
 class _AffineLaw(_Law):
     """``y = (c0 + c1 n^j log2(n)^k) (1 + eps)``, and with ``p`` varying also
     ``+ (c2 + c3 n^j log2(n)^k) / p``: a fixed size law plus a constant (start-up,
@@ -279,7 +291,10 @@ class _AffineLaw(_Law):
         self.mean = mean / scale
         self.chol = np.linalg.cholesky(0.5 * (cov + cov.T)) / scale[:, None]
         self.a = NOISE_PSEUDO_RUNS / 2 + len(logy) / 2
-        self.b = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2 + 0.5 * max(float(len(logy) - mean @ Lam @ mean), 0.0)
+        b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
+        self.b = b0 + 0.5 * max(float(len(logy) - mean @ Lam @ mean), 0.0)
+        # relative residuals ~ residuals of log y: comparable with the log-scale laws
+        self.log_evidence = _log_evidence(len(logy), np.full(len(mean), 1.0 / PRIOR_SD**2), Lam, b0, self.a, self.b)
         self.center, self.shift, self.scale = 0.0, np.zeros(0), np.ones(0)
         return self
 
@@ -301,6 +316,20 @@ class _AffineLaw(_Law):
         if noise:
             out = out + sigma[:, None] * rng.standard_normal(out.shape)
         return out
+
+
+def _evidence_weights(laws, X, names, logy) -> np.ndarray:
+    """Posterior law probabilities from the closed-form marginal likelihoods (equal prior
+    odds): the fallback when the data are too few for any forward split."""
+    logml = []
+    for law in laws:
+        try:
+            logml.append(law.fit(X, names, logy).log_evidence)
+        except (ValueError, np.linalg.LinAlgError):
+            logml.append(-np.inf)
+    logml = np.asarray(logml)
+    w = np.exp(logml - np.max(logml))
+    return w / w.sum()
 
 
 def _make_law(terms) -> _Law:
@@ -385,8 +414,8 @@ class LawMixture(MetricModel):
             w = stacking_weights(L, np.asarray(groups))
             with np.errstate(invalid="ignore"):
                 mean_ld = [float(np.mean(L[:, k])) if np.all(np.isfinite(L[:, k])) else None for k in range(len(order))]
-        else:  # nothing to validate on: the simplest law
-            w = np.array([1.0] + [0.0] * (len(order) - 1))
+        else:  # nothing to validate forward on: Bayesian model averaging
+            w = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy)
             mean_ld = [None] * len(order)
         self.scores_ = dict(zip(order, mean_ld))
         keep = w >= MIN_WEIGHT
