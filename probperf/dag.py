@@ -444,7 +444,7 @@ class DagModel:
 
         kwargs = {"seed": self.seed + COMPONENTS.index(component)}
         if spec == LAWS_SPEC:
-            return metric_model(spec, **kwargs)
+            return metric_model(spec, guard=False, **kwargs)  # checked on the whole table in predict
         if _is_design_spec(spec):
             spec = BASIS_SPEC
             kwargs["inference"] = "svi" if self.fast else self.inference
@@ -490,7 +490,8 @@ class DagModel:
             self.components_[name] = self._fit_component(name, spec, inputs, y)
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, self.features_)
-        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in self.features_}
+        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
+                              for c in self.features_}
         learnt = self._calibrate(m) if self.calibrate else (0.0, 0.0)
         self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
         self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
@@ -689,7 +690,10 @@ class DagModel:
         """
         if not hasattr(self, "components_"):
             raise RuntimeError("DagModel is not fitted; call fit() first")
+        from .models.laws import check_extrapolation
+
         pts = self._points(X, params)
+        check_extrapolation(pts[self.features_].to_numpy(dtype=np.float64), self.features_, self.train_ranges_)
         S = int(n_draws or self.n_draws)
         seed = self.seed if seed is None else seed
         p = pts["p"].to_numpy(dtype=np.float64)

@@ -37,7 +37,14 @@ MIN_DISTINCT = 3
 
 @dataclass(frozen=True)
 class Split:
-    """One forward split: rows to fit on, rows to score, and a label."""
+    """One forward split: rows to fit on, rows to score, and a label.
+
+    Examples
+    --------
+    >>> s = Split(np.array([True, True, False]), np.array([False, False, True]), "n>0.75")
+    >>> int(s.train.sum()), int(s.test.sum()), s.label
+    (2, 1, 'n>0.75')
+    """
 
     train: np.ndarray
     test: np.ndarray

@@ -112,8 +112,8 @@ def test_dag_fit_reports_components_and_predict_explains(tmp_path):
     model = tmp_path / "fib.model"
     res = run("fit", data, "--model", "dag", "--config", "cutoff", "--fast", "-o", model)
     assert res.exit_code == 0, res.output
-    # fib's serial work is exponential in n: the forward-validated choice says so
-    assert "components: serial_work=exp:matern52" in res.output
+    # fib's serial work is exponential in n: the forward-validated weights say so
+    assert "components: serial_work=laws(exp(n)" in res.output
     res = run("predict", model, "--at", "n=22,p=16", "--format", "json", "--explain")
     assert res.exit_code == 0, res.output
     (row,) = json.loads(res.stdout)

@@ -45,8 +45,9 @@ def truth(n, p):
 @pytest.fixture(scope="module")
 def fitted():
     # The paper's regressions everywhere (the structure under test); calibrate=False
-    # keeps the suite fast; the default discrepancy floor still applies.
-    return DagModel(kernel="basis", fast=True, seed=1, calibrate=False).fit(paper_table())
+    # keeps the suite fast; the discrepancy floor (opt-in since the law mixtures became
+    # the default) is set so that its factors can be tested.
+    return DagModel(kernel="basis", fast=True, seed=1, calibrate=False, discrepancy=DISCREPANCY).fit(paper_table())
 
 
 @pytest.fixture(scope="module")
@@ -137,11 +138,27 @@ def test_discrepancy_factors_on_work_and_overhead(fitted):
     assert same.median[0] == pytest.approx(plain.median[0], rel=0.02)
 
 
+def test_default_law_mixtures_extrapolate_the_paper_equations():
+    # the default components (stacked law mixtures) on runs that follow eqs. (10)-(15):
+    # 4x the size on 2-4x the workers, medians within 15 % and inside the 90 % intervals
+    model = DagModel(seed=1).fit(paper_table())
+    assert set(model.specs_.values()) == {"laws"}
+    points = pd.DataFrame({"n": [2**16, 2**16, 2**12], "p": [16, 32, 8]})
+    pred = model.predict(points, n_draws=2000, seed=3)
+    true = np.array([truth(2**16, 16), truth(2**16, 32), truth(2**12, 8)])
+    assert np.all(np.abs(pred.median / true - 1) < 0.15), pred.median / true
+    lo, hi = pred.interval(0.9)
+    assert np.all((lo <= true) & (true <= hi)), (lo / true, hi / true)
+    c = pred.components
+    np.testing.assert_allclose(c["work"].draws + c["delay"].draws + c["no_work"].draws, pred.draws * pred.p)
+
+
 def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
     # over the held-out runs (_calibrate); the paper's regressions everywhere: no choice
     # of component models, only calibration
-    model = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0).fit(paper_table(ps=(1, 2, 3, 4, 6, 8)))
+    model = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0, calibrate=True).fit(
+        paper_table(ps=(1, 2, 3, 4, 6, 8)))
     cal = model.calibration_
     assert set(cal["p"]) >= {6, 8} and (cal["distance"] > 0).any()
     assert cal["overhead_share"].between(0, 1).all()

@@ -168,3 +168,14 @@ def test_readme_use_commands_run_as_written(tmp_path, monkeypatch):
         res = runner.invoke(app, shlex.split(command)[1:])
         assert res.exit_code == 0, (command, res.output)
     assert (tmp_path / "band.png").stat().st_size > 0
+
+
+def test_an_affine_law_survives_save_and_load(tmp_path):
+    frame = grid([10, 20, 30, 40, 50, 60, 70, 80], [8], lambda n, p: 0.02 + 3e-6 * n**3)
+    model = fit(frame)
+    assert any(name.startswith("c+") for name in model.weights_)
+    model.save(tmp_path / "a.model")
+    back = persist.load(tmp_path / "a.model")
+    pts = {"n": [120.0], "p": [8.0]}
+    np.testing.assert_array_equal(back.predict(pts).draws, model.predict(pts).draws)
+    assert abs(model.predict(pts).median[0] / (0.02 + 3e-6 * 120**3) - 1) < 0.05

@@ -64,7 +64,27 @@ def fit(
         fitted.save(output)
     console.print(f"saved {type(fitted).__name__} to {output}", highlight=False)
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
-        console.print("components: " + ", ".join(f"{k}={v}" for k, v in fitted.specs_.items()), highlight=False)
+        parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
+        console.print("components: " + ", ".join(parts), highlight=False, markup=False)
+    elif hasattr(getattr(fitted, "model_", None), "weights_"):
+        console.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
+
+
+def _leading_law(model) -> str:
+    """``(law weight%)`` of a law mixture's heaviest law, else nothing.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     weights_ = {"power": 0.25, "exp(n)": 0.75}
+    >>> _leading_law(Fitted())
+    '(exp(n) 75%)'
+    """
+    weights = getattr(model, "weights_", None)
+    if not weights:
+        return ""
+    name = max(weights, key=weights.get)
+    return f"({name} {weights[name]:.0%})"
 
 
 def _train_points(m, target):

@@ -115,8 +115,11 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
     --------
     >>> n = np.repeat([16.0, 32.0, 64.0, 128.0], 4)
     >>> p = np.tile([1.0, 2.0, 4.0, 8.0], 4)
-    >>> sorted(candidate_laws(np.c_[n, p], ["n", "p"]))
+    >>> laws = candidate_laws(np.c_[n, p], ["n", "p"])
+    >>> sorted(k for k in laws if "^" not in k)
     ['power', 'power+curv(n)', 'power+curv(p)', 'power+loglog(n)', 'power+n*p', 'quadratic']
+    >>> laws["n^1 log^1 n"], laws["c+n^1 log^1 n(1,1/p)"]
+    ([('log', 'p'), ('shape', 'n', 1.0, 1)], [('affine', 'n', 1.0, 1, 1)])
     """
     names = list(names)
     n_rows = len(X) if n_rows is None else n_rows
@@ -181,6 +184,11 @@ class _Law:
         self.terms = [t for t in terms if t[0] != "shape"]
         self.offsets = [t for t in terms if t[0] == "shape"]
 
+    @property
+    def n_scaled(self) -> int:
+        """Number of standardised terms (the affine law has none)."""
+        return len(self.terms)
+
     def _raw(self, X, names) -> np.ndarray:
         return np.column_stack([term_values(t, X, names) for t in self.terms]) if self.terms else np.empty((len(X), 0))
 
@@ -242,7 +250,7 @@ class _Law:
         law.center, law.a, law.b = float(config["center"]), float(config["a"]), float(config["b"])
         for f in cls.STATE:
             setattr(law, f, np.asarray(tensors[f"{key}.{f}"], dtype=np.float64))
-        if law.chol.shape != (len(law.mean), len(law.mean)) or len(law.shift) != len(law.terms):
+        if law.chol.shape != (len(law.mean), len(law.mean)) or len(law.shift) != law.n_scaled:
             raise persist.ModelFileError("law state has inconsistent shapes; re-fit the model")
         return law
 
@@ -265,6 +273,8 @@ class _AffineLaw(_Law):
     regression of 1 on ``design / y`` (conjugate as above); coefficients must come out
     non-negative (times add), else the law is refused for these data.
     """
+
+    n_scaled = 0
 
     def __init__(self, terms):
         self.terms, self.offsets = [tuple(terms[0])], []
@@ -347,6 +357,11 @@ class LawMixture(MetricModel):
     laws : list of str, optional
         Names of the candidate laws to consider (default: all of
         :func:`candidate_laws` that the data admit).
+    guard : bool
+        Refuse to predict outside the training range of a parameter with fewer than 3
+        distinct training values (:func:`check_extrapolation`). The DAG model turns it
+        off for its components and checks its whole training table instead (its
+        idle-time component sees only the runs with ``p > 1``).
     seed : int
         Seed of the draws.
 
@@ -377,8 +392,9 @@ class LawMixture(MetricModel):
     (True, 1.0)
     """
 
-    def __init__(self, laws=None, seed: int = 0, n_draws: int = 1000):
+    def __init__(self, laws=None, guard: bool = True, seed: int = 0, n_draws: int = 1000):
         self.laws = laws
+        self.guard = guard
         self.seed = seed
         self.n_draws = n_draws
 
@@ -433,7 +449,8 @@ class LawMixture(MetricModel):
         self.weights_ = {k: self.weights_[k] / total for k in self.laws_}
 
     def _predict_draws(self, X, n_draws, seed, noise=True):
-        self._check_extrapolation(X)
+        if self.guard:
+            check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
         names = list(self.weights_)
         which = rng.choice(len(names), size=n_draws, p=np.array(list(self.weights_.values())))
@@ -443,18 +460,6 @@ class LawMixture(MetricModel):
             if len(rows):
                 out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
         return np.exp(np.clip(out, -700.0, 700.0))
-
-    def _check_extrapolation(self, X):
-        """A parameter with fewer than :data:`MIN_DISTINCT` distinct training values
-        carries no law: predicting outside its training range is refused."""
-        for i, c in enumerate(self.features_):
-            lo, hi, k = self.ranges_[c]
-            if k < MIN_DISTINCT:
-                outside = (X[:, i] < lo * (1 - 1e-9)) | (X[:, i] > hi * (1 + 1e-9))
-                if outside.any():
-                    seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
-                    raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:g}; "
-                                     f"measure at least {MIN_DISTINCT} values of {c}")
 
     def _get_state(self):
         config = {**self._base_state(), "params": self.get_params(), "weights": self.weights_,
@@ -479,6 +484,31 @@ class LawMixture(MetricModel):
         return model
 
 
+def check_extrapolation(X, names, ranges) -> None:
+    """Refuse points outside the training range of a parameter that had fewer than
+    :data:`~probperf.selection.MIN_DISTINCT` distinct values (``ranges``: name ->
+    ``[min, max, distinct]``): no law can be told from another along it.
+
+    Examples
+    --------
+    >>> check_extrapolation(np.array([[64.0, 36.0]]), ["n", "p"], {"n": [8, 32, 3], "p": [8, 8, 1]})
+    Traceback (most recent call last):
+    ...
+    ValueError: only 1 distinct value of 'p' in the training data (8): cannot predict p=36; measure at least 3 values of p
+    """
+    X = np.asarray(X, dtype=np.float64)
+    for i, c in enumerate(names):
+        if c not in ranges or len(ranges[c]) < 3:
+            continue
+        lo, hi, k = ranges[c]
+        if k < MIN_DISTINCT:
+            outside = (X[:, i] < lo * (1 - 1e-9)) | (X[:, i] > hi * (1 + 1e-9))
+            if outside.any():
+                seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
+                raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:g}; "
+                                 f"measure at least {MIN_DISTINCT} values of {c}")
+
+
 def _law_class(terms):
     return _AffineLaw if terms and terms[0][0] == "affine" else _Law
 
@@ -487,4 +517,4 @@ def _range(lo, hi) -> str:
     return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
 
 
-__all__ = ["LawMixture", "candidate_laws", "term_values"]
+__all__ = ["LawMixture", "candidate_laws", "check_extrapolation", "term_values"]
