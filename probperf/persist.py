@@ -171,6 +171,8 @@ def model_class(kind: str) -> type:
     if kind not in _REGISTRY:
         _import_model_modules()
     if kind not in _REGISTRY:
+        _import_heavy_model_modules()
+    if kind not in _REGISTRY:
         raise ModelFileError(f"unknown model kind {kind!r}")
     return _REGISTRY[kind]
 
@@ -228,6 +230,17 @@ def _import_model_modules():
     import importlib
 
     for mod in ("probperf.models", "probperf.dag", "probperf.timemodels"):
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            pass
+
+
+def _import_heavy_model_modules():
+    """The model modules that need torch: only when a file holds one of their models."""
+    import importlib
+
+    for mod in ("probperf.models.bayes", "probperf.models.gp", "probperf.models.baselines"):
         try:
             importlib.import_module(mod)
         except ImportError:

@@ -11,11 +11,21 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from .base import MetricModel
-from .baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
-from .bayes import BayesianBasisRegression
-from .gp import GaussianProcessModel
 from .laws import LawMixture
+
+#: Models that pull in torch, Pyro or GPyTorch, imported on first use so that loading
+#: and predicting with a law mixture starts in well under a second.
+_LAZY = {"CilkviewBounds": ".baselines", "DirectNN": ".baselines", "MultiTaskNN": ".baselines",
+         "TwoStepLasso": ".baselines", "BayesianBasisRegression": ".bayes", "GaussianProcessModel": ".gp"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The spec that selects the Bayesian basis regression instead of a GP kernel.
 BASIS_SPEC = "basis"
@@ -38,12 +48,16 @@ def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"model spec must be 'basis' or a kernel spec, got {spec!r}")
     spec = spec.strip()
-    if spec == BASIS_SPEC:
-        return BayesianBasisRegression(**kwargs)
     if spec == LAWS_SPEC:
         return LawMixture(**kwargs)
+    if spec == BASIS_SPEC:
+        from .bayes import BayesianBasisRegression
+
+        return BayesianBasisRegression(**kwargs)
     if spec.startswith("gp:"):
         spec = spec[3:]
+    from .gp import GaussianProcessModel
+
     return GaussianProcessModel(kernel=spec, **kwargs)
 
 

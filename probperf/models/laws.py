@@ -29,7 +29,6 @@ Terms (``n^j log^k n`` and the worker terms written on the log scale):
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .. import persist
 from ..selection import MIN_DISTINCT, forward_splits, stacking_weights
@@ -226,7 +225,7 @@ class _Law:
         V = A @ self.chol
         scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
         loc = self.center + self.offset(X, names) + A @ self.mean
-        return stats.t.logpdf(logy, df=2 * self.a, loc=loc, scale=scale)
+        return _t_logpdf(logy, 2 * self.a, loc, scale)
 
     def draws(self, X, names, S, rng, noise) -> np.ndarray:
         """``S`` joint draws of ``log y`` at ``X``."""
@@ -253,6 +252,12 @@ class _Law:
         if law.chol.shape != (len(law.mean), len(law.mean)) or len(law.shift) != law.n_scaled:
             raise persist.ModelFileError("law state has inconsistent shapes; re-fit the model")
         return law
+
+
+def _t_logpdf(x, df, loc, scale):
+    from scipy import stats  # fit-time only: keeps predict's start-up light
+
+    return stats.t.logpdf(x, df=df, loc=loc, scale=scale)
 
 
 def _log_evidence(N, prec0, Lam, b0, a, b) -> float:
@@ -313,7 +318,7 @@ class _AffineLaw(_Law):
         mu = D @ self.mean
         V = (D / mu[:, None]) @ self.chol
         scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
-        return stats.t.logpdf(logy, df=2 * self.a, loc=np.log(mu), scale=scale)
+        return _t_logpdf(logy, 2 * self.a, np.log(mu), scale)
 
     def draws(self, X, names, S, rng, noise) -> np.ndarray:
         D = self.design(X, names)

@@ -1,0 +1,70 @@
+"""Speed of the default path (issue "Predictions that hold up far from the data", item 2).
+
+Targets (2 cores, reported here, never asserted in tests):
+
+* a time-only fit on <= 100 rows: < 5 s (``gauss_n_p8.csv``, 10 rows; and 100 rows of
+  the real Allreduce training data);
+* a DAG model fit on 500 simulated runs: < 30 s;
+* ``probperf predict`` of 100 points: < 2 s including the interpreter's start-up.
+
+Run from the repository root, on a quiet machine::
+
+    python benchmarks/bench_speed.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import report  # noqa: E402
+
+import probperf as pp  # noqa: E402
+from probperf.data import Measurements  # noqa: E402
+from probperf.sim import generate  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def timed(label, fn, target):
+    t0 = time.perf_counter()
+    out = fn()
+    s = time.perf_counter() - t0
+    print(f"{label:58s} {s:7.2f} s   (target < {target} s: {'met' if s < target else 'NOT met'})", flush=True)
+    return out
+
+
+def main():
+    gauss = pd.read_csv(SHARED / "published" / "gauss_n_p8.csv")
+    gauss = Measurements(gauss[gauss.split == "train"][["n", "p", "time"]].reset_index(drop=True))
+    # the first fit imports the model modules (torch, gpytorch, pyro): part of a user's first fit
+    timed("time-only fit, gauss_n_p8 (10 rows, first fit: imports included)", lambda: pp.fit(gauss, model="auto"), 5)
+    allreduce = pd.read_csv(SHARED / "real" / "mpi_allreduce_stampede2.csv")
+    rows = allreduce[allreduce.split == "train"].drop(columns="split").head(100).reset_index(drop=True)
+    m100 = Measurements(rows, config=["nnodes", "ppn"])
+    timed("time-only fit, allreduce (100 rows)", lambda: pp.fit(m100, model="auto"), 5)
+
+    runs = generate("sort", [2**k for k in range(10, 20)], [1, 2, 3, 4, 6, 8, 10, 12, 14, 16], reps=5, seed=0)
+    assert len(runs) == 500
+    model = timed(f"DAG model fit, sort, {len(runs)} simulated runs", lambda: pp.fit(runs, model="auto"), 30)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "sort.model"
+        model.save(path)
+        at = [arg for k in range(100) for arg in ("--at", f"n={2 ** (20 + k % 5)},p={16 + k}")]
+        cmd = [str(Path(sys.executable).parent / "probperf"), "predict", str(path), *at, "--format", "json"]
+        res = timed("probperf predict, 100 points (new process, start-up included)",
+                    lambda: subprocess.run(cmd, capture_output=True, text=True), 2)
+        if res.returncode != 0:
+            print("predict failed:", res.stderr.strip())
+
+
+if __name__ == "__main__":
+    with report("bench_speed"):
+        main()
