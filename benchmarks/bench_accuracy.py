@@ -119,18 +119,14 @@ def main(argv=None):
     ap.add_argument("--apps", default="sort,sparselu,fft,strassen,fib,nqueens,farm")
     args = ap.parse_args(argv)
     parts = args.only.split(",")
-    if "published" in parts:
-        print("## (a) published cases (Lobachev et al.), time only")
-        rows = []
-        for case in table_cases("published"):
-            evaluate(*case, rows)
-        print(pooled(rows, "published"))
-    if "real" in parts:
-        print("\n## (b) real measurements (Stampede2), time only")
-        rows = []
-        for case in table_cases("real"):
-            evaluate(*case, rows)
-        print(pooled(rows, "real"))
+    for folder, title in (("published", "(a) published cases (Lobachev et al.), time only"),
+                          ("real", "(b) real measurements (Stampede2), time only")):
+        if folder in parts:
+            print(f"\n## {title}")
+            rows = []
+            for case in table_cases(folder):
+                evaluate(*case, rows)
+            print(pooled(rows, folder))
     if "sim" in parts:
         print("\n## (c) simulator, Dataset A (test) and B (test3), DAG metrics")
         rows = []

@@ -169,9 +169,9 @@ def model_class(kind: str) -> type:
     'DagModel'
     """
     if kind not in _REGISTRY:
-        _import_model_modules()
+        _import_modules(_MODEL_MODULES)
     if kind not in _REGISTRY:
-        _import_heavy_model_modules()
+        _import_modules(_HEAVY_MODEL_MODULES)
     if kind not in _REGISTRY:
         raise ModelFileError(f"unknown model kind {kind!r}")
     return _REGISTRY[kind]
@@ -225,22 +225,17 @@ def load(path):
     return model
 
 
-def _import_model_modules():
-    """Import the modules that register model classes (lazily: they pull in torch)."""
+#: Modules that register model classes: the light ones first; the torch-backed ones
+#: (Pyro, GPyTorch, networks) only when a file holds a kind the first do not know.
+_MODEL_MODULES = ("probperf.models", "probperf.dag", "probperf.timemodels")
+_HEAVY_MODEL_MODULES = ("probperf.models.bayes", "probperf.models.gp", "probperf.models.baselines")
+
+
+def _import_modules(modules) -> None:
+    """Import modules that register model classes (lazily: some pull in torch)."""
     import importlib
 
-    for mod in ("probperf.models", "probperf.dag", "probperf.timemodels"):
-        try:
-            importlib.import_module(mod)
-        except ImportError:
-            pass
-
-
-def _import_heavy_model_modules():
-    """The model modules that need torch: only when a file holds one of their models."""
-    import importlib
-
-    for mod in ("probperf.models.bayes", "probperf.models.gp", "probperf.models.baselines"):
+    for mod in modules:
         try:
             importlib.import_module(mod)
         except ImportError:
