@@ -24,12 +24,10 @@ class _TableModel:
         from .models import BASIS_SPEC, LAWS_SPEC, metric_model
 
         kwargs["seed"] = self.seed + offset
-        if self.kernel == LAWS_SPEC:
-            pass
-        elif self.kernel == BASIS_SPEC:
+        if self.kernel == BASIS_SPEC:
             if self.fast:
                 kwargs["inference"] = "svi"
-        else:
+        elif self.kernel != LAWS_SPEC:  # a GP kernel spec (the law mixture takes no options)
             kwargs.setdefault("mean", "linear")
             if self.fast:
                 kwargs["n_restarts"] = 1
