@@ -63,6 +63,10 @@ NOISE_PSEUDO_RUNS = 2.0
 #: is the literature's, and no exponent or weight was tuned to those rows.)
 FIXED_SHAPES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
 
+#: Finest decimal resolution looked for in the measured values: times printed with
+#: up to 12 decimals (a picosecond in seconds) are taken as exact.
+MAX_DECIMALS = 12
+
 #: Laws below this stacking weight are dropped (and the rest renormalised): they
 #: would hold fewer than one draw in a thousand.
 MIN_WEIGHT = 1e-3
@@ -182,6 +186,50 @@ def _n_coefficients(terms) -> int:
     return 1 + sum(t[0] != "shape" for t in terms)
 
 
+# -- measurement resolution ----------------------------------------------------------
+
+def resolution(y: np.ndarray) -> float:
+    """The decimal quantum the values were rounded to (0 when none is visible).
+
+    Published and hand-copied timings are rounded (``0.02`` s stands for anything in
+    0.015..0.025): at the smallest sizes the rounding, not the run-to-run spread,
+    dominates the relative error. The quantum is read from the data themselves: the
+    coarsest ``10^-k`` (k >= 1: decimals) of which every value is a whole multiple.
+    Whole numbers are taken as exact: task counts are, and a clock counting integer
+    ticks (ns, cycles) resolves far below any run's length.
+
+    Examples
+    --------
+    >>> resolution(np.array([0.02, 0.06, 3.48])), resolution(np.array([1.882, 96.95]))
+    (0.01, 0.001)
+    >>> resolution(np.array([0.1234567890123456])), resolution(np.array([133.0, 64.0]))
+    (0.0, 0.0)
+    """
+    y = np.asarray(y, dtype=np.float64)
+    for k in range(0, MAX_DECIMALS + 1):
+        scaled = y * 10.0**k
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6) and np.all(np.round(scaled) >= 1):
+            return 10.0**-k if k else 0.0
+    return 0.0
+
+
+def noise_weights(y: np.ndarray, quantum: float) -> np.ndarray:
+    """Per-run precision of ``log y`` relative to a run with no rounding.
+
+    The rounding error is uniform over one quantum (variance ``quantum^2 / 12``), on
+    the log scale ``(quantum / y)^2 / 12``; it adds to the run-to-run variance, taken
+    at its prior scale :data:`NOISE_SD` (the weights then stay fixed, which keeps each
+    law conjugate). Exact values weigh 1.
+
+    Examples
+    --------
+    >>> noise_weights(np.array([0.02, 3.48]), 0.01).round(3).tolist()
+    [0.107, 1.0]
+    """
+    r2 = (quantum / np.asarray(y, dtype=np.float64)) ** 2 / 12.0
+    return NOISE_SD**2 / (NOISE_SD**2 + r2)
+
+
 # -- one law: conjugate regression -------------------------------------------------
 
 class _Law:
@@ -207,7 +255,10 @@ class _Law:
     def design(self, X, names) -> np.ndarray:
         return np.column_stack([np.ones(len(X)), (self._raw(X, names) - self.shift) / self.scale])
 
-    def fit(self, X, names, logy) -> "_Law":
+    def fit(self, X, names, logy, w=None) -> "_Law":
+        """Posterior given ``log y`` at ``X``; ``w``: per-run precision weights
+        (:func:`noise_weights`, 1 by default)."""
+        w = np.ones(len(logy)) if w is None else w
         logy = logy - self.offset(X, names)
         Z = self._raw(X, names)
         self.shift = Z.mean(axis=0)
@@ -216,25 +267,35 @@ class _Law:
         A = self.design(X, names)
         self.center = float(np.mean(logy))
         y = logy - self.center
-        prec0 = np.full(A.shape[1], 1.0 / PRIOR_SD**2)
-        Lam = A.T @ A + np.diag(prec0)
-        cov = np.linalg.inv(Lam)
-        cov = 0.5 * (cov + cov.T)
-        self.mean = cov @ (A.T @ y)
-        self.a = NOISE_PSEUDO_RUNS / 2 + len(y) / 2
-        b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
-        self.b = b0 + 0.5 * max(float(y @ y - self.mean @ Lam @ self.mean), 0.0)
-        self.chol = np.linalg.cholesky(cov)
-        self.log_evidence = _log_evidence(len(y), prec0, Lam, b0, self.a, self.b) - float(np.sum(logy))
+        self._conjugate(A, y, w)
+        self.log_evidence -= float(np.sum(logy))  # density of y, not of log y
         return self
 
-    def log_density(self, X, names, logy) -> np.ndarray:
-        """Pointwise log predictive density (Student-t) of ``log y``."""
+    def _conjugate(self, A, y, w) -> None:
+        """Normal-inverse-gamma posterior of ``y = A beta + e``, ``e_i ~ N(0, sigma^2 / w_i)``."""
+        prec0 = np.full(A.shape[1], 1.0 / PRIOR_SD**2)
+        Lam = A.T @ (w[:, None] * A) + np.diag(prec0)
+        cov = np.linalg.inv(Lam)
+        cov = 0.5 * (cov + cov.T)
+        self.mean = cov @ (A.T @ (w * y))
+        self.a = NOISE_PSEUDO_RUNS / 2 + len(y) / 2
+        b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
+        self.b = b0 + 0.5 * max(float(y @ (w * y) - self.mean @ Lam @ self.mean), 0.0)
+        self.chol = np.linalg.cholesky(cov)
+        self.log_evidence = _log_evidence(len(y), prec0, Lam, b0, self.a, self.b) + 0.5 * float(np.sum(np.log(w)))
+
+    def log_density(self, X, names, logy, w=None) -> np.ndarray:
+        """Pointwise log predictive density (Student-t) of ``log y`` (measured with
+        precision weights ``w``)."""
         A = self.design(X, names)
         V = A @ self.chol
-        scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
         loc = self.center + self.offset(X, names) + A @ self.mean
-        return _t_logpdf(logy, 2 * self.a, loc, scale)
+        return _t_logpdf(logy, 2 * self.a, loc, self._scale(V, w))
+
+    def _scale(self, V, w) -> np.ndarray:
+        """Predictive scale of ``log y`` at rows whose coefficient factor is ``V``."""
+        noise = 1.0 if w is None else 1.0 / w
+        return np.sqrt(self.b / self.a * (noise + np.sum(V**2, axis=1)))
 
     def draws(self, X, names, S, rng, noise) -> np.ndarray:
         """``S`` joint draws of ``log y`` at ``X``."""
@@ -302,31 +363,24 @@ class _AffineLaw(_Law):
             cols += [1.0 / p, np.exp(phi) / p]
         return np.column_stack(cols)
 
-    def fit(self, X, names, logy) -> "_AffineLaw":
+    def fit(self, X, names, logy, w=None) -> "_AffineLaw":
+        w = np.ones(len(logy)) if w is None else w
         D = self.design(X, names) / np.exp(logy)[:, None]
         scale = np.sqrt(np.mean(D**2, axis=0))
-        A = D / scale
-        Lam = A.T @ A + np.eye(A.shape[1]) / PRIOR_SD**2
-        cov = np.linalg.inv(Lam)
-        mean = cov @ A.sum(axis=0)
-        if np.any(mean < 0):
-            raise ValueError("negative coefficient: the affine law does not fit these data")
-        self.mean = mean / scale
-        self.chol = np.linalg.cholesky(0.5 * (cov + cov.T)) / scale[:, None]
-        self.a = NOISE_PSEUDO_RUNS / 2 + len(logy) / 2
-        b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
-        self.b = b0 + 0.5 * max(float(len(logy) - mean @ Lam @ mean), 0.0)
         # relative residuals ~ residuals of log y: comparable with the log-scale laws
-        self.log_evidence = _log_evidence(len(logy), np.full(len(mean), 1.0 / PRIOR_SD**2), Lam, b0, self.a, self.b)
+        self._conjugate(D / scale, np.ones(len(logy)), w)
+        if np.any(self.mean < 0):
+            raise ValueError("negative coefficient: the affine law does not fit these data")
+        self.mean = self.mean / scale
+        self.chol = self.chol / scale[:, None]
         self.center, self.shift, self.scale = 0.0, np.zeros(0), np.ones(0)
         return self
 
-    def log_density(self, X, names, logy) -> np.ndarray:
+    def log_density(self, X, names, logy, w=None) -> np.ndarray:
         D = self.design(X, names)
         mu = D @ self.mean
         V = (D / mu[:, None]) @ self.chol
-        scale = np.sqrt(self.b / self.a * (1.0 + np.sum(V**2, axis=1)))
-        return _t_logpdf(logy, 2 * self.a, np.log(mu), scale)
+        return _t_logpdf(logy, 2 * self.a, np.log(mu), self._scale(V, w))
 
     def draws(self, X, names, S, rng, noise) -> np.ndarray:
         D = self.design(X, names)
@@ -341,10 +395,11 @@ class _AffineLaw(_Law):
         return out
 
 
-def law_weights(cands: dict, X, names, logy) -> tuple[dict, dict]:
+def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
     """Stacking weights of the candidate laws from forward splits of the runs, and each
     law's mean held-out log density (``None`` where it could not be validated on every
-    split). Without any usable split: weights by the laws' evidence (BMA).
+    split). Without any usable split: weights by the laws' evidence (BMA). ``w``: the
+    runs' precision weights (:func:`noise_weights`).
 
     Examples
     --------
@@ -356,6 +411,7 @@ def law_weights(cands: dict, X, names, logy) -> tuple[dict, dict]:
     'n^2 log^0 n'
     """
     order = list(cands)
+    w = np.ones(len(logy)) if w is None else w
     L, groups = [], []
     for j, split in enumerate(forward_splits(X, names)):
         block = np.full((int(split.test.sum()), len(order)), -np.inf)
@@ -364,29 +420,29 @@ def law_weights(cands: dict, X, names, logy) -> tuple[dict, dict]:
             if sub.get(name) != cands[name]:
                 continue  # the law is not identified on this split's training rows
             try:
-                law = _make_law(cands[name]).fit(X[split.train], names, logy[split.train])
+                law = _make_law(cands[name]).fit(X[split.train], names, logy[split.train], w[split.train])
             except (ValueError, np.linalg.LinAlgError):
                 continue
-            block[:, k] = law.log_density(X[split.test], names, logy[split.test])
+            block[:, k] = law.log_density(X[split.test], names, logy[split.test], w[split.test])
         if np.isfinite(block).any():
             L.append(block)
             groups += [j] * len(block)
     if not L:
-        w = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy)
-        return dict(zip(order, map(float, w))), dict.fromkeys(order)
+        ev = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy, w)
+        return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L = np.vstack(L)
     w = stacking_weights(L, np.asarray(groups))
     scores = [float(np.mean(col)) if np.all(np.isfinite(col)) else None for col in L.T]
     return dict(zip(order, map(float, w))), dict(zip(order, scores))
 
 
-def _evidence_weights(laws, X, names, logy) -> np.ndarray:
+def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
     """Posterior law probabilities from the closed-form marginal likelihoods (equal prior
     odds): the fallback when the data are too few for any forward split."""
     logml = []
     for law in laws:
         try:
-            logml.append(law.fit(X, names, logy).log_evidence)
+            logml.append(law.fit(X, names, logy, w).log_evidence)
         except (ValueError, np.linalg.LinAlgError):
             logml.append(-np.inf)
     logml = np.asarray(logml)
@@ -455,17 +511,18 @@ class LawMixture(MetricModel):
         cands = candidate_laws(X, names)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
-        weights, self.scores_ = law_weights(cands, X, names, logy)
+        precision = noise_weights(y, resolution(y))
+        weights, self.scores_ = law_weights(cands, X, names, logy, precision)
         self.laws_ = {}
-        for name, w in weights.items():
-            if w >= MIN_WEIGHT:
+        for name, weight in weights.items():
+            if weight >= MIN_WEIGHT:
                 try:
-                    self.laws_[name] = _make_law(cands[name]).fit(X, names, logy)
+                    self.laws_[name] = _make_law(cands[name]).fit(X, names, logy, precision)
                 except (ValueError, np.linalg.LinAlgError):
                     continue  # an affine law whose coefficients turn negative on all runs
         if not self.laws_:
             name = next(iter(cands))
-            self.laws_, weights = {name: _make_law(cands[name]).fit(X, names, logy)}, {name: 1.0}
+            self.laws_, weights = {name: _make_law(cands[name]).fit(X, names, logy, precision)}, {name: 1.0}
         total = sum(weights[k] for k in self.laws_)
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
