@@ -25,6 +25,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .limits import MAX_EXACT_INT, NumberError, check_value, parse_literal
+
 #: The base parameters, in column order.
 BASE_PARAMS: tuple[str, ...] = ("n", "p")
 
@@ -222,11 +224,7 @@ def validate_frame(
     out.columns = columns
     numeric = [c for c in columns if c != "split"]
     for c in numeric:
-        values = pd.to_numeric(out[c], errors="coerce")
-        bad = values.isna() & ~_blank(out[c])
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise loc.error(f"value {_show(out[c].iloc[row])} is not a number", row, c)
+        values = _numeric(out[c], loc, c)
         # Blank cells are allowed only in metric columns (a metric measured for some
         # rows only, like serial_time in the published data); parameters need values.
         if c in BASE_PARAMS or c in config:
@@ -246,17 +244,54 @@ def validate_frame(
     if bad_p.any():
         row = int(np.flatnonzero(bad_p)[0])
         raise loc.error(f"p must be a positive integer, got {_show(out['p'].iloc[row])}", row, "p")
+    # beyond 2**53 float64 holds no exact integer, and int64 would wrap (1e19 -> -2**63)
+    if (p > MAX_EXACT_INT).any():
+        row = int(np.flatnonzero(p > MAX_EXACT_INT)[0])
+        raise loc.error(f"p = {_show(out['p'].iloc[row])} is beyond 2**53, the largest integer "
+                        "held exactly", row, "p")
     out["p"] = out["p"].astype("int64")
     if "n" in out and (out["n"] <= 0).any():
         row = int(np.flatnonzero((out["n"] <= 0).to_numpy())[0])
         raise loc.error("problem size n must be positive", row, "n")
-    for c in ("reps",):
-        if c in out:
-            out[c] = out[c].astype("int64")
+    if "reps" in out:
+        reps = out["reps"].to_numpy(dtype=float)
+        bad = (reps != np.round(reps)) | (reps > MAX_EXACT_INT)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise loc.error(f"reps must be a whole number up to 2**53, got {_show(reps[row])}", row, "reps")
+        out["reps"] = out["reps"].astype("int64")
     if "split" in out:
         out["split"] = out["split"].astype(str)
     _check_identity(out, loc, strict, identity_rtol)
     return out
+
+
+def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
+    """A column as numbers; booleans, complex numbers, text and values beyond float64
+    are refused (:func:`probperf.limits.check_value`), blanks become NaN."""
+    kind = column.dtype.kind
+    if kind in "iuf":  # already numbers (NaN and infinities are checked by the caller)
+        return column
+    if kind != "O":  # bool, complex, dates...: never a measurement
+        try:
+            check_value(column.iloc[0])
+        except NumberError as exc:
+            raise loc.error(str(exc), 0, name) from None
+        raise loc.error(f"values of type {column.dtype} are not numbers", 0, name)
+    blank = _blank(column).to_numpy()
+    for row, v in enumerate(column.tolist()):
+        if blank[row]:
+            continue
+        try:
+            check_value(_from_text(v))
+        except NumberError as exc:
+            raise loc.error(str(exc), row, name) from None
+    return pd.to_numeric(column.where(~blank), errors="coerce")
+
+
+def _from_text(value):
+    """A cell written as text (``"3"`` in a DataFrame) as the number it spells."""
+    return parse_literal(value) if isinstance(value, str) else value
 
 
 def _show(value) -> str:

@@ -24,10 +24,8 @@ import csv
 import glob as globlib
 import io
 import json
-import math
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -36,11 +34,14 @@ import pandas as pd
 
 from .data import (
     BASE_PARAMS,
+    LABEL_COLUMNS,
     METRICS,
     Location,
     MeasurementError,
     Measurements,
 )
+from .limits import MAX_FIELD_CHARS, NumberError, check_value, parse_literal
+from .outputs import atomic_write as _atomic_write
 
 #: DAG Recorder field -> column. The other lines (``T1/P``, speedups, granularities,
 #: node counts and the edge matrices) are derived or not per-run metrics.
@@ -192,59 +193,41 @@ def _expand(paths) -> list[str]:
 # -- shared helpers -------------------------------------------------------------------
 
 
-def _atomic_write(path, write_to: Callable[[str], None]) -> Path:
-    """Run ``write_to(tmp)`` and move ``tmp`` onto ``path``; remove ``tmp`` on failure."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(fd)
+@contextlib.contextmanager
+def _reading(path):
+    """Turn the ways a text file cannot be read into a :class:`MeasurementError`."""
     try:
-        write_to(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def _read_text(path) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        yield
     except FileNotFoundError:
         raise MeasurementError("file not found", str(path)) from None
     except IsADirectoryError:
         raise MeasurementError("is a directory, not a file", str(path)) from None
     except UnicodeDecodeError as exc:
         raise MeasurementError(f"not a text file ({exc.reason})", str(path)) from None
+    except OSError as exc:
+        raise MeasurementError(f"cannot read the file ({exc.strerror or exc})", str(path)) from None
 
 
-def _number(text: str):
-    """``int`` or ``float`` from text, or ``None`` if it is not a finite number."""
-    if "_" in text:  # int() and float() accept 1_000; a measurement file should not
-        return None
+def _read_text(path) -> str:
+    # utf-8-sig: spreadsheet exports start with a byte-order mark; it is not data
+    with _reading(path), open(path, encoding="utf-8-sig") as f:
+        return f.read()
+
+
+def _number(text: str, source, line=None, column=None, context: str = ""):
+    """The number ``text`` holds (:func:`~probperf.limits.parse_literal`), or a
+    :class:`MeasurementError` at ``source``, ``line``, ``column`` saying why not."""
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _bad_number(text: str) -> str:
-    low = text.strip().lower()
-    if low in ("nan", "+nan", "-nan"):
-        return "value is NaN"
-    if low.lstrip("+-") in ("inf", "infinity"):
-        return "value is infinite"
-    return f"value {text!r} is not a number"
+        return parse_literal(text)
+    except NumberError as exc:
+        raise MeasurementError(f"{context}{exc}", source, line, column) from None
 
 
 def _column_array(values: list) -> np.ndarray:
-    """int64 if every value is an int that fits, else float64 (``None`` -> NaN)."""
+    """int64 if every value is an int that fits, else float64 (``None`` -> NaN).
+
+    The values are already checked finite numbers (:mod:`probperf.limits`), so the
+    conversion to float cannot overflow."""
     if all(type(v) is int and -_INT64_MAX <= v <= _INT64_MAX for v in values):
         return np.array(values, dtype=np.int64)
     return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
@@ -288,9 +271,24 @@ def _config_of(config: Sequence[str], params: Mapping | None) -> list:
     return out
 
 
+def _simulator_config(columns, config: Sequence[str]) -> list[str]:
+    """Columns that are configuration parameters of a simulated program
+    (``probperf sim run`` writes them) and are not declared: they need no ``--config``
+    so that a simulated CSV or JSON lines table reads back as it was written."""
+    known = {*BASE_PARAMS, *METRICS, *LABEL_COLUMNS, *config}
+    unknown = [c for c in columns if c not in known and not str(c).endswith("_std")]
+    if not unknown:
+        return []
+    from .sim.apps import APPS  # only when needed: the readers should not import the simulator
+
+    names = {name for app in APPS.values() for name in app.config}
+    return [c for c in unknown if c in names]
+
+
 def _make(frame, source, config, params, location, **kw) -> Measurements:
     frame = _add_params(frame, params, source)
     config = _config_of(config, params)
+    config += _simulator_config(frame.columns, config)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
     return Measurements(frame, config, source=str(source), location=location, **kw)
@@ -311,7 +309,9 @@ def read_csv(
     """Read a CSV file: header on line 1, one run per line, blank cell = missing.
 
     Numbers are parsed with Python's ``int``/``float``, so a value written with
-    ``repr`` precision comes back bit for bit. ``nan`` and ``inf`` are errors.
+    ``repr`` precision comes back bit for bit. ``nan`` and ``inf`` are errors. A
+    UTF-8 byte-order mark (spreadsheet exports) is skipped. The file is read in
+    chunks of :data:`CSV_CHUNK_ROWS` rows, so memory follows the numbers, not the text.
 
     Examples
     --------
@@ -324,32 +324,86 @@ def read_csv(
     probperf.data.MeasurementError: .../runs.csv, line 3, column time: negative value -1.0
     """
     source = str(path)
-    text = _read_text(path)
-    if not text.strip():
-        raise MeasurementError("the file is empty", source, 1)
-    rows = csv.reader(io.StringIO(text, newline=""))
-    header = next(rows)
-    header = [h.strip() for h in header]
-    _check_header(header, source, line=1)
-    cells: list[list[str]] = []
-    lines: list[int] = []
-    for row in rows:
-        line = rows.line_num
-        if not any(c.strip() for c in row):
-            continue  # blank line
-        if len(row) != len(header):
-            raise MeasurementError(
-                f"{len(row)} fields, but the header has {len(header)}", source, line
-            )
-        cells.append(row)
-        lines.append(line)
-    if not cells:
-        raise MeasurementError("no data rows after the header", source, 2)
-    frame = pd.DataFrame(
-        {name: _parse_column([r[j] for r in cells], lines, source, name) for j, name in enumerate(header)}
-    )
+    with _reading(path), open(path, encoding="utf-8-sig", newline="") as f:
+        rows = csv.reader(f)
+        header = _csv_header(rows, source)
+        columns, lines = _csv_columns(rows, header, source)
+    frame = pd.DataFrame(dict(zip(header, columns)))
     loc = Location(source, row_lines=lines, header_line=1)
     return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+
+
+#: Rows parsed into Python values before they are packed into arrays: small enough
+#: that the Python objects (about 30 bytes per value) stay a few MB, large enough that
+#: packing costs nothing.
+CSV_CHUNK_ROWS = 65536
+
+
+def _csv_rows(rows, source):
+    """``(line, fields)`` of the non-blank rows, csv errors located."""
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            message = str(exc)
+            if "field larger than field limit" in message:
+                message = f"a field is longer than {MAX_FIELD_CHARS} characters (MAX_FIELD_CHARS)"
+            raise MeasurementError(f"not valid CSV ({message})", source, rows.line_num) from None
+        if any(c.strip() for c in row):
+            yield rows.line_num, row
+
+
+def _csv_header(rows, source) -> list[str]:
+    first = next(_csv_rows(rows, source), None)
+    if first is None:
+        raise MeasurementError("the file is empty", source, 1)
+    line, header = first
+    if line != 1:
+        raise MeasurementError("the header must be on line 1 (the file starts with blank lines)", source, 1)
+    header = [h.strip() for h in header]
+    _check_header(header, source, line=1)
+    return header
+
+
+def _csv_columns(rows, header, source) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each column as one array (int64, float64, or str for ``split``) and the line of
+    each row, parsed :data:`CSV_CHUNK_ROWS` rows at a time."""
+    chunks: list[list[np.ndarray]] = [[] for _ in header]
+    lines: list[np.ndarray] = []
+    batch: list[list[str]] = []
+    batch_lines: list[int] = []
+    for line, row in _csv_rows(rows, source):
+        if len(row) != len(header):
+            raise MeasurementError(f"{len(row)} fields, but the header has {len(header)}", source, line)
+        batch.append(row)
+        batch_lines.append(line)
+        if len(batch) == CSV_CHUNK_ROWS:
+            _pack(batch, batch_lines, header, source, chunks, lines)
+            batch, batch_lines = [], []
+    if batch:
+        _pack(batch, batch_lines, header, source, chunks, lines)
+    if not lines:
+        raise MeasurementError("no data rows after the header", source, 2)
+    return [_concat(parts) for parts in chunks], np.concatenate(lines)
+
+
+def _pack(batch, batch_lines, header, source, chunks, lines) -> None:
+    for j, name in enumerate(header):
+        chunks[j].append(_parse_column([r[j] for r in batch], batch_lines, source, name))
+    lines.append(np.array(batch_lines, dtype=np.int64))
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    """One column from its chunks: float64 as soon as one chunk is (as if read at once)."""
+    if len(parts) == 1:
+        return parts[0]
+    if any(p.dtype == object for p in parts):
+        return np.concatenate([p.astype(object) for p in parts])
+    if any(p.dtype != np.int64 for p in parts):
+        return np.concatenate([p.astype(np.float64) for p in parts])
+    return np.concatenate(parts)
 
 
 def _check_header(header: list[str], source: str, line: int) -> None:
@@ -371,10 +425,7 @@ def _parse_column(texts: list[str], lines: list[int], source: str, name: str) ->
         if not text:
             values.append(None)
             continue
-        v = _number(text)
-        if v is None:
-            raise MeasurementError(_bad_number(text), source, line, name)
-        values.append(v)
+        values.append(_number(text, source, line, name))
     return _column_array(values)
 
 
@@ -432,7 +483,9 @@ def read_jsonl(
         raise MeasurementError("the file is empty", source, 1)
     records: list[dict] = []
     lines: list[int] = []
-    for line, raw in enumerate(text.splitlines(), 1):
+    # split on newlines only: str.splitlines would also cut at U+2028 and other
+    # separators, which JSON allows raw inside strings
+    for line, raw in enumerate(text.split("\n"), 1):
         if not raw.strip():
             continue
         records.append(_json_record(raw, source, line))
@@ -464,6 +517,12 @@ def _json_record(raw: str, source: str, line: int) -> dict:
         rec = json.loads(raw, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as exc:
         raise MeasurementError(f"not valid JSON ({exc.msg})", source, line) from None
+    except MeasurementError:
+        raise
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise MeasurementError(f"not valid JSON ({exc})", source, line) from None
+    except RecursionError:
+        raise MeasurementError("not valid JSON (nested too deeply)", source, line) from None
     if not isinstance(rec, dict):
         raise MeasurementError("expected a JSON object {...} on each line", source, line)
     return rec
@@ -475,10 +534,10 @@ def _json_column(name, values, lines, source) -> np.ndarray:
     for v, line in zip(values, lines):
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise MeasurementError(f"value {v!r} is not a number", source, line, name)
-        if not math.isfinite(v):
-            raise MeasurementError(_bad_number(str(v)), source, line, name)
+        try:
+            check_value(v)
+        except NumberError as exc:
+            raise MeasurementError(str(exc), source, line, name) from None
     return _column_array(values)
 
 
@@ -538,6 +597,8 @@ def read_parquet(
     source = str(path)
     if not os.path.exists(path):
         raise MeasurementError("file not found", source)
+    if os.path.isdir(path):
+        raise MeasurementError("is a directory, not a file", source)
     if os.path.getsize(path) == 0:
         raise MeasurementError("the file is empty", source)
     try:
@@ -545,7 +606,7 @@ def read_parquet(
     except (pa.ArrowException, OSError) as exc:
         raise MeasurementError(f"not a readable Parquet file ({exc})", source) from None
     _check_header([str(n) for n in table.column_names], source, line=None)
-    meta = json.loads((table.schema.metadata or {}).get(_PARQUET_META, b"{}"))
+    meta = _parquet_meta(table.schema.metadata or {}, source)
     for j, name in enumerate(table.column_names):
         col = table.column(j)
         if pa.types.is_floating(col.type):
@@ -556,10 +617,14 @@ def read_parquet(
     frame = table.to_pandas()
     for name in frame.columns:
         if name != "split" and not pd.api.types.is_numeric_dtype(frame[name]):
-            for row, v in enumerate(frame[name].tolist()):
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                    raise MeasurementError(f"row {row}: value {v!r} is not a number", source, None, name)
-            frame[name] = _column_array(frame[name].tolist())
+            values = frame[name].tolist()
+            for row, v in enumerate(values):
+                try:
+                    if v is not None:
+                        check_value(v)
+                except NumberError as exc:
+                    raise MeasurementError(f"row {row}: {exc}", source, None, name) from None
+            frame[name] = _column_array(values)
     loc = Location(source)
     stored = list(meta.get("config", []))
     config = stored + [c for c in config or () if c not in stored]
@@ -573,6 +638,29 @@ def read_parquet(
         clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"),
         strict=strict,
     )
+
+
+def _parquet_meta(metadata: Mapping, source: str) -> dict:
+    """probperf's entry of a Parquet file's metadata, each field checked for its type."""
+    raw = metadata.get(_PARQUET_META, b"{}")
+    where = "metadata 'probperf'"
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise MeasurementError(f"{where} is not valid JSON ({exc})", source) from None
+    if not isinstance(meta, dict):
+        raise MeasurementError(f"{where} must be a JSON object, not {type(meta).__name__}", source)
+    unit, clock_hz, config = meta.get("unit"), meta.get("clock_hz"), meta.get("config", [])
+    if unit is not None and not isinstance(unit, str):
+        raise MeasurementError(f"{where}: unit must be a string, got {unit!r}", source)
+    if clock_hz is not None:
+        try:
+            check_value(clock_hz)
+        except NumberError as exc:
+            raise MeasurementError(f"{where}: clock_hz: {exc}", source) from None
+    if not isinstance(config, list) or not all(isinstance(c, str) for c in config):
+        raise MeasurementError(f"{where}: config must be a list of column names, got {config!r}", source)
+    return meta
 
 
 def write_parquet(measurements: Measurements, path) -> Path:
@@ -723,15 +811,7 @@ def _parse_stat(path: str) -> tuple[dict, dict]:
         column = fields.get(key.strip())
         if column is None:
             continue
-        value = value.strip()
-        number = _number(value)
-        if number is None:
-            raise MeasurementError(
-                f"field {key.strip()!r}: {_bad_number(value) if value else 'no value'}",
-                path,
-                n_lines,
-                column,
-            )
+        number = _number(value, path, n_lines, column, f"field {key.strip()!r}: ")
         if column in values:
             raise MeasurementError(
                 f"field {key.strip()!r} appears twice (first on line {where[column]})",
@@ -788,12 +868,7 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
             raise MeasurementError(f"file name does not match the pattern {pattern!r}", path)
         out = {}
         for name, text in m.groupdict().items():
-            value = _number(text)
-            if value is None:
-                raise MeasurementError(
-                    f"{_bad_number(text)} (from the pattern {pattern!r})", path, column=name
-                )
-            out[name] = value
+            out[name] = _number(text, path, None, name, f"the pattern {pattern!r} gives: ")
         return out
 
     return parse
@@ -821,10 +896,7 @@ def _read_side_table(path) -> dict[str, dict]:
         name = os.path.basename(rec.pop("file"))
         values = {}
         for k, text in rec.items():
-            v = _number(text)
-            if v is None:
-                raise MeasurementError(_bad_number(text), source, line, k)
-            values[k] = v
+            values[k] = _number(text, source, line, k)
         if name in out:
             raise MeasurementError(f"file {name!r} is listed twice", source, line, "file")
         out[name] = values
@@ -907,10 +979,7 @@ def read_extrap(
             column = current_metric if current_metric in METRICS else "time"
             values = []
             for token in rest.split():
-                v = _number(token)
-                if v is None:
-                    raise MeasurementError(_bad_number(token), source, line, column)
-                values.append(v)
+                values.append(_number(token, source, line, column))
             if not values:
                 raise MeasurementError("DATA line without values", source, line, column)
             block.append((line, values))
@@ -966,10 +1035,7 @@ def _extrap_points(text: str, k: int, names, source, line) -> list[tuple]:
             )
         point = []
         for name, token in zip(names, tokens):
-            v = _number(token)
-            if v is None:
-                raise MeasurementError(f"POINTS: {_bad_number(token)}", source, line, name)
-            point.append(v)
+            point.append(_number(token, source, line, name, "POINTS: "))
         out.append(tuple(point))
     if not out:
         raise MeasurementError("POINTS line without points", source, line)

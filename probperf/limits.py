@@ -1,0 +1,284 @@
+"""Numbers from people and files: the one parser, and the limits every command applies.
+
+Every number probperf takes in passes through here: command-line values
+(``--at n=2**20``, ``--p 1..8``, ``--draws 500``, ``--clock-hz 2.3e9``), the cells of
+CSV, JSON lines, Parquet, ``.stat`` and Extra-P files, and the values of a
+:class:`~probperf.data.Measurements`. A value is refused with a one-line reason
+(:class:`NumberError`; the caller adds the option or the file, line and column) when
+it is not a real number (text, a boolean, a complex result), not finite (NaN,
+infinity, beyond the range of float64), not an integer where one is needed, or
+outside the range the option allows.
+
+The resource limits below bound what one command may ask for, so that a typo
+(``--p 1..100000000``) fails at once with the limit named instead of running for
+hours or exhausting memory. Each is declared once, here, with the reason for its value.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+#: The largest finite float64; an integer beyond it cannot even be converted.
+FLOAT_MAX = sys.float_info.max
+
+#: The largest integer float64 holds exactly. Parameters reach the models as float64
+#: (``Measurements.X``), so an integer parameter (``p``, a repetition count) beyond it
+#: would silently become another number; such values are refused.
+MAX_EXACT_INT = 2**53
+
+#: Characters in one number literal. float64 spans 1e-308..1e308 with 17 significant
+#: digits, so a longer literal is padding or out of range; the bound also keeps
+#: Python's quadratic int parsing of huge digit strings from stalling a reader.
+MAX_NUMBER_CHARS = 400
+
+#: Characters in one CSV field: the csv module's own default, stated here so the error
+#: can name it. No number or label needs a thousandth of it.
+MAX_FIELD_CHARS = 131072
+
+#: Values in one list option (``--n``, ``--p``, ``--set``, ``--workers``) after ranges
+#: are expanded: the grid is their product, so 1000 sizes by 1000 worker counts is
+#: already a million simulated runs. Checked before a range is expanded.
+MAX_LIST_VALUES = 1000
+
+#: Worker counts the simulator accepts. It steps every worker at every scheduling event,
+#: so time grows with p; the papers' machines have 36-64 cores and 1024 leaves room for
+#: "what if" questions while keeping a run to seconds.
+MAX_SIM_WORKERS = 1024
+
+#: Largest simulated problem size, as a multiple of the work of the thesis protocol's
+#: largest test size for that program (``probperf.sim.PROTOCOL``, whose whole A+B
+#: datasets simulate in under a minute). Also the largest ``sim datasets --scale``.
+#: Past 16x one run takes minutes and its DAG gigabytes (``sim run --n 2**40`` hung).
+MAX_SIM_SCALE = 16.0
+
+#: Simulated runs in one ``sim run`` (sizes x workers x configurations x repetitions):
+#: a table of 10^5 rows of the smallest DAGs already takes hours to simulate.
+MAX_SIM_RUNS = 100_000
+
+#: Predictive draws (``predict --draws``). The 5 % tail quantile of 10^5 draws has a
+#: standard error of 0.07 % of the spread, far below any model's own uncertainty,
+#: while the DAG model holds several (draws x points) float64 arrays at once:
+#: 10^8 draws needed 5.7 GB.
+MAX_DRAWS = 100_000
+
+#: Spectral-mixture components in a GP kernel spec (``sm<Q>``) and degree of ``poly<D>``.
+#: A GP costs Q (points x points) matrices per evaluation and the papers use Q <= 10;
+#: ``fit --kernel sm100000`` allocated until it was killed.
+MAX_SM_MIXTURES = 64
+MAX_POLY_DEGREE = 10
+
+
+class NumberError(ValueError):
+    """A value that is not an acceptable number; the message says why, in one line.
+
+    The message names the value but not where it came from: the caller knows the
+    option or the file, line and column, and adds them.
+
+    Examples
+    --------
+    >>> check_value(float("nan"))
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: value is NaN
+    """
+
+
+def check_value(value, *, integer: bool = False):
+    """``value`` as a Python ``int`` or ``float`` if it is a finite real number.
+
+    Parameters
+    ----------
+    value : object
+        A Python or NumPy scalar (from JSON, Parquet, a DataFrame or a user).
+    integer : bool
+        Also require a whole number within :data:`MAX_EXACT_INT`.
+
+    Raises
+    ------
+    NumberError
+        For booleans, complex numbers, strings and other objects, NaN, infinities,
+        integers beyond the float64 range, and (``integer``) fractions or integers
+        float64 cannot hold exactly.
+
+    Examples
+    --------
+    >>> check_value(2.0, integer=True), check_value(10**20)
+    (2, 100000000000000000000)
+    >>> check_value(True)
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: value True is not a number (a boolean)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise NumberError(f"value {bool(value)!r} is not a number (a boolean)")
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, int):
+        if abs(value) > FLOAT_MAX:
+            raise NumberError(f"value {_short(value)} is too large (beyond ±{FLOAT_MAX:.3g})")
+    elif isinstance(value, float):
+        if value != value:
+            raise NumberError("value is NaN")
+        if math.isinf(value):
+            raise NumberError("value is infinite")
+    elif isinstance(value, complex):
+        raise NumberError(f"value {value!r} is complex, not a real number")
+    else:
+        raise NumberError(f"value {_short(value)} is not a number")
+    return _as_integer(value) if integer else value
+
+
+def _as_integer(value):
+    if isinstance(value, float) and not value.is_integer():
+        raise NumberError(f"value {value!r} is not an integer")
+    if abs(value) > MAX_EXACT_INT:
+        raise NumberError(f"value {_short(value)} is beyond 2**53, the largest integer held exactly")
+    return int(value)
+
+
+def _short(value) -> str:
+    """``repr`` of a value for a message, cut so a huge one stays one readable line."""
+    text = value if isinstance(value, str) else str(value) if isinstance(value, int) else repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+def parse_literal(text: str):
+    """A plain number written in a file: ``12``, ``-3.5``, ``1e-6`` (no ``_``, no NaN).
+
+    Integers stay ``int`` (cycle counts keep every digit); the rest are ``float``.
+
+    Examples
+    --------
+    >>> parse_literal(" 42 "), parse_literal("2.5e3")
+    (42, 2500.0)
+    >>> parse_literal("1" * 400)
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: value 11111111111111111111...11111111 (400 characters) is too large (beyond ±1.8e+308)
+    """
+    t = text.strip()
+    if len(t) > MAX_NUMBER_CHARS:
+        raise NumberError(f"value {_short(t)} is longer than {MAX_NUMBER_CHARS} characters, not a number")
+    # int() and float() accept 1_000 and "nan"; a measurement file should not
+    if "_" not in t:
+        try:
+            return check_value(int(t))
+        except ValueError:
+            pass
+        try:
+            value = float(t)
+        except ValueError:
+            pass
+        else:
+            if math.isinf(value) and t.lstrip("+-").lower() not in ("inf", "infinity"):
+                raise NumberError(f"value {_short(t)} is too large (beyond ±{FLOAT_MAX:.3g})")
+            return check_value(value)
+    raise NumberError(f"value {_short(t)!r} is not a number" if t else "no value")
+
+
+def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
+                     low_open: bool = False, limit: str = ""):
+    """A number typed on the command line: ``65536``, ``1e6``, ``2**16`` or ``2^16``.
+
+    Parameters
+    ----------
+    text : str
+        A literal, or ``BASE**EXP`` / ``BASE^EXP`` with literal base and exponent (a
+        sign belongs to its literal: ``-8**0.5`` is ``(-8)**0.5``).
+    integer : bool
+        Require a whole number.
+    low, high : number, optional
+        Allowed range (inclusive; ``low_open`` excludes ``low``).
+    limit : str
+        Name of the constant behind ``high``, quoted in the message.
+
+    Returns
+    -------
+    int or float
+        ``int`` when the value is whole and within :data:`MAX_EXACT_INT`.
+
+    Examples
+    --------
+    >>> parse_expression("2**20"), parse_expression("2^-1"), parse_expression("1e3")
+    (1048576, 0.5, 1000)
+    >>> parse_expression("10**400")
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: 10**400 is too large (beyond ±1.8e+308)
+    """
+    t = text.strip().replace("^", "**")
+    base, power, exponent = t.partition("**")
+    if power:
+        value = _power(parse_literal(base), parse_literal(exponent), t)
+    else:
+        value = parse_literal(t)
+    if integer or (isinstance(value, float) and value.is_integer() and abs(value) <= MAX_EXACT_INT):
+        try:
+            value = _as_integer(value)
+        except NumberError as exc:
+            raise NumberError(str(exc).replace(f"value {_short(value)}", t, 1)) from None
+    elif isinstance(value, int) and abs(value) > MAX_EXACT_INT:
+        value = float(value)  # a size, not a count: float64 like every parameter
+    _check_range(value, t, low, high, low_open, limit)
+    return value
+
+
+def _power(base, exponent, text: str):
+    """``base ** exponent`` as a finite real number, exact for whole numbers."""
+    if base == 0 and exponent < 0:
+        raise NumberError(f"{text} is undefined (0 to a negative power)")
+    if base < 0 and not float(exponent).is_integer():
+        raise NumberError(f"{text} is not a real number (a negative base to a fractional power)")
+    # Check the size from logarithms first: 10**10**9 must not be computed to be refused.
+    if base not in (0, 1, -1) and exponent * math.log10(abs(base)) > math.log10(FLOAT_MAX):
+        raise NumberError(f"{text} is too large (beyond ±{FLOAT_MAX:.3g})")
+    try:
+        if isinstance(base, int) and isinstance(exponent, int) and exponent >= 0:
+            return check_value(base**exponent)
+        return check_value(float(base) ** float(exponent))
+    except (OverflowError, NumberError):
+        raise NumberError(f"{text} is too large (beyond ±{FLOAT_MAX:.3g})") from None
+
+
+def _check_range(value, text, low, high, low_open, limit):
+    if low is not None and (value <= low if low_open else value < low):
+        raise NumberError(f"{text} must be {'greater than' if low_open else 'at least'} {low}")
+    if high is not None and value > high:
+        raise NumberError(f"{text} is above the limit {high}{f' ({limit})' if limit else ''}")
+
+
+def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: str = "") -> list:
+    """``"1,4,16"``, ``"1..8"`` (inclusive) or a mix such as ``"1..4,8"``, each value
+    checked by :func:`parse_expression`; at most :data:`MAX_LIST_VALUES` values.
+
+    Examples
+    --------
+    >>> parse_list("1..3,2**4")
+    [1, 2, 3, 16]
+    >>> parse_list("1..100000000")
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: 1..100000000 holds 100000000 values, above the limit 1000 (MAX_LIST_VALUES)
+    """
+    values: list = []
+    for part in filter(None, (t.strip() for t in text.split(","))):
+        if ".." in part:
+            first, _, last = part.partition("..")
+            lo = parse_expression(first, integer=True, low=low, high=high, limit=limit)
+            hi = parse_expression(last, integer=True, low=low, high=high, limit=limit)
+            if hi < lo:
+                raise NumberError(f"{part} is an empty range (the end is below the start)")
+            count = hi - lo + 1
+        else:
+            lo = hi = parse_expression(part, integer=integer, low=low, high=high, limit=limit)
+            count = 1
+        if len(values) + count > MAX_LIST_VALUES:
+            raise NumberError(f"{text} holds {len(values) + count} values, above the limit "
+                              f"{MAX_LIST_VALUES} (MAX_LIST_VALUES)")
+        values.extend(range(lo, hi + 1) if count > 1 else [lo])
+    if not values:
+        raise NumberError("the list is empty")
+    return values

@@ -1,0 +1,118 @@
+"""Output files: checked before any work starts, then written atomically.
+
+Every command that writes a file (``convert``, ``fit -o``, ``plot -o``, ``sim run -o``,
+``record -o``) calls :func:`check_output` first, so a fit that takes minutes is not
+run only to fail on a path it cannot write, and writes through :func:`atomic_write`:
+
+* the data go to a temporary file beside the target, which is then renamed onto it
+  (``os.replace``), so a reader never sees half a file and a failure or an interrupt
+  (Ctrl-C, ``kill``) leaves the old file, or none, and no temporary file behind;
+* the new file gets the permissions an ordinary ``open`` would give it (``0666``
+  minus the umask), or keeps those of the file it replaces;
+* a symbolic link is written through: its target gets the new content and the link
+  stays a link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+
+class OutputError(ValueError):
+    """An output path that cannot be written; the message names it and says why.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_output(tempfile.gettempdir())
+    Traceback (most recent call last):
+    ...
+    probperf.outputs.OutputError: output ...: is a directory; give a file name
+    """
+
+
+def _real(path) -> Path:
+    """The file a write to ``path`` lands in: the target of a symbolic link."""
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def check_output(path, what: str = "output", make_parents: bool = False) -> Path:
+    """Raise :class:`OutputError` unless a file can be written at ``path``.
+
+    Checks that ``path`` is not a directory, that its directory exists (or, with
+    ``make_parents``, can be created: no regular file on the way) and that a file can
+    be created in it (a real probe, which also catches read-only file systems and
+    permissions that ``os.access`` reports wrongly for root). Returns ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> check_output(os.path.join(d, "m.model")).name
+    'm.model'
+    >>> open(os.path.join(d, "file"), "w").close()
+    >>> check_output(os.path.join(d, "file", "m.model"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probperf.outputs.OutputError: output .../file/m.model: .../file is a file, not a directory
+    """
+    name = f"{what} {os.fspath(path)}"
+    target = _real(path)
+    if target.is_dir():
+        raise OutputError(f"{name}: is a directory; give a file name")
+    parent = target.parent
+    if not parent.is_dir():
+        blocker = next((p for p in (parent, *parent.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise OutputError(f"{name}: {blocker} is a file, not a directory")
+        if not make_parents:
+            raise OutputError(f"{name}: directory {parent} does not exist")
+        parent = blocker or Path(".")
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise OutputError(f"{name}: cannot write in {parent} ({exc.strerror or exc})") from None
+    return Path(path)
+
+
+def _new_mode(target: Path) -> int:
+    """Permissions for the file: those it replaces, else 0666 minus the umask."""
+    with contextlib.suppress(OSError):
+        return stat.S_IMODE(target.stat().st_mode)
+    umask = os.umask(0)  # the only way to read it; set back at once
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path, write_to: Callable[[str], None]) -> Path:
+    """Run ``write_to(tmp)`` on a temporary file beside ``path``, then rename it onto
+    ``path``; on any failure or interrupt the temporary file is removed.
+
+    Returns ``path``. A symbolic link is written through to its target.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> out = atomic_write(os.path.join(d, "a.txt"), lambda tmp: open(tmp, "w").write("hi"))
+    >>> open(out).read(), os.listdir(d)
+    ('hi', ['a.txt'])
+    """
+    target = _real(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        write_to(tmp)
+        os.chmod(tmp, _new_mode(target))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(path)
