@@ -858,7 +858,10 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
             regex.append(re.escape(part))
     if not names:
         raise MeasurementError(f"the pattern {pattern!r} has no {{name}} fields")
-    compiled = re.compile("".join(regex))
+    try:
+        compiled = re.compile("".join(regex))
+    except re.error as exc:  # a field name that is not an identifier, such as {1n}
+        raise MeasurementError(f"the pattern {pattern!r} is not usable ({exc})") from None
     depth = pattern.count("/") + 1
 
     def parse(path: str) -> dict:

@@ -86,6 +86,10 @@ class NumberError(ValueError):
     """
 
 
+class NotANumber(NumberError):
+    """Text that does not spell a number at all (as opposed to one out of range)."""
+
+
 def check_value(value, *, integer: bool = False):
     """``value`` as a Python ``int`` or ``float`` if it is a finite real number.
 
@@ -176,7 +180,7 @@ def parse_literal(text: str):
             if math.isinf(value) and t.lstrip("+-").lower() not in ("inf", "infinity"):
                 raise NumberError(f"value {_short(t)} is too large (beyond ±{FLOAT_MAX:.3g})")
             return check_value(value)
-    raise NumberError(f"value {_short(t)!r} is not a number" if t else "no value")
+    raise NotANumber(f"value {_short(t)!r} is not a number" if t else "no value")
 
 
 def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
@@ -250,6 +254,19 @@ def _check_range(value, text, low, high, low_open, limit):
         raise NumberError(f"{text} is above the limit {high}{f' ({limit})' if limit else ''}")
 
 
+def _list_item(part: str, **limits) -> tuple:
+    """``(first, last)`` of one item of a list: ``"2**4"`` or ``"1..8"``."""
+    if ".." not in part:
+        value = parse_expression(part, **limits)
+        return value, value
+    first, _, last = part.partition("..")
+    limits["integer"] = True
+    lo, hi = parse_expression(first, **limits), parse_expression(last, **limits)
+    if hi < lo:
+        raise NumberError(f"{part} is an empty range (the end is below the start)")
+    return lo, hi
+
+
 def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: str = "") -> list:
     """``"1,4,16"``, ``"1..8"`` (inclusive) or a mix such as ``"1..4,8"``, each value
     checked by :func:`parse_expression`; at most :data:`MAX_LIST_VALUES` values.
@@ -265,16 +282,11 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     """
     values: list = []
     for part in filter(None, (t.strip() for t in text.split(","))):
-        if ".." in part:
-            first, _, last = part.partition("..")
-            lo = parse_expression(first, integer=True, low=low, high=high, limit=limit)
-            hi = parse_expression(last, integer=True, low=low, high=high, limit=limit)
-            if hi < lo:
-                raise NumberError(f"{part} is an empty range (the end is below the start)")
-            count = hi - lo + 1
-        else:
-            lo = hi = parse_expression(part, integer=integer, low=low, high=high, limit=limit)
-            count = 1
+        try:
+            lo, hi = _list_item(part, integer=integer, low=low, high=high, limit=limit)
+        except NotANumber:
+            raise NotANumber(f"cannot read {part!r} as a number or range") from None
+        count = hi - lo + 1 if hi != lo else 1
         if len(values) + count > MAX_LIST_VALUES:
             raise NumberError(f"{text} holds {len(values) + count} values, above the limit "
                               f"{MAX_LIST_VALUES} (MAX_LIST_VALUES)")

@@ -8,6 +8,14 @@ reads raw little-endian buffers and JSON is parsed with ``json``. A truncated fi
 fails safetensors' own header/size checks, and any edited byte fails the digest; both
 raise :class:`ModelFileError`.
 
+The digest is unkeyed: it detects damage (a truncated copy, a flipped bit), not
+tampering, since whoever edits a file can recompute it. So the contents are not
+trusted either: :func:`load` checks the header fields' types, turns any failure to
+rebuild the model into :class:`ModelFileError`, and finally has the model predict at
+its own largest training point, so that a file whose fields disagree with each other
+(a tensor of the wrong shape, a mask too short, a zero block size) is refused when
+loaded rather than failing later.
+
 Models implement ``_get_state() -> (config: dict, tensors: dict[str, ndarray])`` and a
 classmethod ``_from_state(config, tensors)``, and are registered with
 :func:`register` so that :func:`load` can rebuild the right class by name.
@@ -17,16 +25,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .outputs import atomic_write
 
 FORMAT = "probperf-model"
 VERSION = 1
 
 _REGISTRY: dict[str, type] = {}
+
+
+#: The advice every message about a bad model file ends with.
+REFIT = "re-fit the model (probperf fit) to get a good file"
 
 
 class ModelFileError(ValueError):
@@ -100,15 +112,7 @@ def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) ->
         "config": config_json,
         "sha256": _digest(config_json, tensors),
     }
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".tmp")
-    os.close(fd)
-    try:
-        save_file(tensors, tmp, metadata=meta)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata=meta))
 
 
 def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
@@ -140,6 +144,8 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path}: not a readable model file (truncated or corrupt: {exc})")
     if meta.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not a probperf model file")
+    if not meta.get("kind"):
+        raise ModelFileError(f"{path}: the model file names no model kind; {REFIT}")
     if meta.get("version") != str(VERSION):
         raise ModelFileError(
             f"{path}: model file version {meta.get('version')} is not supported (expected {VERSION})"
@@ -150,7 +156,9 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     try:
         config = json.loads(config_json)
     except json.JSONDecodeError as exc:
-        raise ModelFileError(f"{path}: model configuration is not valid JSON ({exc})")
+        raise ModelFileError(f"{path}: model configuration is not valid JSON ({exc}); {REFIT}")
+    except RecursionError:
+        raise ModelFileError(f"{path}: model configuration is nested too deeply; {REFIT}") from None
     return meta["kind"], config, tensors
 
 
@@ -212,17 +220,45 @@ def load(path):
     try:
         cls = model_class(kind)
     except ModelFileError as exc:
-        raise ModelFileError(f"{path}: {exc}")
+        raise ModelFileError(f"{path}: {exc}; {REFIT}")
     if not isinstance(config, dict) or "state" not in config:
-        raise ModelFileError(f"{path}: model configuration lacks its state")
+        raise ModelFileError(f"{path}: model configuration lacks its state; {REFIT}")
+    extras = config.get("extras", {})
+    if not isinstance(extras, dict):
+        raise ModelFileError(f"{path}: model extras must be a JSON object; {REFIT}")
     try:
         model = cls._from_state(config["state"], tensors)
-    except (KeyError, ValueError, TypeError, RuntimeError) as exc:
-        raise ModelFileError(f"{path}: model state is inconsistent ({type(exc).__name__}: {exc})")
-    for k, v in config.get("extras", {}).items():
-        if k in EXTRAS:
-            setattr(model, k, v)
+        for k, v in extras.items():
+            if k in EXTRAS:
+                setattr(model, k, v)
+        _try_prediction(model)
+    except ModelFileError:
+        raise
+    except (Exception, RecursionError) as exc:  # any content: the file is data, never trusted
+        raise ModelFileError(f"{path}: model state is inconsistent ({type(exc).__name__}: "
+                             f"{_one_line(exc)}); {REFIT}") from None
     return model
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _try_prediction(model) -> None:
+    """Predict a few draws at the model's largest training point (a table model with
+    ``features_`` and ``train_ranges_``); raises whatever the model raises. A model
+    rebuilt from fields that disagree (shapes, masks, sizes) fails here, at load."""
+    ranges = getattr(model, "train_ranges_", None)
+    features = getattr(model, "features_", None)
+    if not isinstance(ranges, dict) or not isinstance(features, list) or not hasattr(model, "predict"):
+        return
+    import pandas as pd
+
+    point = {c: [float(ranges[c][1])] for c in features}  # KeyError: a feature without a range
+    draws = model.predict(pd.DataFrame(point), n_draws=4, seed=0).draws
+    if not np.all(np.isfinite(draws)):
+        raise ValueError("its prediction at its own training data is not finite")
 
 
 #: Modules that register model classes: the light ones first; the torch-backed ones

@@ -6,6 +6,7 @@ it is given or creates one, and returns the figure.
 
 from __future__ import annotations
 
+import os
 from typing import Mapping
 
 import numpy as np
@@ -146,6 +147,37 @@ def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: s
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def figure_format(path, what: str = "-o") -> str:
+    """The format a figure is written in at ``path``, from its suffix (``png`` when it
+    has none), after :func:`~probperf.outputs.check_output`; an unknown suffix is a
+    ``ValueError`` naming the formats matplotlib writes.
+
+    Examples
+    --------
+    >>> figure_format("band.svg"), figure_format("band")
+    ('svg', 'png')
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .outputs import check_output
+
+    suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    known = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in known:
+        raise ValueError(f"{what} {os.fspath(path)}: unknown figure format {suffix!r}; use one of "
+                         f"{', '.join(sorted(known))}")
+    check_output(path, what)
+    return suffix or "png"
+
+
+def save_figure(fig, path, fmt: str) -> None:
+    """Write ``fig`` to exactly ``path`` in format ``fmt``, atomically (a temporary file
+    renamed onto it), so a failed or interrupted save leaves no half-written figure."""
+    from .outputs import atomic_write
+
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
 
 
 def _fmt(v) -> str:

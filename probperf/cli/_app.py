@@ -7,10 +7,56 @@ Commands live in sibling modules by topic (data, sim, models, record) and regist
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import signal
 import sys
 
 import typer
+import typer.core
 from rich.console import Console
+from rich.markup import escape
+
+from ..limits import NumberError, parse_expression
+from ..limits import parse_list as limits_parse_list
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """The command group, with every error on one stderr line and status 2.
+
+    Click prints usage errors (an unknown option, a missing argument) as a usage
+    block and typer as a box; both become one ``error:`` line. An unexpected
+    exception is an internal error: one line (status 1) saying so, never a traceback
+    (set ``PROBPERF_DEBUG=1`` to see it). SIGTERM exits like Ctrl-C, so writes in
+    progress remove their temporary files.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            signal.signal(signal.SIGTERM, _terminate)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.Abort:
+            code = 130
+        except typer.TyperException as exc:  # click's usage errors (typer vendors click)
+            message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+            err_console.print(f"[bold red]error:[/] {shown(' '.join(message.split()))}",
+                              highlight=False, soft_wrap=True)
+            code = getattr(exc, "exit_code", BAD_INPUT)
+        except Exception as exc:  # noqa: BLE001 - the last resort: no traceback for users
+            if os.environ.get("PROBPERF_DEBUG"):
+                raise
+            err_console.print(f"[bold red]internal error:[/] {shown(f'{type(exc).__name__}: {exc}')} "
+                              "(please report it; PROBPERF_DEBUG=1 shows the traceback)",
+                              highlight=False, soft_wrap=True)
+            code = 1
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
 
 app = typer.Typer(
     name="probperf",
@@ -18,6 +64,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_OneLineErrors,
 )
 sim_app = typer.Typer(help="Simulate task-parallel programs and generate datasets.", no_args_is_help=True)
 bench_app = typer.Typer(help="Benchmark programs (C + OpenMP tasks).", no_args_is_help=True)
@@ -44,14 +91,46 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 #: Exit status for bad input (DESIGN.md, "Contracts").
 BAD_INPUT = 2
 
+#: Characters never sent to the terminal as they are: C0 and C1 controls (ESC starts
+#: the sequences that recolour, retitle or write the clipboard, OSC 52), line and
+#: paragraph separators and the bidirectional overrides that reorder what is shown.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text) -> str:
+    r"""``text`` with every control character written as an escape (``\x1b``).
+
+    The one sanitizer for strings that reach the terminal from files or arguments
+    (column names, a model file's unit, paths, error messages quoting a file).
+
+    Examples
+    --------
+    >>> print(printable("time\x1b]52;c;aGk=\x07 [s]"))
+    time\x1b]52;c;aGk=\x07 [s]
+    """
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def shown(text) -> str:
+    r""":func:`printable` and escaped for rich markup, so ``[s]`` is shown, not applied.
+
+    Examples
+    --------
+    >>> print(shown("time [s]"))
+    time \[s]
+    """
+    return escape(printable(text))
+
 
 def fail(message: str) -> None:
-    """Print ``message`` on stderr and exit with status 2."""
-    from rich.markup import escape
-
-    # escape: paths and values may contain [brackets] that rich would read as markup
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print ``message`` on stderr (one line, sanitized) and exit with status 2."""
+    err_console.print(f"[bold red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(BAD_INPUT)
+
+
+def warn(message: str) -> None:
+    """Print a warning on stderr (one line, sanitized)."""
+    err_console.print(f"[yellow]warning:[/] {shown(message)}", highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager
@@ -62,34 +141,44 @@ def bad_input():
 
     try:
         yield
-    except (MeasurementError, ModelFileError, ValueError, FileNotFoundError) as exc:
+    except (MeasurementError, ModelFileError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a file named by the user that cannot be read or written
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}" if exc.filename else str(exc))
 
 
-def parse_list(text: str, what: str, cast=int) -> list:
-    """Parse ``"1,4,16"`` or ``"1..8"`` (inclusive) or a mix, e.g. ``"1..4,8"``."""
-    values = []
-    for part in filter(None, (t.strip() for t in text.split(","))):
-        try:
-            if ".." in part:
-                lo, hi = part.split("..", 1)
-                values.extend(range(int(lo), int(hi) + 1))
-            else:
-                values.append(cast(eval_number(part)))
-        except ValueError:
-            fail(f"{what}: cannot read {part!r} as a number or range")
-    if not values:
-        fail(f"{what}: empty list")
-    return values
+def number(option: str, text: str, **limits):
+    """One number typed for ``option``, read by :func:`probperf.limits.parse_expression`
+    with ``limits`` (``integer``, ``low``, ``high``, ``low_open``, ``limit``); bad input
+    exits with status 2 and a message naming the option.
+
+    Examples
+    --------
+    >>> number("--draws", "2**10", integer=True, low=1)
+    1024
+    """
+    try:
+        return parse_expression(text, **limits)
+    except NumberError as exc:
+        fail(f"{option}: {exc}")
+
+
+def parse_list(text: str, what: str, **limits) -> list:
+    """``"1,4,16"`` or ``"1..8"`` (inclusive) or a mix, e.g. ``"1..4,8"``, as integers
+    (:func:`probperf.limits.parse_list`); bad input exits with status 2 naming ``what``."""
+    try:
+        return limits_parse_list(text, **limits)
+    except NumberError as exc:
+        fail(f"{what}: {exc}")
 
 
 def parse_assignments(items, option: str, example: str = "p=4") -> dict:
     """``["n=2**20", "p=4"]`` or ``"n=2**20,p=4"`` -> ``{"n": 1048576, "p": 4}``.
 
     The one parser of NAME=VALUE for every command (``--param``, ``--at``): values may
-    be written ``2**20``, ``2^20`` or ``1e6``; integral values come back as ``int``. A
-    malformed item, a repeated name or a value that is not a finite number exits with
-    status 2 and a message naming the option.
+    be written ``2**20``, ``2^20`` or ``1e6`` (:func:`probperf.limits.parse_expression`);
+    integral values come back as ``int``. A malformed item, a repeated name or a value
+    that is not a finite real number exits with status 2 and a message naming the option.
 
     Examples
     --------
@@ -106,25 +195,10 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
                 fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
             if name in out:
                 fail(f"{option} {text!r}: {name} is given twice")
-            try:
-                number = eval_number(value)
-            except ValueError:
-                fail(f"{option} {text!r}: {name} = {value!r} is not a number")
-            if number != number or number in (float("inf"), float("-inf")):
-                fail(f"{option} {text!r}: {name} is not finite")
-            out[name] = int(number) if float(number).is_integer() and abs(number) < 2**53 else number
+            out[name] = number(f"{option} {name}", value)
     if items and not out:
         fail(f"{option} needs at least one NAME=VALUE")
     return out
-
-
-def eval_number(text: str) -> float:
-    """A number written as ``65536``, ``2**16``, ``1e6`` or ``2^16``."""
-    text = text.strip().replace("^", "**")
-    if "**" in text:
-        base, exp = text.split("**", 1)
-        return float(base) ** float(exp)
-    return float(text)
 
 
 def main() -> None:  # pragma: no cover - console entry point

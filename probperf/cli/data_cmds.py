@@ -8,10 +8,9 @@ from typing import List, Optional
 
 import numpy as np
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, fail, parse_assignments
+from ._app import app, bad_input, console, err_console, number, parse_assignments, shown, warn
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -32,7 +31,7 @@ _CONFIG = typer.Option(
 _STRICT = typer.Option(
     False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
 )
-_CLOCK = typer.Option(None, "--clock-hz", help="Clock rate of cycle counts, in Hz.")
+_CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
 
 
 def _read(files, params, pattern, side_table, config, strict, clock_hz):
@@ -43,9 +42,7 @@ def _read(files, params, pattern, side_table, config, strict, clock_hz):
     if config:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = list(config)
     if clock_hz is not None:
-        if not clock_hz > 0:
-            fail("--clock-hz must be positive")
-        kw["clock_hz"] = clock_hz
+        kw["clock_hz"] = float(number("--clock-hz", clock_hz, low=0, low_open=True))
     if pattern is not None:
         kw["pattern"] = pattern
     if side_table is not None:
@@ -53,12 +50,9 @@ def _read(files, params, pattern, side_table, config, strict, clock_hz):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with bad_input():
-            try:
-                m = read(files if len(files) > 1 else files[0], **kw)
-            except OSError as exc:
-                fail(escape(f"{exc.filename or ''}: {exc.strerror or exc}"))
+            m = read(files if len(files) > 1 else files[0], **kw)
     for w in caught:
-        err_console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+        warn(str(w.message))
     return m
 
 
@@ -77,7 +71,7 @@ def _summary(m, title: str) -> Table:
     table.add_row("time unit", unit)
     for name, (lo, hi, k) in m.ranges().items():
         span = _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}"
-        table.add_row(f"parameter {name}", f"{span} ({k} distinct)")
+        table.add_row(f"parameter {shown(name)}", f"{span} ({k} distinct)")
     table.add_row("metrics", ", ".join(m.metrics))
     resid = m.identity_residual()
     if np.isnan(resid).all():
@@ -96,7 +90,7 @@ def validate(
     side_table: Optional[str] = _SIDE,
     config: Optional[List[str]] = _CONFIG,
     strict: bool = _STRICT,
-    clock_hz: Optional[float] = _CLOCK,
+    clock_hz: Optional[str] = _CLOCK,
 ):
     """Check measurement files and summarise them (rows, parameters, metrics, identity).
 
@@ -105,7 +99,7 @@ def validate(
     with status 2 and a message naming the file, line and column.
     """
     m = _read(files, param, pattern, side_table, config, strict, clock_hz)
-    console.print(_summary(m, escape(", ".join(files))))
+    console.print(_summary(m, shown(", ".join(files))))
 
 
 @app.command()
@@ -117,7 +111,7 @@ def convert(
     side_table: Optional[str] = _SIDE,
     config: Optional[List[str]] = _CONFIG,
     strict: bool = _STRICT,
-    clock_hz: Optional[float] = _CLOCK,
+    clock_hz: Optional[str] = _CLOCK,
 ):
     """Convert between formats (.csv .parquet .jsonl .txt/.extrap; .stat as input).
 
@@ -125,15 +119,17 @@ def convert(
     checked in full first, and the output is written atomically, so bad input
     leaves no output file.
     """
-    from ..formats import write
+    from ..formats import SUFFIXES, write
+    from ..outputs import check_output
 
+    with bad_input():
+        if Path(target).suffix.lower() not in SUFFIXES or SUFFIXES[Path(target).suffix.lower()] == "stat":
+            raise ValueError(f"OUT {target}: use a .csv, .parquet, .jsonl, .txt or .extrap file name")
+        check_output(target, "OUT")
     m = _read([source], param, pattern, side_table, config, strict, clock_hz)
     with bad_input():
-        try:
-            out = write(m, target)
-        except OSError as exc:
-            fail(escape(f"{exc.filename or target}: {exc.strerror or exc}"))
-    err_console.print(f"wrote {len(m)} rows to {escape(str(Path(out)))}", highlight=False, soft_wrap=True)
+        out = write(m, target)
+    err_console.print(f"wrote {len(m)} rows to {shown(Path(out))}", highlight=False, soft_wrap=True)
     if m.unit == "cycles" and Path(out).suffix.lower() != ".parquet":
         # Only Parquet records the unit; say so rather than let cycles pass for seconds.
         err_console.print(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from pathlib import Path
 from typing import List, Optional
 
@@ -10,7 +12,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, fail, parse_assignments
+from ..limits import MAX_DRAWS, MAX_EXACT_INT, MAX_POLY_DEGREE, MAX_SM_MIXTURES
+from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
 
 MODELS = ("auto", "dag", "direct", "penalty")
 
@@ -49,25 +52,50 @@ def fit(
     config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable)."),
     split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
     fast: bool = typer.Option(False, help="Cheaper inference (SVI, fewer GP restarts)."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: str = typer.Option("0", metavar="INTEGER", help="Random seed."),
 ):
     """Fit a model and save it to a model file."""
+    from .. import dag
+    from ..data import METRICS
+    from ..outputs import check_output
+
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
-    from .. import dag
-
+    if target not in METRICS:
+        fail(f"--target {target!r}: not a metric; a model predicts one of {', '.join(METRICS)}")
+    seed = number("--seed", seed, integer=True, low=0)
+    _check_kernel(kernel)
     with bad_input():
+        check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
         m = load_training(data, config, split)
-        with console.status(f"fitting {model} model of {target} on {len(m)} runs"):
+        with console.status(f"fitting {shown(model)} model of {shown(target)} on {len(m)} runs"):
             fitted = dag.fit(m, target=target, model=model, kernel=kernel, fast=fast, seed=seed)
         fitted.train_points_ = _train_points(m, target)
         fitted.save(output)
-    console.print(f"saved {type(fitted).__name__} to {output}", highlight=False)
+    console.print(f"saved {type(fitted).__name__} to {shown(output)}", highlight=False)
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
         parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
         console.print("components: " + ", ".join(parts), highlight=False, markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
         console.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
+
+
+#: Kernel names that carry a size: spectral-mixture components and polynomial degree.
+_SIZED_KERNEL = re.compile(r"\b(sm|poly)(\d+)\b", re.IGNORECASE)
+
+
+def _check_kernel(kernel) -> None:
+    """Refuse kernel specs past the resource limits before any data is read.
+
+    Examples
+    --------
+    >>> _check_kernel("sm4+linear")
+    """
+    limits = {"sm": (MAX_SM_MIXTURES, "MAX_SM_MIXTURES"), "poly": (MAX_POLY_DEGREE, "MAX_POLY_DEGREE")}
+    for family, size in _SIZED_KERNEL.findall(kernel or ""):
+        most, name = limits[family.lower()]
+        if not 1 <= int(size) <= most:
+            fail(f"--kernel {kernel!r}: {family}{size} must have 1 to {most} ({name})")
 
 
 def _leading_law(model) -> str:
@@ -98,29 +126,31 @@ def _train_points(m, target):
 def predict(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
     at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable)."),
-    level: float = typer.Option(0.9, help="Interval level in (0, 1)."),
+    level: str = typer.Option("0.9", metavar="FLOAT", help="Interval level in (0, 1)."),
     format: str = typer.Option("table", "--format", help="json | table."),
     explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model)."),
-    draws: int = typer.Option(1000, help="Number of joint predictive draws."),
-    seed: int = typer.Option(0, help="Seed of the draws."),
+    draws: str = typer.Option("1000", metavar="INTEGER", help=f"Number of joint predictive draws (at most {MAX_DRAWS})."),
+    seed: str = typer.Option("0", metavar="INTEGER", help="Seed of the draws."),
 ):
     """Predict at one or more points: median, mean and a central interval."""
-    if format not in ("json", "table"):
-        fail(f"--format must be json or table, got {format!r}")
-    if not 0 < level < 1:
-        fail(f"--level must be in (0, 1), got {level}")
     from .. import persist
 
-    points = [parse_assignments(a, "--at", "n=2**30,p=36") for a in at]
+    if format not in ("json", "table"):
+        fail(f"--format must be json or table, got {format!r}")
+    level = _level(level)
+    draws = number("--draws", draws, integer=True, low=1, high=MAX_DRAWS, limit="MAX_DRAWS")
+    seed = number("--seed", seed, integer=True, low=0)
+    rows = [parse_assignments(a, "--at", "n=2**30,p=36") for a in at]
     with bad_input():
         model = persist.load(model_file)
-        import pandas as pd
-
-        frame = pd.DataFrame(points)
-        pred = model.predict(frame, n_draws=draws, seed=seed)
+        frame = checked_points(model, rows, "--at")
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # overflow far beyond the data is reported below, once, as a non-finite prediction
+            warnings.simplefilter("ignore", RuntimeWarning)
+            pred = model.predict(frame, n_draws=draws, seed=seed)
     summary = pred.summary(level)
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})):
-        err_console.print(f"warning: {line}", highlight=False, markup=False)
+        warn(line)
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
         fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
@@ -137,12 +167,51 @@ def predict(
                              "median": r.median, "lower": r.lower, "upper": r.upper}
                     for r in part.itertuples()
                 }
-        print(json.dumps(rows, indent=2))
+        try:
+            text = json.dumps(rows, indent=2, allow_nan=False)  # NaN and Infinity are not JSON
+        except ValueError:
+            fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
+        print(text)
         return
     unit = getattr(model, "unit_", "s")
-    _print_table(summary, f"predicted time [{unit}], {level:.0%} interval")
+    _print_table(summary, shown(f"predicted time [{unit}], {level:.0%} interval"))
     if explain:
         _print_decomposition(pred.decomposition(level), level)
+
+
+def _level(text: str) -> float:
+    level = float(number("--level", text, low=0, low_open=True))
+    if not level < 1:
+        fail(f"--level must be in (0, 1), got {text}")
+    return level
+
+
+def checked_points(model, rows, option: str):
+    """The points of ``option`` as a table, checked against the model: a parameter it
+    does not know is refused by name, and ``n``/``p`` must be valid where given.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     features_ = ["n", "p"]
+    >>> checked_points(Fitted(), [{"n": 1024, "p": 4}], "--at").to_dict("list")
+    {'n': [1024], 'p': [4]}
+    """
+    import pandas as pd
+
+    from ..predict import prediction_points
+
+    frame = pd.DataFrame(rows)
+    features = list(getattr(model, "features_", frame.columns))
+    unknown = [c for c in frame.columns if c not in features]
+    if unknown:
+        raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
+                         f"its parameters are {', '.join(features)}")
+    try:
+        prediction_points(frame, {}, list(frame.columns))  # n > 0, p a positive integer
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+    return frame
 
 
 #: Beyond this factor past the largest training value of a parameter, ``predict``
@@ -168,7 +237,7 @@ def far_beyond(points, ranges) -> list[str]:
             continue
         for x in points[c].to_numpy(dtype=float):
             if x > FAR_FACTOR * hi:
-                out.append(f"{c}={x:g} is {x / hi:.0f}x the largest training value ({hi:g}): the interval "
+                out.append(f"{c}={x:g} is {x / hi:.3g}x the largest training value ({hi:g}): the interval "
                            "there rests on the candidate laws, not on validated predictions")
     return out
 
@@ -176,14 +245,15 @@ def far_beyond(points, ranges) -> list[str]:
 def _json_rows(summary):
     rows = []
     for rec in summary.to_dict("records"):
-        rows.append({k: (int(v) if k in ("n", "p") and float(v).is_integer() else float(v)) for k, v in rec.items()})
+        rows.append({k: (int(v) if k in ("n", "p") and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
+                         else float(v)) for k, v in rec.items()})
     return rows
 
 
 def _print_table(summary, title):
     table = Table(title=title)
     for c in summary.columns:
-        table.add_column(c, justify="right")
+        table.add_column(shown(c), justify="right")
     for rec in summary.itertuples(index=False):
         table.add_row(*(_fmt(v) for v in rec))
     console.print(table)
@@ -195,7 +265,7 @@ def _print_decomposition(decomp, level):
     # n, p and the parameters that differ between points; constant config is noise here
     params = [c for c in params if c in ("n", "p") or decomp[c].nunique() > 1]
     for c in [*params, "term", "share", "share interval", "median", "interval"]:
-        table.add_column(c, justify="right")
+        table.add_column(shown(c), justify="right")
     for r in decomp.to_dict("records"):
         table.add_row(
             *(_fmt(r[c]) for c in params),
@@ -232,11 +302,13 @@ def plot(
         fail(f"--vs must be n or p, got {vs!r}")
     from .. import persist
     from ..data import Measurements
-    from ..plot import plot_band
+    from ..plot import figure_format, plot_band, save_figure
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     with bad_input():
+        fmt = figure_format(output)
         model = persist.load(model_file)
+        checked_points(model, [point], "--at")
         if data is not None:
             from .. import formats
 
@@ -246,8 +318,8 @@ def plot(
         else:
             measured = None
         fig = plot_band(model, vs=vs, at=point, data=measured)
-        fig.savefig(output)
-    console.print(f"wrote {output}", highlight=False)
+        save_figure(fig, output, fmt)
+    console.print(f"wrote {shown(output)} ({fmt.upper()})", highlight=False)
 
 
 @app.command()
@@ -268,8 +340,11 @@ def demo(
 
     from ..dag import DagModel
     from ..plot import plot_band
+    from ..plot import figure_format, save_figure
     from ..sim import generate
 
+    with bad_input():
+        fmt = figure_format(output)
     started = clock.perf_counter()
     sizes, workers = [2**k for k in range(12, 17)], list(range(1, 9))
     console.print("simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
@@ -298,5 +373,6 @@ def demo(
     measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + 2000)
     fig = plot_band(model, vs="p", at={"n": big, "p": 36}, data=measured,
                     title=f"sort, n = 2^{int(np.log2(big))} (8x the largest training size)")
-    fig.savefig(output)
-    console.print(f"band plot: {output}   total {clock.perf_counter() - started:.0f} s", highlight=False)
+    with bad_input():
+        save_figure(fig, output, fmt)
+    console.print(f"band plot: {shown(output)}   total {clock.perf_counter() - started:.0f} s", highlight=False)

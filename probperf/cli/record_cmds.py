@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from ._app import app, bad_input, bench_app, console, err_console, fail, parse_assignments, parse_list
+from ._app import (app, bad_input, bench_app, console, err_console, fail, number, parse_assignments,
+                   parse_list, shown)
 
 
 def _append(new, out: Path):
@@ -43,36 +43,42 @@ def _overhead_table(overhead) -> Table:
 def record_cmd(
     command: List[str] = typer.Argument(..., metavar="-- PROGRAM [ARGS]...", help="The OpenMP program to trace."),
     workers: str = typer.Option("1", "--workers", "-w", help="Worker counts, e.g. 1,2 or 1..4."),
-    reps: int = typer.Option(1, "--reps", "-r", min=1, help="Traced runs per worker count."),
+    reps: str = typer.Option("1", "--reps", "-r", metavar="INTEGER", help="Traced runs per worker count."),
     param: Optional[List[str]] = typer.Option(
         None, "--param", help="Row parameter NAME=VALUE (repeatable); n=SIZE is required."
     ),
     output: Path = typer.Option(..., "--output", "-o", help="Measurements file to append to (.csv, .parquet, .jsonl)."),
     untraced: bool = typer.Option(True, "--untraced/--no-untraced", help="Also run once per p without event recording, to report the overhead."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a run is abandoned."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", metavar="SECONDS", help="Seconds before a run is abandoned."),
 ):
     """Run PROGRAM under the OMPT tool and append one row of DAG metrics per run.
 
     Example: probperf record --workers 1,2 --reps 2 --param n=30 -o runs.csv -- ./fib 30
     """
     from ..formats import write
+    from ..limits import MAX_LIST_VALUES
+    from ..outputs import check_output
     from ..record import BuildError, RecordError, record
 
-    ps = parse_list(workers, "--workers")
+    ps = parse_list(workers, "--workers", low=1)
+    reps = number("--reps", reps, integer=True, low=1, high=MAX_LIST_VALUES, limit="MAX_LIST_VALUES")
+    if timeout is not None:
+        timeout = float(number("--timeout", timeout, low=0, low_open=True))
     params = parse_assignments(param, "--param", "n=30")
     with bad_input():
+        check_output(output, "-o")
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,
-                progress=lambda msg: err_console.print(escape(msg), highlight=False),
+                progress=lambda msg: err_console.print(shown(msg), highlight=False),
             )
             m = _append(rec.measurements, output)
             write(m, output)
         except (RecordError, BuildError) as exc:
-            fail(escape(str(exc)))
+            fail(str(exc))
     if untraced:
         console.print(_overhead_table(rec.overhead))
-    console.print(f"appended {len(rec.measurements)} row(s) to {escape(str(output))} ({len(m)} in total)")
+    console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({len(m)} in total)")
 
 
 @bench_app.command("build")
@@ -88,6 +94,6 @@ def bench_build(
         try:
             built = build_benchmarks(output, names)
         except BuildError as exc:
-            fail(escape(str(exc)))
+            fail(str(exc))
     for path in built:
-        console.print(escape(str(path)))
+        console.print(shown(path))

@@ -7,7 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from ._app import bad_input, console, eval_number, fail, parse_list, sim_app
+from ..limits import MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
+from ._app import bad_input, console, fail, number, parse_list, shown, sim_app
 
 __all__: list[str] = []
 
@@ -15,8 +16,30 @@ _SUFFIXES = (".csv", ".parquet", ".jsonl")
 
 
 def _check_output(path: Path) -> None:
+    from ..outputs import check_output
+
     if path.suffix.lower() not in _SUFFIXES:
         fail(f"output {str(path)!r}: use a .csv, .parquet or .jsonl file name")
+    with bad_input():
+        check_output(path, "-o", make_parents=True)
+
+
+def max_size(app: str):
+    """The largest size ``sim run`` simulates for ``app``: the protocol's largest test
+    size at :data:`~probperf.limits.MAX_SIM_SCALE` times its work (``None``: no limit
+    known, the program has no protocol).
+
+    Examples
+    --------
+    >>> max_size("sort"), max_size("fib")
+    (16777216, 42)
+    """
+    from ..sim.datasets import PROTOCOL, _sizes
+
+    if app not in PROTOCOL:
+        return None
+    spec = PROTOCOL[app]
+    return max(max(_sizes(spec, key, MAX_SIM_SCALE)) for key in ("a_test", "b_test"))
 
 
 def _parse_config(items: Optional[List[str]], app: str) -> dict:
@@ -31,18 +54,18 @@ def _parse_config(items: Optional[List[str]], app: str) -> dict:
         if name not in APPS[app].config:
             fail(f"--set {item!r}: {app} has no configuration parameter {name!r}; "
                  f"it takes {', '.join(APPS[app].config) or 'none'}")
-        out[name] = parse_list(text, f"--set {name}")
+        out[name] = parse_list(text, f"--set {name}", low=0)
     return out
 
 
-def _machine(steal_latency: Optional[float], create_overhead: Optional[float]):
+def _machine(steal_latency: Optional[str], create_overhead: Optional[str]):
     from ..sim import Machine
 
     changes = {}
     if steal_latency is not None:
-        changes["steal_latency"] = steal_latency
+        changes["steal_latency"] = float(number("--steal-latency", steal_latency, low=0))
     if create_overhead is not None:
-        changes["create_overhead"] = create_overhead
+        changes["create_overhead"] = float(number("--create-overhead", create_overhead, low=0))
     return Machine(**changes)
 
 
@@ -58,14 +81,14 @@ def run(
     app: str = typer.Option(..., "--app", help="Program: fib, nqueens, sort, fft, sparselu, strassen, farm."),
     n: str = typer.Option(..., "--n", help="Problem sizes, e.g. 65536,262144 or 2**16,2**18 or 20..24."),
     p: str = typer.Option("1,4,16,36", "--p", help="Worker counts, e.g. 1,4,16,36 or 1..8."),
-    reps: int = typer.Option(1, "--reps", min=1, help="Repetitions per setting."),
-    seed: int = typer.Option(0, "--seed", help="Seed; the same seed reproduces the table."),
+    reps: str = typer.Option("1", "--reps", metavar="INTEGER", help="Repetitions per setting."),
+    seed: str = typer.Option("0", "--seed", metavar="INTEGER", help="Seed; the same seed reproduces the table."),
     config: Optional[List[str]] = typer.Option(
         None, "--set", help="Configuration values NAME=V1,V2 (repeatable; a grid)."
     ),
     scheduler: str = typer.Option("ws", "--scheduler", help="ws (work stealing) or greedy."),
-    steal_latency: Optional[float] = typer.Option(None, "--steal-latency", help="Cycles per steal."),
-    create_overhead: Optional[float] = typer.Option(None, "--create-overhead", help="Cycles per task creation."),
+    steal_latency: Optional[str] = typer.Option(None, "--steal-latency", metavar="CYCLES", help="Cycles per steal."),
+    create_overhead: Optional[str] = typer.Option(None, "--create-overhead", metavar="CYCLES", help="Cycles per task creation."),
     output: Path = typer.Option(..., "-o", "--output", help="Output table (.csv, .parquet, .jsonl)."),
 ) -> None:
     """Simulate runs of one program over a grid of sizes, workers and configurations."""
@@ -75,20 +98,28 @@ def run(
         fail(f"--app {app!r}: unknown program; choose from {', '.join(APPS)}")
     if scheduler not in SCHEDULERS:
         fail(f"--scheduler {scheduler!r}: choose from {', '.join(SCHEDULERS)}")
-    _check_output(output)
-    sizes = parse_list(n, "--n")
-    workers = parse_list(p, "--p")
+    sizes = parse_list(n, "--n", high=max_size(app), limit=f"MAX_SIM_SCALE = {MAX_SIM_SCALE:g}x "
+                       f"the work of the largest {app} test size")
+    workers = parse_list(p, "--p", high=MAX_SIM_WORKERS, limit="MAX_SIM_WORKERS")
     if any(w < 1 for w in workers):
         fail("--p: worker counts must be >= 1")
     if any(s < 1 for s in sizes):
         fail("--n: problem sizes must be >= 1")
+    repeats = number("--reps", reps, integer=True, low=1, high=MAX_SIM_RUNS, limit="MAX_SIM_RUNS")
+    seed = number("--seed", seed, integer=True, low=0)
     cfg = _parse_config(config, app)
+    runs = len(sizes) * len(workers) * repeats
+    for values in cfg.values():
+        runs *= len(values)
+    if runs > MAX_SIM_RUNS:
+        fail(f"the grid holds {runs} runs, above the limit {MAX_SIM_RUNS} (MAX_SIM_RUNS)")
+    machine = _machine(steal_latency, create_overhead)
+    _check_output(output)
     with bad_input():
-        machine = _machine(steal_latency, create_overhead)
-        m = generate(app, sizes, workers, config=cfg, reps=reps, seed=seed, machine=machine,
+        m = generate(app, sizes, workers, config=cfg, reps=repeats, seed=seed, machine=machine,
                      scheduler=scheduler, progress=True)
         _write(m, output)
-    console.print(f"wrote {len(m)} runs of {app} to {output}", highlight=False)
+    console.print(f"wrote {len(m)} runs of {shown(app)} to {shown(output)}", highlight=False)
 
 
 @sim_app.command("datasets")
@@ -99,8 +130,8 @@ def datasets(
     ),
     quick: bool = typer.Option(False, "--quick", help="Smaller sizes (scale 1/4), for a fast look."),
     scale: Optional[str] = typer.Option(None, "--scale", help="Size multiplier (overrides --quick)."),
-    seed: int = typer.Option(0, "--seed", help="Seed; the same seed reproduces the tables."),
-    reps: int = typer.Option(1, "--reps", min=1, help="Repetitions per setting."),
+    seed: str = typer.Option("0", "--seed", metavar="INTEGER", help="Seed; the same seed reproduces the tables."),
+    reps: str = typer.Option("1", "--reps", metavar="INTEGER", help="Repetitions per setting."),
     fmt: str = typer.Option("csv", "--format", help="csv, parquet or jsonl."),
 ) -> None:
     """Write the thesis's Dataset A and B for each program: DIR/<app>_A.<fmt>, DIR/<app>_B.<fmt>."""
@@ -114,12 +145,11 @@ def datasets(
         fail(f"--apps: unknown program(s) {unknown}; choose from {', '.join(PROTOCOL)}")
     if fmt not in ("csv", "parquet", "jsonl"):
         fail(f"--format {fmt!r}: choose csv, parquet or jsonl")
-    try:
-        factor = eval_number(scale) if scale is not None else (0.25 if quick else 1.0)
-    except ValueError:
-        fail(f"--scale {scale!r}: not a number")
-    if not factor > 0:
-        fail("--scale must be positive")
+    factor = 0.25 if quick else 1.0
+    if scale is not None:
+        factor = number("--scale", scale, low=0, low_open=True, high=MAX_SIM_SCALE, limit="MAX_SIM_SCALE")
+    seed = number("--seed", seed, integer=True, low=0)
+    reps = number("--reps", reps, integer=True, low=1, high=MAX_SIM_RUNS, limit="MAX_SIM_RUNS")
     if output.exists() and not output.is_dir():
         fail(f"-o {str(output)!r} exists and is not a directory")
     with bad_input():
@@ -133,4 +163,4 @@ def datasets(
         output.mkdir(parents=True, exist_ok=True)
         for (app, which), m in tables.items():
             _write(m, output / f"{app}_{which}.{fmt}")
-    console.print(f"wrote {len(tables)} tables to {output}", highlight=False)
+    console.print(f"wrote {len(tables)} tables to {shown(output)}", highlight=False)
