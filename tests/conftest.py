@@ -1,6 +1,7 @@
 """Shared fixtures. CI clones the repository with ``shared/`` beside it
 (/work/main and /work/shared), so tests find real data there."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,3 +15,16 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent (CI clones it beside the repository)")
     return SHARED
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Build caches (the OMPT tool) under pytest's tmp, never in the user's ~/.cache;
+    set in the environment so the CLI subprocesses of the tests inherit it."""
+    old = os.environ.get("PROBPERF_CACHE_DIR")
+    os.environ["PROBPERF_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if old is None:
+        os.environ.pop("PROBPERF_CACHE_DIR", None)
+    else:
+        os.environ["PROBPERF_CACHE_DIR"] = old

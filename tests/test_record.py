@@ -1,12 +1,15 @@
 """The OMPT recorder: event conversion (exact, hand-made events), real traced runs of
 the benchmark programs, failure modes and the CLI.
 
-Tests that run real programs need clang and LLVM's libomp; without them they FAIL
-with the install command (CI installs them), they are not skipped.
+Tests that run real programs need clang and LLVM's libomp (pip cannot bring them).
+Without them they are skipped with the reason and the install command on a user's
+machine, and FAIL where ``PROBPERF_REQUIRE_RECORDER=1`` (``.ci/run`` sets it after
+installing them), so CI never passes without running them.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from functools import lru_cache
@@ -223,11 +226,18 @@ def _toolchain_problem() -> str | None:
     return None
 
 
+def _need_toolchain() -> None:
+    """Skip (a user's machine) or fail (CI) when clang + libomp cannot build OpenMP."""
+    problem = _toolchain_problem()
+    if problem and os.environ.get("PROBPERF_REQUIRE_RECORDER") == "1":
+        pytest.fail(problem)
+    if problem:
+        pytest.skip(f"recorder not testable here: {problem.splitlines()[0]}")
+
+
 @pytest.fixture(scope="module")
 def bench_bin(tmp_path_factory):
-    problem = _toolchain_problem()
-    if problem:
-        pytest.fail(problem)
+    _need_toolchain()
     out = tmp_path_factory.mktemp("bench")
     build_benchmarks(out)
     return out
@@ -341,8 +351,7 @@ def test_missing_or_wrong_tool_library(bench_bin, tmp_path):
 
 
 def test_tool_is_cached_by_source_hash(tmp_path, monkeypatch):
-    if _toolchain_problem():
-        pytest.fail(_toolchain_problem())
+    _need_toolchain()
     monkeypatch.setenv("PROBPERF_CACHE_DIR", str(tmp_path))
     first = tool_path()
     stamp = first.stat().st_mtime_ns
@@ -391,8 +400,7 @@ def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):
 
 
 def test_cli_bench_build(tmp_path):
-    if _toolchain_problem():
-        pytest.fail(_toolchain_problem())
+    _need_toolchain()
     res = _cli("bench", "build", "-o", str(tmp_path), "--only", "fib,nqueens")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "fib").is_file() and (tmp_path / "nqueens").is_file()
