@@ -1,0 +1,547 @@
+"""Bad input never crashes, hangs, corrupts or lies (issue 16).
+
+A corpus of bad inputs goes through the command line as a user runs it (a subprocess
+of ``python -m probperf``) and through the Python API. Every bad input must give exit
+status 2, exactly one line on stderr naming the option or the file/line/column, no
+traceback, no output file, and no ESC byte on the terminal. Valid but unusual input
+(a byte-order mark, U+2028 in JSON, the simulator's own CSV) must give exit status 0.
+
+A subprocess costs about a second of start-up, so the cases marked ``PROCESS`` (at
+least one of every kind of failure) run as real processes, three at a time, and the
+others in-process through typer's ``CliRunner``, all from one module fixture; the
+parametrized tests then check one case each, by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import probperf as pp
+from probperf import outputs, persist
+from probperf.data import MeasurementError
+from probperf.limits import NumberError, parse_expression, parse_list
+from probperf.persist import ModelFileError
+
+#: An OSC 52 sequence: writes "hi" to the terminal's clipboard if it reaches it raw.
+OSC52 = "\x1b]52;c;aGk=\x07"
+
+#: Each try's time bound (the issue's "no try takes more than 30 s").
+TRY_SECONDS = 30
+
+#: Cases run as a user runs them, in a process of their own (one or more of each kind).
+PROCESS = {
+    "validate-p_1e19.csv", "validate-escape_header.csv", "validate-deep.jsonl", "validate-long_field.csv",
+    "validate-time_5000_digits.csv", "validate-parquet-meta_list", "validate-unknown-option",
+    "convert-read-only-dir", "fit-target-is-a-parameter", "fit-kernel-sm100000", "fit-under-a-file",
+    "predict-draws-1e8", "predict-at-10pow400", "predict-at-complex", "predict-at-unknown",
+    "predict-tampered-tensor-shape", "predict-tampered-deep-json", "predict-tampered-zero-scale",
+    "plot-at-negative-n", "plot-unknown-format", "sim-p-1..1e8", "sim-n-2pow40", "sim-n-fraction",
+    "sim-datasets-scale-1000",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One command line: ``args`` may hold ``{d}`` (the corpus directory) and ``{out}``
+    (this case's output path, which must not exist afterwards); ``where`` must appear
+    in the one stderr line (the option, or the file, line and column)."""
+
+    id: str
+    args: tuple
+    where: str
+
+
+def case(id, args, where):
+    return pytest.param(Case(id, tuple(args.split()) if isinstance(args, str) else tuple(args), where), id=id)
+
+
+GAUSS = "{d}/gauss.csv"
+MODEL = "{d}/direct.model"
+
+BAD_FILES = [
+    # (file name, content, where the error must point)
+    ("p_1e19.csv", "n,p,time\n10,1,1.0\n20,1e19,2.0\n", "p_1e19.csv, line 3, column p"),
+    ("p_fraction.csv", "n,p,time\n10,2.5,1.0\n", "p_fraction.csv, line 2, column p"),
+    ("p_zero.csv", "n,p,time\n10,0,1.0\n", "p_zero.csv, line 2, column p"),
+    ("p_true.csv", "n,p,time\n10,true,1.0\n", "p_true.csv, line 2, column p"),
+    ("time_nan.csv", "n,p,time\n10,1,nan\n", "time_nan.csv, line 2, column time"),
+    ("time_inf.csv", "n,p,time\n10,1,-inf\n", "time_inf.csv, line 2, column time"),
+    ("time_1e400.csv", "n,p,time\n10,1,1e400\n", "time_1e400.csv, line 2, column time"),
+    ("time_400_digits.csv", "n,p,time\n10,1," + "9" * 400 + "\n", "time_400_digits.csv, line 2, column time"),
+    ("time_5000_digits.csv", "n,p,time\n10,1," + "9" * 5000 + "\n", "time_5000_digits.csv, line 2, column time"),
+    ("time_complex.csv", "n,p,time\n10,1,1+2j\n", "time_complex.csv, line 2, column time"),
+    ("time_negative.csv", "n,p,time\n10,1,-1\n", "time_negative.csv, line 2, column time"),
+    ("time_underscore.csv", "n,p,time\n10,1,1_000\n", "time_underscore.csv, line 2, column time"),
+    ("n_zero.csv", "n,p,time\n0,1,1.0\n", "n_zero.csv, line 2, column n"),
+    ("long_field.csv", "n,p,time\n10,1," + "1" * 200_000 + "\n", "long_field.csv, line 2"),
+    ("unknown_column.csv", "n,p,time,speed\n10,1,1.0,3\n", "unknown_column.csv, line 1, column speed"),
+    ("escape_header.csv", f"n,p,time,{OSC52}\n10,1,1.0,3\n", "escape_header.csv, line 1, column"),
+    ("markup_header.csv", "n,p,time,[bold]x[/]\n10,1,1.0,3\n", r"column [bold]x[/]"),
+    ("duplicate_column.csv", "n,p,time,p\n10,1,1.0,1\n", "duplicate_column.csv, line 1, column p"),
+    ("missing_p.csv", "n,time\n10,1.0\n", "missing_p.csv, line 1, column p"),
+    ("no_metric.csv", "n,p\n10,1\n", "no_metric.csv, line 1"),
+    ("short_row.csv", "n,p,time\n10,1\n", "short_row.csv, line 2"),
+    ("empty.csv", "", "empty.csv, line 1"),
+    ("header_only.csv", "n,p,time\n", "header_only.csv, line 2"),
+    ("bom_bad_value.csv", "\ufeffn,p,time\n10,1,fast\n", "bom_bad_value.csv, line 2, column time"),
+    ("p_bool.jsonl", '{"n": 1, "p": true, "time": 1.0}\n', "p_bool.jsonl, line 1, column p"),
+    ("time_text.jsonl", '{"n": 1, "p": 1, "time": "1.0"}\n', "time_text.jsonl, line 1, column time"),
+    ("time_nan.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "p": 1, "time": NaN}\n', "time_nan.jsonl, line 2, column time"),
+    ("time_1e400.jsonl", '{"n": 1, "p": 1, "time": 1e400}\n', "time_1e400.jsonl, line 1, column time"),
+    ("time_huge_int.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 400 + "}\n", "time_huge_int.jsonl, line 1, column time"),
+    ("digits_5000.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 5000 + "}\n", "digits_5000.jsonl, line 1"),
+    ("deep.jsonl", "[" * 100_000 + "]" * 100_000 + "\n", "deep.jsonl, line 1"),
+    ("array.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n[1]\n', "array.jsonl, line 2"),
+    ("duplicate_key.jsonl", '{"n": 1, "p": 1, "time": 1.0, "p": 2}\n', "duplicate_key.jsonl, line 1, column p"),
+    ("broken.jsonl", '{"n": 1, "p": 1, "time": }\n', "broken.jsonl, line 1"),
+    ("bad_data.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\nDATA x\n", "bad_data.txt, line 6, column time"),
+    ("points_mismatch.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\n", "points_mismatch.txt, line 5"),
+    ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
+]
+
+CLI_CASES = [
+    # -- every bad file through validate (and some through convert and fit)
+    *(case(f"validate-{name}", ["validate", f"{{d}}/{name}"], where) for name, _, where in BAD_FILES),
+    case("convert-p_1e19", ["convert", "{d}/p_1e19.csv", "{out}.csv"], "p_1e19.csv, line 3, column p"),
+    case("convert-time_1e400", ["convert", "{d}/time_1e400.jsonl", "{out}.parquet"], "line 1, column time"),
+    case("fit-p_1e19", ["fit", "{d}/p_1e19.csv", "-o", "{out}.model"], "p_1e19.csv, line 3, column p"),
+    case("validate-parquet-p_uint64", "validate {d}/p_uint64.parquet", "column p"),
+    case("validate-parquet-bool", "validate {d}/bool.parquet", "column p"),
+    case("validate-parquet-meta_list", "validate {d}/meta_list.parquet", "metadata 'probperf'"),
+    case("validate-parquet-meta_config_int", "validate {d}/meta_config.parquet", "metadata 'probperf'"),
+    case("validate-parquet-meta_clock_text", "validate {d}/meta_clock.parquet", "metadata 'probperf'"),
+    case("validate-parquet-nan", "validate {d}/nan.parquet", "column time"),
+    case("validate-missing-file", "validate {d}/absent.csv", "absent.csv: file not found"),
+    case("validate-directory", "validate {d}/subdir.csv", "subdir.csv: is a directory"),
+    case("validate-glob-matches-nothing", "validate {d}/none*.stat", "none*.stat"),
+    case("validate-not-utf8", "validate {d}/binary.csv", "binary.csv: not a text file"),
+    case("validate-unknown-suffix", "validate {d}/runs.xlsx", "runs.xlsx"),
+    case("validate-stat-bad-pattern", ["validate", "{d}/run_n4_p4.stat", "--pattern", "run_n{1n}_p{p}.stat"], "pattern"),
+    case("validate-stat-field", "validate {d}/run_n4_p4.stat --param n=4", "run_n4_p4.stat, line 5, column delay"),
+    case("validate-clock-inf", f"validate {GAUSS} --clock-hz inf", "--clock-hz"),
+    case("validate-clock-zero", f"validate {GAUSS} --clock-hz 0", "--clock-hz"),
+    case("validate-clock-text", f"validate {GAUSS} --clock-hz fast", "--clock-hz"),
+    case("validate-param-10pow400", ["validate", "{d}/no_n.csv", "--param", "n=10**400"], "--param n"),
+    case("validate-param-complex", ["validate", "{d}/no_n.csv", "--param", "n=-8**0.5"], "--param n"),
+    case("validate-param-0pow-1", ["validate", "{d}/no_n.csv", "--param", "n=0**-1"], "--param n"),
+    case("validate-param-p-1e19", ["validate", "{d}/no_p.csv", "--param", "p=1e19"], "column p"),
+    case("validate-param-malformed", ["validate", "{d}/no_n.csv", "--param", "n"], "--param"),
+    case("validate-unknown-option", f"validate {GAUSS} --bogus", "--bogus"),
+    case("validate-no-files", "validate", "files"),
+    case("convert-to-stat", ["convert", GAUSS, "{out}.stat"], "OUT"),
+    case("convert-to-unknown-suffix", ["convert", GAUSS, "{out}.xlsx"], "OUT"),
+    case("convert-onto-directory", ["convert", GAUSS, "{d}/subdir.csv"], "subdir.csv: is a directory"),
+    case("convert-under-a-file", ["convert", GAUSS, "{d}/gauss.csv/out.csv"], "is a file, not a directory"),
+    case("convert-read-only-dir", ["convert", GAUSS, "/proc/probperf-out.csv"], "cannot write"),
+    # -- fit
+    case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target"),
+    case("fit-kernel-sm100000", ["fit", GAUSS, "--kernel", "sm100000", "-o", "{out}.model"], "MAX_SM_MIXTURES"),
+    case("fit-kernel-poly1000", ["fit", GAUSS, "--kernel", "rbf+poly1000", "-o", "{out}.model"], "MAX_POLY_DEGREE"),
+    case("fit-unknown-model", ["fit", GAUSS, "--model", "magic", "-o", "{out}.model"], "--model"),
+    case("fit-seed-fraction", ["fit", GAUSS, "--seed", "1.5", "-o", "{out}.model"], "--seed"),
+    case("fit-onto-directory", ["fit", GAUSS, "-o", "{d}/subdir.csv"], "-o"),
+    case("fit-under-a-file", ["fit", GAUSS, "-o", "{d}/gauss.csv/m.model"], "is a file, not a directory"),
+    case("fit-missing-directory", ["fit", GAUSS, "-o", "{d}/absent/m.model"], "does not exist"),
+    case("fit-read-only-dir", ["fit", GAUSS, "-o", "/proc/probperf.model"], "cannot write"),
+    # -- predict
+    case("predict-draws-0", f"predict {MODEL} --at n=200 --draws 0", "--draws"),
+    case("predict-draws-1e8", f"predict {MODEL} --at n=200 --draws 100000000", "MAX_DRAWS"),
+    case("predict-draws-1e19", f"predict {MODEL} --at n=200 --draws 1e19", "--draws"),
+    case("predict-draws-fraction", f"predict {MODEL} --at n=200 --draws 2.5", "--draws"),
+    case("predict-draws-text", f"predict {MODEL} --at n=200 --draws many", "--draws"),
+    case("predict-level-1", f"predict {MODEL} --at n=200 --level 1", "--level"),
+    case("predict-level-nan", f"predict {MODEL} --at n=200 --level nan", "--level"),
+    case("predict-seed-negative", f"predict {MODEL} --at n=200 --seed -1", "--seed"),
+    case("predict-format-xml", f"predict {MODEL} --at n=200 --format xml", "--format"),
+    case("predict-at-10pow400", ["predict", MODEL, "--at", "n=10**400"], "--at n"),
+    case("predict-at-complex", ["predict", MODEL, "--at", "n=-8**0.5"], "--at n"),
+    case("predict-at-0pow-1", ["predict", MODEL, "--at", "n=0**-1"], "--at n"),
+    case("predict-at-inf", ["predict", MODEL, "--at", "n=inf"], "--at n"),
+    case("predict-at-nan", ["predict", MODEL, "--at", "n=nan"], "--at n"),
+    case("predict-at-bool", ["predict", MODEL, "--at", "n=True"], "--at n"),
+    case("predict-at-unknown", ["predict", MODEL, "--at", "n=200,q=3"], "'q'"),
+    case("predict-at-negative-n", ["predict", MODEL, "--at", "n=-1"], "--at"),
+    case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
+    case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
+    case("predict-at-no-value", ["predict", MODEL, "--at", "n"], "--at"),
+    case("predict-explain-direct", f"predict {MODEL} --at n=200 --explain", "--explain"),
+    case("predict-missing-model", "predict {d}/absent.model --at n=200", "absent.model"),
+    case("predict-csv-as-model", f"predict {GAUSS} --at n=200", "gauss.csv"),
+    case("predict-truncated-model", "predict {d}/truncated.model --at n=200", "truncated.model"),
+    case("predict-flipped-bit-model", "predict {d}/flipped.model --at n=200", "checksum mismatch"),
+    case("predict-tampered-no-kind", "predict {d}/no_kind.model --at n=200", "re-fit"),
+    case("predict-tampered-unknown-kind", "predict {d}/evil_kind.model --at n=200", "re-fit"),
+    case("predict-tampered-part-no-kind", "predict {d}/part_no_kind.model --at n=200", "re-fit"),
+    case("predict-tampered-tensor-shape", "predict {d}/tensor_shape.model --at n=200", "re-fit"),
+    case("predict-tampered-short-mean", "predict {d}/short_mean.model --at n=200", "re-fit"),
+    case("predict-tampered-features", "predict {d}/features.model --at n=200", "re-fit"),
+    case("predict-tampered-no-state", "predict {d}/no_state.model --at n=200", "re-fit"),
+    case("predict-tampered-extras", "predict {d}/extras.model --at n=200", "re-fit"),
+    case("predict-tampered-deep-json", "predict {d}/deep.model --at n=200", "re-fit"),
+    case("predict-tampered-zero-scale", "predict {d}/zero_b.model --at n=200", "re-fit"),
+    # -- plot
+    case("plot-at-negative-n", ["plot", MODEL, "--at", "n=-1", "-o", "{out}.png"], "--at"),
+    case("plot-at-unknown", ["plot", MODEL, "--at", "n=200,q=1", "-o", "{out}.png"], "'q'"),
+    case("plot-unknown-format", ["plot", MODEL, "--at", "n=200", "-o", "{out}.xyz"], "-o"),
+    case("plot-onto-directory", ["plot", MODEL, "--at", "n=200", "-o", "{d}/subdir.csv"], "-o"),
+    case("plot-vs-q", ["plot", MODEL, "--vs", "q", "--at", "n=200", "-o", "{out}.png"], "--vs"),
+    # -- the simulator
+    case("sim-p-1..1e8", "sim run --app fib --n 14 --p 1..100000000 -o {out}.csv", "MAX_SIM_WORKERS"),
+    case("sim-n-2pow40", "sim run --app sort --n 2**40 -o {out}.csv", "MAX_SIM_SCALE"),
+    case("sim-n-fraction", "sim run --app fib --n 2.5 -o {out}.csv", "--n"),
+    case("sim-n-text", "sim run --app fib --n x -o {out}.csv", "--n"),
+    case("sim-list-too-long", "sim run --app sort --n 1..5000 -o {out}.csv", "MAX_LIST_VALUES"),
+    case("sim-grid-too-large", "sim run --app sort --n 1..1000 --p 1..200 -o {out}.csv", "MAX_SIM_RUNS"),
+    case("sim-p-0", "sim run --app fib --n 14 --p 0 -o {out}.csv", "--p"),
+    case("sim-reps-0", "sim run --app fib --n 14 --reps 0 -o {out}.csv", "--reps"),
+    case("sim-reps-fraction", "sim run --app fib --n 14 --reps 1.5 -o {out}.csv", "--reps"),
+    case("sim-set-negative", "sim run --app fib --n 14 --set cutoff=-1 -o {out}.csv", "--set cutoff"),
+    case("sim-steal-latency-nan", "sim run --app fib --n 14 --steal-latency nan -o {out}.csv", "--steal-latency"),
+    case("sim-output-suffix", "sim run --app fib --n 14 -o {out}.txt", "-o"),
+    case("sim-under-a-file", "sim run --app fib --n 14 -o {d}/gauss.csv/runs.csv", "is a file, not a directory"),
+    case("sim-datasets-scale-0", "sim datasets -o {out} --scale 0", "--scale"),
+    case("sim-datasets-scale-1000", "sim datasets -o {out} --scale 1000", "MAX_SIM_SCALE"),
+]
+
+
+def _write_files(d: Path) -> None:
+    shutil.copy(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "published" / "gauss_n_p8.csv",
+                d / "gauss.csv")
+    for name, text, _ in BAD_FILES:
+        (d / name).write_text(text, encoding="utf-8")
+    (d / "binary.csv").write_bytes(b"n,p,time\n\xff\xfe\x00\x01\n")
+    (d / "runs.xlsx").write_text("n,p,time\n1,1,1\n")
+    (d / "subdir.csv").mkdir()
+    (d / "no_n.csv").write_text("p,time\n1,1.0\n2,0.6\n")
+    (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
+    stat = (Path(__file__).resolve().parents[2] / "shared" / "examples" / "dag_recorder_4workers.stat").read_text()
+    lines = stat.splitlines()
+    lines[4] = lines[4].split("=")[0] + "= 3O"
+    (d / "run_n4_p4.stat").write_text("\n".join(lines) + "\n")
+    _write_parquets(d)
+
+
+def _write_parquets(d: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def table(meta=None, **cols):
+        t = pa.table(cols)
+        return t.replace_schema_metadata({b"probperf": json.dumps(meta).encode()} if meta is not None else None)
+
+    pq.write_table(table(n=pa.array([1], pa.int64()), p=pa.array([10**19], pa.uint64()), time=[1.0]),
+                   d / "p_uint64.parquet")
+    pq.write_table(table(n=[1], p=[True], time=[1.0]), d / "bool.parquet")
+    pq.write_table(table([1, 2], n=[1], p=[1], time=[1.0]), d / "meta_list.parquet")
+    pq.write_table(table({"config": 5}, n=[1], p=[1], time=[1.0]), d / "meta_config.parquet")
+    pq.write_table(table({"clock_hz": "fast"}, n=[1], p=[1], time=[1.0]), d / "meta_clock.parquet")
+    pq.write_table(table(n=[1], p=[1], time=[float("nan")]), d / "nan.parquet")
+
+
+def _tamper(src: Path, dst: Path, change) -> None:
+    """A copy of a model file with its state changed and a valid checksum: what
+    anyone can make, since the checksum is unkeyed."""
+    kind, config, tensors = persist.load_state(src)
+    kind, config, tensors = change(kind, config, dict(tensors))
+    persist.save_state(dst, kind, config, tensors)
+
+
+def _law_part(config):
+    return config["state"]["parts"]["model_"]["state"]
+
+
+def _tampered_models(d: Path) -> None:
+    model = d / "direct.model"
+    raw = model.read_bytes()
+    (d / "truncated.model").write_bytes(raw[: len(raw) // 2])
+    flipped = bytearray(raw)
+    flipped[-1] ^= 1
+    (d / "flipped.model").write_bytes(bytes(flipped))
+    law = next(iter(_law_part(persist.load_state(model)[1])["laws"].values()))["key"]
+
+    def drop_part_kind(k, c, t):
+        del c["state"]["parts"]["model_"]["kind"]
+        return k, c, t
+
+    def shape(k, c, t):
+        t[f"model_.{law}.chol"] = np.ones((1, 1))
+        return k, c, t
+
+    def short_mean(k, c, t):
+        t[f"model_.{law}.mean"] = t[f"model_.{law}.mean"][:1]
+        return k, c, t
+
+    def features(k, c, t):
+        c["state"]["features"] = ["n", "p", "ghost"]
+        return k, c, t
+
+    def zero_b(k, c, t):
+        for spec in _law_part(c)["laws"].values():
+            spec["b"], spec["a"] = 0.0, 0.0
+        return k, c, t
+
+    changes = {
+        "no_kind": lambda k, c, t: ("", c, t),
+        "evil_kind": lambda k, c, t: ("os.system", c, t),
+        "part_no_kind": drop_part_kind,
+        "tensor_shape": shape,
+        "short_mean": short_mean,
+        "features": features,
+        "no_state": lambda k, c, t: (k, {"extras": c["extras"]}, t),
+        "extras": lambda k, c, t: (k, {**c, "extras": [1, 2]}, t),
+        "zero_b": zero_b,
+    }
+    for name, change in changes.items():
+        _tamper(model, d / f"{name}.model", change)
+    # nesting far past Python's recursion limit, with a valid checksum
+    persist.save_state(d / "deep.model", "DirectModel", {}, {})
+    _set_config(d / "deep.model", "[" * 100_000 + "]" * 100_000)
+
+
+def _set_config(path: Path, config_json: str) -> None:
+    from safetensors.numpy import save_file
+
+    tensors = {}
+    meta = {"format": persist.FORMAT, "version": str(persist.VERSION), "kind": "DirectModel",
+            "config": config_json, "sha256": persist._digest(config_json, tensors)}
+    save_file(tensors, str(path), metadata=meta)
+
+
+def _fit_models(d: Path) -> None:
+    from probperf.timemodels import DirectModel
+
+    m = pp.read(d / "gauss.csv").select(split="train")
+    model = DirectModel(target="time").fit(m)
+    model.save(d / "direct.model")
+    model.unit_ = f"s{OSC52}[s]"
+    model.save(d / "escape_unit.model")
+
+
+def _run(argv, cwd) -> subprocess.CompletedProcess:
+    """``python -m probperf ARGV`` as a user runs it (no forced colours)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "PROBPERF_DEBUG")}
+    env["COLUMNS"] = "200"
+    return subprocess.run([sys.executable, "-m", "probperf", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=TRY_SECONDS)
+
+
+def _invoke(argv) -> subprocess.CompletedProcess:
+    """The same command in this process (typer's ``CliRunner``), as a completed process."""
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+
+    res = CliRunner().invoke(app, argv)
+    return subprocess.CompletedProcess(argv, res.exit_code, res.stdout, res.stderr)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """``(directory, {case id: (argv, output path, completed process)})``, run 3 at a time."""
+    d = tmp_path_factory.mktemp("corpus")
+    _write_files(d)
+    _fit_models(d)
+    _tampered_models(d)
+    (d / "out").mkdir()
+    cases = [p.values[0] for p in CLI_CASES]
+    jobs = {}
+    for c in cases:
+        out = str(d / "out" / c.id)
+        jobs[c.id] = [a.replace("{d}", str(d)).replace("{out}", out) for a in c.args], out
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        done = {i: pool.submit(_run, argv, d) for i, (argv, _) in jobs.items() if i in PROCESS}
+        results = {i: (argv, out, _invoke(argv)) for i, (argv, out) in jobs.items() if i not in PROCESS}
+        results.update({i: (jobs[i][0], jobs[i][1], f.result()) for i, f in done.items()})
+    return d, results
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CLI_CASES) + len(API_CASES) >= 80
+    assert len({p.id for p in CLI_CASES}) == len(CLI_CASES)
+    assert PROCESS <= {p.id for p in CLI_CASES}
+
+
+@pytest.mark.parametrize("c", CLI_CASES)
+def test_bad_cli_input(corpus, c):
+    d, results = corpus
+    argv, out, res = results[c.id]
+    shown = f"probperf {' '.join(argv)}\nstdout: {res.stdout!r}\nstderr: {res.stderr!r}"
+    assert res.returncode == 2, shown
+    assert "Traceback" not in res.stdout + res.stderr, shown
+    assert "\x1b" not in res.stdout + res.stderr, shown
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), shown
+    assert c.where in lines[0], shown
+    assert not list(Path(out).parent.glob(Path(out).name + "*")), f"an output was written\n{shown}"
+    assert not list(Path(d).rglob(".*.tmp")), "a temporary file was left behind"
+
+
+# -- valid but unusual input ------------------------------------------------------------
+
+
+def _ok(argv, cwd, process=False):
+    argv = [str(a) for a in argv]
+    res = _run(argv, cwd) if process else _invoke(argv)
+    shown = f"probperf {' '.join(map(str, argv))}\nstdout: {res.stdout!r}\nstderr: {res.stderr!r}"
+    assert res.returncode == 0, shown
+    assert "\x1b" not in res.stdout + res.stderr, shown
+    return res
+
+
+def test_unusual_but_valid_files_are_read(tmp_path):
+    (tmp_path / "bom.csv").write_text("\ufeffn,p,time\n10,1,2.5\n20,1,5.0\n", encoding="utf-8")
+    (tmp_path / "u2028.jsonl").write_text('{"n": 1, "p": 1, "time": 1.0, "split": "a\u2028b"}\n'
+                                          '{"n": 2, "p": 1, "time": 2.0, "split": "c"}\n', encoding="utf-8")
+    res = _ok(["validate", tmp_path / "bom.csv"], tmp_path)
+    assert "parameter n" in res.stdout
+    _ok(["validate", tmp_path / "u2028.jsonl"], tmp_path)
+    _ok(["convert", tmp_path / "u2028.jsonl", tmp_path / "back.jsonl"], tmp_path)
+    assert pp.read(tmp_path / "back.jsonl").frame["split"].tolist() == ["a\u2028b", "c"]
+
+
+def test_simulated_csv_fits_as_written(tmp_path):
+    _ok(["sim", "run", "--app", "fib", "--n", "14,16,18,20", "--p", "1,2,4", "-o", "runs.csv"], tmp_path, True)
+    assert "cutoff" in (tmp_path / "runs.csv").read_text().splitlines()[0]
+    _ok(["fit", "runs.csv", "-o", "runs.model"], tmp_path, True)
+    res = _ok(["predict", "runs.model", "--at", "n=22,p=4", "--format", "json"], tmp_path, True)
+    assert json.loads(res.stdout)[0]["cutoff"] == 12
+
+
+def test_printed_file_strings_are_sanitized_and_brackets_kept(corpus):
+    d, _ = corpus
+    res = _ok(["predict", d / "escape_unit.model", "--at", "n=200"], d)
+    assert "\\x1b]52;c;aGk=\\x07[s]" in res.stdout  # shown escaped, brackets intact
+    res = _ok(["predict", d / "direct.model", "--at", "n=200"], d)
+    assert "predicted time [s]" in res.stdout
+
+
+def test_plot_without_suffix_says_what_it_wrote(corpus, tmp_path):
+    d, _ = corpus
+    res = _ok(["plot", d / "direct.model", "--at", "n=200", "-o", tmp_path / "noext"], tmp_path)
+    assert f"wrote {tmp_path / 'noext'} (PNG)" in res.stdout
+    assert (tmp_path / "noext").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["noext"]
+
+
+def test_predict_json_is_json(corpus):
+    d, _ = corpus
+    res = _ok(["predict", d / "direct.model", "--at", "n=200", "--format", "json"], d)
+    rows = json.loads(res.stdout, parse_constant=lambda name: pytest.fail(f"non-JSON constant {name}"))
+    assert rows[0]["n"] == 200 and rows[0]["p"] == 8
+
+
+# -- the Python API -----------------------------------------------------------------------
+
+
+API_CASES = [
+    pytest.param({"p": [True, False], "time": [1.0, 2.0]}, "column p: row 0: value True is not a number", id="bool-p"),
+    pytest.param({"p": [1], "time": [1 + 2j]}, "complex", id="complex-time"),
+    pytest.param({"p": [1], "time": [np.complex128(1)]}, "complex", id="numpy-complex-time"),
+    pytest.param({"p": [1], "time": [10**400]}, "too large", id="int-beyond-float"),
+    pytest.param({"p": [1e19], "time": [1.0]}, "beyond 2**53", id="p-1e19"),
+    pytest.param({"p": [2**63], "time": [1.0]}, "beyond 2**53", id="p-2**63"),
+    pytest.param({"p": [1], "time": ["fast"]}, "not a number", id="text-time"),
+    pytest.param({"p": [1], "time": [float("nan")], "n": [float("nan")]}, "column n", id="nan-n"),
+    pytest.param({"p": [1], "time": [np.inf]}, "infinite", id="inf-time"),
+    pytest.param({"p": [1], "time": [1.0], "reps": [1e19]}, "column reps", id="reps-1e19"),
+    pytest.param({"p": [1], "time": [object()]}, "not a number", id="object-time"),
+]
+
+
+@pytest.mark.parametrize("columns, message", API_CASES)
+def test_measurements_refuse_non_numbers(columns, message):
+    with pytest.raises(MeasurementError) as caught:
+        pp.Measurements(columns)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["10**400", "-8**0.5", "0**-1", "nan", "inf", "1e400", "True", "1_000",
+                                  "2**1024", "", "9" * 500])
+def test_the_number_parser_refuses(text):
+    with pytest.raises(NumberError):
+        parse_expression(text)
+
+
+def test_the_number_parser_reads_integers_exactly():
+    assert parse_expression("2**20") == 2**20 and parse_expression("2^-1") == 0.5
+    with pytest.raises(NumberError, match="not an integer"):
+        parse_expression("2.5", integer=True)
+    with pytest.raises(NumberError, match="MAX_LIST_VALUES"):
+        parse_list("1..100000000")  # refused before the range is expanded
+
+
+def test_a_model_file_never_runs_code(tmp_path, corpus):
+    """Loading parses JSON and raw tensor bytes only: a pickle payload in any field
+    stays inert data."""
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    blob = pickle.dumps(Payload())
+    assert b"system" in blob
+    d, _ = corpus
+    path = tmp_path / "evil.model"
+    _tamper(d / "direct.model", path,
+            lambda k, c, t: (k, {**c, "extras": {**c["extras"], "unit_": blob.hex()}},
+                             {**t, "payload": np.frombuffer(blob, dtype=np.uint8)}))
+    persist.load(path)  # loads: the payload is an unused tensor and a string
+    _set_config(path, json.dumps({"state": {"__reduce__": blob.hex()}}))
+    with pytest.raises(ModelFileError):
+        persist.load(path)
+    assert not marker.exists()
+
+
+# -- writing files -------------------------------------------------------------------------
+
+
+def test_outputs_respect_the_umask_and_keep_modes(tmp_path):
+    old = os.umask(0o027)
+    try:
+        out = outputs.atomic_write(tmp_path / "a.txt", lambda tmp: Path(tmp).write_text("x"))
+    finally:
+        os.umask(old)
+    assert oct(out.stat().st_mode & 0o777) == oct(0o640)
+    out.chmod(0o604)
+    outputs.atomic_write(out, lambda tmp: Path(tmp).write_text("y"))
+    assert oct(out.stat().st_mode & 0o777) == oct(0o604) and out.read_text() == "y"
+
+
+def test_outputs_write_through_symlinks(tmp_path):
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    pp.write(pp.Measurements({"p": [1], "time": [1.0]}), link)
+    assert link.is_symlink() and target.read_text() == "p,time\n1,1.0\n"
+
+
+def test_an_interrupted_write_leaves_nothing(tmp_path):
+    def interrupted(tmp):
+        Path(tmp).write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        outputs.atomic_write(tmp_path / "a.csv", interrupted)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_measurements_round_trip_large_integers(tmp_path):
+    m = pp.Measurements({"p": [1], "time": [2**62 + 1]})
+    back = pp.read(pp.write(m, tmp_path / "m.csv"))
+    assert back.frame["time"].tolist() == [2**62 + 1]
+    frame = pd.DataFrame({"p": [1], "time": [1.0]})
+    assert pp.Measurements(frame).frame["p"].dtype == np.int64
