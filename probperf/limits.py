@@ -87,7 +87,16 @@ class NumberError(ValueError):
 
 
 class NotANumber(NumberError):
-    """Text that does not spell a number at all (as opposed to one out of range)."""
+    """Text that does not spell a number at all (as opposed to one out of range).
+
+    Examples
+    --------
+    >>> try:
+    ...     parse_literal("fast")
+    ... except NotANumber as exc:
+    ...     print(exc)
+    value 'fast' is not a number
+    """
 
 
 def check_value(value, *, integer: bool = False):

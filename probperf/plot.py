@@ -174,7 +174,17 @@ def figure_format(path, what: str = "-o") -> str:
 
 def save_figure(fig, path, fmt: str) -> None:
     """Write ``fig`` to exactly ``path`` in format ``fmt``, atomically (a temporary file
-    renamed onto it), so a failed or interrupted save leaves no half-written figure."""
+    renamed onto it), so a failed or interrupted save leaves no half-written figure.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> fig, ax = _axes(None)
+    >>> path = os.path.join(tempfile.mkdtemp(), "band")
+    >>> save_figure(fig, path, figure_format(path))
+    >>> open(path, "rb").read(4)
+    b'\x89PNG'
+    """
     from .outputs import atomic_write
 
     atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
