@@ -43,9 +43,9 @@ MAX_FIELD_CHARS = 131072
 #: already a million simulated runs. Checked before a range is expanded.
 MAX_LIST_VALUES = 1000
 
-#: Worker counts the simulator accepts. It steps every worker at every scheduling event,
-#: so time grows with p; the papers' machines have 36-64 cores and 1024 leaves room for
-#: "what if" questions while keeping a run to seconds.
+#: Worker counts the simulator accepts. It keeps a deque and events per worker, and
+#: idle workers keep probing for work, so time and memory grow with p; the papers'
+#: machines have 36-64 cores, and 1024 leaves room for "what if" questions.
 MAX_SIM_WORKERS = 1024
 
 #: Largest simulated problem size, as a multiple of the work of the thesis protocol's
@@ -303,3 +303,27 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     if not values:
         raise NumberError("the list is empty")
     return values
+
+
+def describe() -> list[tuple[str, object, str]]:
+    """``(name, value, reason)`` of every limit above, the reason read from its ``#:``
+    comment, so documentation quotes the code instead of copying it.
+
+    Examples
+    --------
+    >>> name, value, why = next(row for row in describe() if row[0] == "MAX_DRAWS")
+    >>> value, why.split(".")[0]
+    (100000, 'Predictive draws (``predict --draws``)')
+    """
+    import inspect
+
+    rows, comment = [], []
+    for line in inspect.getsource(sys.modules[__name__]).splitlines():
+        name = line.split("=")[0].strip()
+        if line.startswith("#:"):
+            comment = [*comment, line[2:].strip()]
+        elif comment and "=" in line and name.isupper() and name.isidentifier():
+            rows.append((name, globals()[name], " ".join(comment)))  # a shared comment carries on
+        else:
+            comment = []
+    return rows
