@@ -35,17 +35,17 @@ import numpy as np
 import pandas as pd
 
 from . import persist
+from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
 from .data import Measurements, one_worker_baseline
+from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .predict import Predictive, constant_params, prediction_points
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = ("work", "delay", "no_work", "create_task", "wait_tasks")
 
-#: Intermediate models, in the order they are fitted and drawn.
-COMPONENTS = ("serial_work", "work", "create_task", "wait_tasks", "delay", "no_work", "critical_path")
-
-#: Components modeled over (n, config) only; the rest also over p.
-SIZE_ONLY = ("serial_work", "create_task", "wait_tasks", "critical_path")
+#: Intermediate models, in the order they are drawn (declared in
+#: :data:`probperf.components.WIRING`).
+COMPONENTS = tuple(c.name for c in WIRING)
 
 #: Spec of the single-law choice among :func:`auto_candidates` by forward validation
 #: inside the training data (see :meth:`DagModel._choose`); opt-in.
@@ -53,10 +53,6 @@ AUTO_SPEC = "auto"
 #: Default spec of every component: a stacked mixture of closed-form laws
 #: (:class:`~probperf.models.LawMixture`; the spec ``probperf.models.LAWS_SPEC``).
 DEFAULT_MODELS = {c: "laws" for c in COMPONENTS}
-
-#: Prefix of a GP spec that keeps ``n`` on a linear scale: with the log-linear mean the
-#: fallback law is exponential in ``n`` (fib, n-queens) instead of a power law.
-EXP_PREFIX = "exp:"
 
 #: Tolerance of the "auto" choice: a candidate within a factor 1 + SELECT_MARGIN = 2
 #: (or 0.005 absolute, i.e. 0.5 % median error) of the best forward-validation score
@@ -71,26 +67,16 @@ EXP_PREFIX = "exp:"
 SELECT_MARGIN = 1.0
 SELECT_SLACK = 0.005
 
-#: Spec of the delay regression without per-task growth with the workers
-#: (:func:`delay_design` with ``per_task_growth=False``).
-STEAL_SPEC = "basis-steal"
-
-#: Components whose basis regression is fitted on a design built from other metrics.
-DESIGNED = ("work", "delay", "no_work")
-
-
 def auto_candidates(component: str, config_varies: bool) -> list[str]:
     """Specs the ``"auto"`` choice tries for ``component``, in order of preference
-    (a tie keeps the earlier one).
+    (a tie keeps the earlier one); declared with the component
+    (:data:`probperf.components.WIRING`, which says why this order).
 
     Size-only metrics: the paper's basis regression (only when no configuration
-    parameter varies: its terms see ``n`` alone; a cut-off changes task counts by powers
-    of the cut-off), a Matérn-5/2 GP around a power law and one around an exponential
+    parameter varies), a Matérn-5/2 GP around a power law and one around an exponential
     law in ``n``. The worker-dependent metrics: a Matérn-5/2 GP (of ``work / T1'``,
-    ``delay`` per task, ``no_work``) around a power law in ``n``, ``p`` and the
-    configuration, then the paper's design regression (for delay first without, then
-    with the per-task growth with ``p``, see :func:`delay_design`). Matérn-5/2 because it was the best
-    calibrated kernel of ``experiments/compare_kernels.py``.
+    ``delay`` per task, ``no_work``), then the paper's design regression (for delay
+    first without, then with the per-task growth with ``p``, see :func:`delay_design`).
 
     Examples
     --------
@@ -99,17 +85,7 @@ def auto_candidates(component: str, config_varies: bool) -> list[str]:
     >>> auto_candidates("delay", config_varies=True)
     ['matern52', 'basis-steal', 'basis']
     """
-    if component in SIZE_ONLY:
-        gps = ["matern52", EXP_PREFIX + "matern52"]
-        return gps if config_varies else ["basis", *gps]
-    # The GP first: validation extrapolates one step, the real prediction several, and
-    # on near-ties the design regressions (products of (p-1)^j with growing counts)
-    # were the ones that diverged further out (simulated Dataset B: delay of sort,
-    # idle time of sparselu), while a power law grows the least. Likewise the delay
-    # design without per-task growth before the paper's full one.
-    if component == "delay":
-        return ["matern52", STEAL_SPEC, "basis"]
-    return ["matern52", "basis"]
+    return BY_NAME[component].candidates(config_varies)
 
 
 DEFAULT_DRAWS = 1000
@@ -121,90 +97,6 @@ DISCREPANCY = 0.04
 #: The two parts of ``p * time`` that get their own discrepancy factor: the work, and the
 #: overhead ``delay + no_work`` (see :meth:`DagModel._calibrate`).
 DISCREPANCY_PARTS = ("work", "overhead")
-
-
-def _worker_terms(p: np.ndarray) -> np.ndarray:
-    """The paper's worker terms ``[1, (p-1), (p-1)/p]`` as columns (points x 3)."""
-    p = np.asarray(p, dtype=np.float64)
-    return np.stack([np.ones_like(p), p - 1.0, (p - 1.0) / p], axis=-1)
-
-
-def work_design(serial_work: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Design of eq. (10): ``T1' * [1, (p-1)/p, (p-1)]``; works per draw (S x N).
-
-    Examples
-    --------
-    >>> work_design(np.array([10.0]), np.array([5])).tolist()
-    [[10.0, 8.0, 40.0]]
-    """
-    p = np.broadcast_to(np.asarray(p, dtype=np.float64), np.shape(serial_work))
-    sw = np.asarray(serial_work, dtype=np.float64)
-    return np.stack([sw, sw * (p - 1.0) / p, sw * (p - 1.0)], axis=-1)
-
-
-def delay_design(create_task, wait_tasks, p, n, span=None, per_task_growth=True) -> np.ndarray:
-    """Design of eq. (12), extended with steal terms.
-
-    Columns: ``create*w`` and ``wait*w`` with the paper's worker terms
-    ``w = [1, (p-1), (p-1)/p]`` (``w = [1, (p-1)/p]`` if not ``per_task_growth``); then ``s*(p-1)*[1, log2 n, log2(n)^2]`` and, when the
-    critical path is measured, ``span*(p-1)``. The steal terms are not in the paper:
-    work stealing makes O(p T_inf) steal attempts (Blumofe and Leiserson), so the
-    thieves' cost grows with the span - polylogarithmic in ``n`` for divide and
-    conquer - not with the task count; ``s`` is 1 when the program creates tasks and 0
-    when it creates none (nothing to steal: no delay, as in eq. 12). Without them the
-    start-up steals of small runs are charged per task and blow up at large ``n``.
-    Shapes broadcast, so per-draw counts (S x N) give a per-draw design (S x N x K).
-
-    ``per_task_growth=False`` drops the paper's ``count*(p-1)`` columns: a cost per
-    task growing linearly with the workers is contention on a shared structure (a
-    central queue: the farm), while with work stealing the extra cost of more workers
-    is per steal, and a ``count*(p-1)`` term fitted on small inputs, where steals and
-    tasks are confounded, overshoots on large ones (simulated sort and fft: delay 2x
-    too high at 8x the size and 2x the workers). The DAG model tries both
-    (:func:`auto_candidates`).
-
-    Examples
-    --------
-    >>> delay_design(np.array([10.0]), np.array([4.0]), np.array([3]), np.array([4.0])).round(3).tolist()
-    [[10.0, 20.0, 6.667, 4.0, 8.0, 2.667, 2.0, 4.0, 8.0]]
-    """
-    create = np.asarray(create_task, dtype=np.float64)
-    wait = np.asarray(wait_tasks, dtype=np.float64)
-    p = np.broadcast_to(np.asarray(p, dtype=np.float64), create.shape)
-    logn = np.broadcast_to(np.log2(np.asarray(n, dtype=np.float64)), create.shape)
-    w = _worker_terms(p)
-    if not per_task_growth:
-        w = w[..., [0, 2]]
-    thieves = (create > 0) * (p - 1.0)
-    cols = [create[..., None] * w, wait[..., None] * w,
-            np.stack([thieves, thieves * logn, thieves * logn**2], axis=-1)]
-    if span is not None:
-        cols.append((np.asarray(span, dtype=np.float64) * (p - 1.0))[..., None])
-    return np.concatenate(cols, axis=-1)
-
-
-def no_work_design(n, p, span=None) -> np.ndarray:
-    """Design of eq. (15) generalised, ``(p-1)^j n^k log2(n)^l``, plus ``span*(p-1)``.
-
-    The span column is Graham's bound: a greedy schedule idles at most
-    ``(p-1) T_inf`` (a ramp-up and a drain around the critical path), which the
-    paper's ``(p-1)^2`` terms approximate only on few workers. ``span`` may be per
-    draw (S x N), giving an (S x N x K) design.
-
-    Examples
-    --------
-    >>> no_work_design(np.array([4.0]), np.array([3.0]), np.array([5.0])).shape
-    (1, 13)
-    """
-    from .basis import no_work
-
-    base = no_work().design(np.asarray(n, dtype=np.float64), np.asarray(p, dtype=np.float64))
-    if span is None:
-        return base
-    span = np.asarray(span, dtype=np.float64)
-    base = np.broadcast_to(base, span.shape + base.shape[-1:])
-    extra = (span * (np.asarray(p, dtype=np.float64) - 1.0))[..., None]
-    return np.concatenate([base, extra], axis=-1)
 
 
 @persist.register
@@ -223,6 +115,9 @@ class ZeroMetric:
 
     def predict_design(self, Phi, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
         return np.zeros((int(n_draws), np.shape(Phi)[-2]))
+
+    def predict_median_design(self, Phi):
+        return np.zeros(np.shape(Phi)[-2])
 
     def _get_state(self):
         return {}, {}
@@ -440,16 +335,16 @@ class DagModel:
     def _new_model(self, spec: str, component: str):
         from .models import BASIS_SPEC, LAWS_SPEC, metric_model
 
-        kwargs = {"seed": self.seed + COMPONENTS.index(component)}
+        kwargs = {"seed": component_seeds(self.seed)[component]}
         if spec == LAWS_SPEC:
             return metric_model(spec, guard=False, **kwargs)  # checked on the whole table in predict
-        if _is_design_spec(spec):
+        if is_design_spec(spec):
             spec = BASIS_SPEC
             kwargs["inference"] = "svi" if self.fast else self.inference
             if self.fast:
                 kwargs["svi_steps"] = 800
             model = metric_model(spec, **kwargs)
-            if component not in DESIGNED:
+            if BY_NAME[component].design is None:
                 model.basis = _basis_for(component)
             return model
         kwargs["mean"] = "linear"
@@ -475,17 +370,21 @@ class DagModel:
         self.size_features_ = ["n", *m.config]
         self.features_ = ["n", "p", *m.config]
         self.has_span_ = m.has("critical_path")
-        serial = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work", m.source, "DagModel")
+        measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
+        measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
+                                                      m.source, "DagModel")
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
+        specs = self._specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
-        for name, spec in self._specs().items():
-            if name == "critical_path" and not self.has_span_:
-                continue
+        for comp in WIRING:
+            if comp.name not in measured:
+                continue  # no critical path measured: no span law
+            spec = specs[comp.name]
             if spec == AUTO_SPEC:
-                spec = self._choose(name, auto_candidates(name, config_varies), frame, serial)
-            self.specs_[name] = spec
-            inputs, y, _, _ = self._component_data(name, spec, frame, serial)
-            self.components_[name] = self._fit_component(name, spec, inputs, y)
+                spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
+            self.specs_[comp.name] = spec
+            inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
+            self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, self.features_)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
@@ -495,67 +394,38 @@ class DagModel:
         self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
         return self
 
-    def _component_data(self, name, spec, frame, serial):
-        """What component ``name``'s model is fitted to, on the rows of ``frame``.
+    def _training_data(self, comp, spec, frame, measured):
+        """What component ``comp``'s model is fitted to, on the runs of ``frame``.
 
-        Returns ``(inputs, y, scale, rows)``: the model maps ``inputs`` (a feature table,
-        or a design matrix for the paper's regressions of work, delay and no_work) to
-        ``y``, the metric is ``scale * y``, and ``rows`` are the frame rows used.
-        A GP keeps the paper's structure through ratios: ``work / T1'`` and ``delay``
-        per task, multiplied back by the measured (in prediction: drawn) quantities.
+        Returns ``(inputs, y, scale, rows)``: the model maps ``inputs`` (:class:`~probperf.components.Features`
+        or a :class:`~probperf.components.Design`) to ``y``, the metric is ``scale * y``,
+        and ``rows`` are the runs used. ``measured``: every metric per run.
         """
-        n, p = frame["n"].to_numpy(dtype=np.float64), frame["p"].to_numpy(dtype=np.float64)
-        rows = np.arange(len(frame))
-        span = frame["critical_path"].to_numpy(dtype=np.float64) if self.has_span_ else None
-        design = _is_design_spec(spec) and name in DESIGNED
-        if name == "serial_work":
+        features = self.features_ if comp.over_p else self.size_features_
+        y = measured[comp.name]
+        if comp.name == "serial_work":
             # one observation per distinct (n, config, value): the column repeats the
             # one-worker run on every row of its group, and repeating it fakes certainty
-            sw = pd.DataFrame({**{c: frame[c] for c in self.size_features_}, "y": serial}).drop_duplicates()
-            rows = sw.index.to_numpy()
-            return sw[self.size_features_], sw["y"].to_numpy(), np.ones(len(sw)), rows
-        if name in SIZE_ONLY:
-            y = frame[name].to_numpy(dtype=np.float64)
-            return frame[self.size_features_], y, np.ones(len(y)), rows
-        metric = frame[name].to_numpy(dtype=np.float64)
-        if name == "work":
-            if design:
-                return work_design(serial, p), metric, np.ones(len(metric)), rows
-            return frame[self.features_], metric / serial, serial, rows
-        if name == "delay":
-            create, wait = (frame[c].to_numpy(dtype=np.float64) for c in ("create_task", "wait_tasks"))
-            if design:
-                Phi = delay_design(create, wait, p, n, span, per_task_growth=spec != STEAL_SPEC)
-                return Phi, metric, np.ones(len(metric)), rows
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return frame[self.features_], metric / (create + wait), create + wait, rows
-        # no_work: every term carries a factor (p-1), so only p > 1 rows are informative
-        rows = np.flatnonzero(p > 1)
-        if design:
-            Phi = no_work_design(n[rows], p[rows], None if span is None else span[rows])
-            return Phi, metric[rows], np.ones(len(rows)), rows
-        return frame.loc[rows, self.features_], metric[rows], np.ones(len(rows)), rows
+            rows = pd.DataFrame({**{c: frame[c] for c in features}, "y": y}).drop_duplicates().index.to_numpy()
+        elif comp.multi_worker:
+            rows = np.flatnonzero(frame["p"].to_numpy() > 1)  # every term carries (p-1)
+        else:
+            rows = np.arange(len(frame))
+        parents = {k: v[rows] for k, v in measured.items()}
+        inputs, scale = comp.inputs(spec, frame.iloc[rows], parents, features)
+        scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return inputs, y[rows] / scale, scale, rows
 
-    def _fit_component(self, name, spec, inputs, y):
-        """Fit one component on the rows where its target is positive (log-scale models);
-        a component that is (almost) never positive is a structural zero."""
+    def _fit_component(self, comp, spec, inputs, y):
         y = np.asarray(y, dtype=np.float64)
-        keep = np.isfinite(y) & (y > 0)
-        design = isinstance(inputs, np.ndarray)
-        if design:
-            # an all-zero design row (no tasks) cannot explain anything
-            keep &= inputs.sum(axis=1) > 0
+        keep = np.isfinite(y) & (y > 0) & inputs.usable()
         if keep.sum() < MIN_POSITIVE:
             return ZeroMetric()
-        model = self._new_model(spec, name)
-        if design:
-            return model.fit_design(inputs[keep], y[keep])
-        model.fit(inputs[keep], y[keep], features=list(inputs.columns))
-        model.target_ = name
-        return model
+        return inputs.take(keep).fit(self._new_model(spec, comp.name), y[keep], comp.name)
 
-    def _choose(self, name, candidates, frame, serial) -> str:
-        """Pick the candidate spec for ``name`` that best predicts held-out training runs.
+    def _choose(self, comp, candidates, frame, measured) -> str:
+        """Pick the candidate spec for component ``comp`` that best predicts held-out training runs.
 
         Forward validation, the way the model is used: fit on the runs with ``n`` below
         the largest size (and, for the worker-dependent components, ``p`` up to the
@@ -570,22 +440,22 @@ class DagModel:
         :attr:`selection_`.
         """
         sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
-        if len(candidates) == 1 or len(sizes) < 4 or (name not in SIZE_ONLY and len(workers) < 4):
+        if len(candidates) == 1 or len(sizes) < 4 or (comp.over_p and len(workers) < 4):
             return candidates[0]
         # region of each row: 0 = fit on it; 1 = beyond in n, 2 = beyond in p, 3 = both
         n_cut, p_cut = _forward_cuts(sizes, workers)
         region = (frame["n"] > n_cut).to_numpy().astype(int)
-        if name not in SIZE_ONLY:
+        if comp.over_p:
             region = region + 2 * (frame["p"] > p_cut).to_numpy()
         scores = {}
         for spec in candidates:
-            inputs, y, scale, rows = self._component_data(name, spec, frame, serial)
+            inputs, y, scale, rows = self._training_data(comp, spec, frame, measured)
             reg = region[rows]
             truth = scale * y
             ok = np.isfinite(truth) & (truth > 0)
             try:
-                model = self._fit_component(name, spec, _take(inputs, reg == 0), y[reg == 0])
-                pred = scale[reg > 0] * self._median(model, _take(inputs, reg > 0))
+                model = self._fit_component(comp, spec, inputs.take(reg == 0), y[reg == 0])
+                pred = scale[reg > 0] * inputs.take(reg > 0).median(model)
                 err = np.full(len(reg), np.nan)
                 err[reg > 0] = np.abs(np.log(np.maximum(pred, 1e-300) / np.where(ok, truth, 1.0)[reg > 0]))
                 # each direction of extrapolation counts the same, however many runs
@@ -595,22 +465,13 @@ class DagModel:
                 scores[spec] = float(np.mean(per_region)) if per_region else None
             except (ValueError, RuntimeError, np.linalg.LinAlgError):
                 scores[spec] = None
-        self.selection_[name] = scores
+        self.selection_[comp.name] = scores
         valid = [c for c in candidates if scores[c] is not None]
         if not valid:
             return candidates[0]
         # a later (less preferred) candidate must be clearly better, not better by noise
         best = min(scores[c] for c in valid)
         return next(c for c in valid if scores[c] <= best + max(SELECT_MARGIN * best, SELECT_SLACK))
-
-    @staticmethod
-    def _median(model, inputs) -> np.ndarray:
-        """Median prediction (no observation noise) of a fitted component."""
-        if isinstance(inputs, np.ndarray):
-            if isinstance(model, ZeroMetric):
-                return np.zeros(len(inputs))
-            return model.predict_median_design(inputs)
-        return model.predict(inputs, n_draws=200, seed=0, noise=False).median
 
     def _calibrate(self, m: Measurements) -> tuple[float, float]:
         """Rates at which the model's log-time error grows beyond the data, per unit
@@ -648,12 +509,13 @@ class DagModel:
         inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
         if inside.sum() < 6 or (~inside).sum() < 3:
             return 0.0, 0.0
+        sub_seed = component_seeds(self.seed)["calibration"]
         sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast,
-                       n_draws=self.n_draws, seed=self.seed + 100, calibrate=False, discrepancy=0.0)
+                       n_draws=self.n_draws, seed=sub_seed, calibrate=False, discrepancy=0.0)
         try:
             sub.fit(m.select(n=(None, n_cut), p=(None, p_cut)))
             held = frame.loc[~inside]
-            pred = sub.predict(held[self.features_], n_draws=500, seed=self.seed + 100)
+            pred = sub.predict(held[self.features_], n_draws=500, seed=sub_seed)
         except Exception as exc:  # a sub-fit that fails leaves intervals uninflated, loudly
             import warnings
 
@@ -693,42 +555,18 @@ class DagModel:
         pts = self._points(X, params)
         check_extrapolation(pts[self.features_].to_numpy(dtype=np.float64), self.features_, self.train_ranges_)
         S = int(n_draws or self.n_draws)
-        seed = self.seed if seed is None else seed
+        seeds = component_seeds(self.seed if seed is None else seed)
         p = pts["p"].to_numpy(dtype=np.float64)
-        size = pts[self.size_features_]
-        full = pts[self.features_]
-        c = self.components_
-
-        serial = self._draw(c["serial_work"], size, S, seed, noise=False)
-        create = self._draw(c["create_task"], size, S, seed + 1, noise=False)
-        wait = self._draw(c["wait_tasks"], size, S, seed + 2, noise=False)
-        span = self._draw(c["critical_path"], size, S, seed + 6, noise=False) if self.has_span_ else None
-        if _is_design_spec(self.specs_["work"]):
-            work = c["work"].predict_design(work_design(serial, p), n_draws=S, seed=seed + 3)
-        else:
-            work = serial * self._draw(c["work"], full, S, seed + 3, noise=True)
-        if _is_design_spec(self.specs_["delay"]):
-            n = pts["n"].to_numpy(dtype=np.float64)
-            design = delay_design(create, wait, p, n, span, per_task_growth=self.specs_["delay"] != STEAL_SPEC)
-            delay = c["delay"].predict_design(design, n_draws=S, seed=seed + 4)
-        else:
-            delay = (create + wait) * self._draw(c["delay"], full, S, seed + 4, noise=True)
-        if _is_design_spec(self.specs_["no_work"]):
-            n = pts["n"].to_numpy(dtype=np.float64)
-            design = no_work_design(n, p, span) if span is not None else np.broadcast_to(
-                no_work_design(n, p), (S, len(pts), no_work_design(n[:1], p[:1]).shape[-1]))
-            no_work = c["no_work"].predict_design(design, n_draws=S, seed=seed + 5)
-        else:
-            no_work = self._draw(c["no_work"], full, S, seed + 5, noise=True)
-        no_work = np.where(p > 1, no_work, 0.0)  # the (p-1) factor of eq. (15)
-        comps = {
-            "serial_work": serial,
-            "create_task": create,
-            "wait_tasks": wait,
-            "work": work,
-            "delay": delay,
-            "no_work": no_work,
-        }
+        comps = {}
+        for comp in WIRING:
+            if comp.name not in self.components_:
+                continue
+            features = self.features_ if comp.over_p else self.size_features_
+            inputs, scale = comp.inputs(self.specs_[comp.name], pts, comps, features)
+            draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.draws_noise)
+            comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
+        span = comps.pop("critical_path", None)
+        work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
         kappa = getattr(self, "discrepancy_", {})
         if any(kappa.values()):
             # Model discrepancy beyond the data (see _calibrate): per draw, one
@@ -740,7 +578,7 @@ class DagModel:
             # the sum of their medians). The parts are scaled before time is summed
             # from them, so the identity (1) holds per draw.
             d = extrapolation_distance(pts, self.train_ranges_)
-            z = np.random.default_rng(seed + 7).standard_normal((S, 1))
+            z = np.random.default_rng(seeds["discrepancy"]).standard_normal((S, 1))
             work = work * np.exp(kappa["work"] * d[None, :] * z)
             factor = np.exp(kappa["overhead"] * d[None, :] * z)
             delay, no_work = delay * factor, no_work * factor
@@ -752,10 +590,6 @@ class DagModel:
             comps["no_work"] = no_work + idle
             comps["critical_path"] = span
         return Prediction(comps, pts, getattr(self, "unit_", "s"))
-
-    @staticmethod
-    def _draw(model, X, S, seed, noise):
-        return model.predict(X, n_draws=S, seed=seed, noise=noise).draws
 
     def _points(self, X, params) -> pd.DataFrame:
         return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
@@ -809,9 +643,19 @@ class DagModel:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, fast={self.fast!r})"
 
 
-def _is_design_spec(spec: str) -> bool:
-    """Whether ``spec`` names a basis regression (on a design or a basis set)."""
-    return spec in ("basis", STEAL_SPEC)
+def component_seeds(seed: int) -> dict[str, int]:
+    """Independent seeds for each component (its model and its draws), the discrepancy
+    factor and the calibration's sub-fit, spawned from one ``seed``.
+
+    Examples
+    --------
+    >>> s = component_seeds(0)
+    >>> len(set(s.values())) == len(s) == len(COMPONENTS) + 2, s == component_seeds(0)
+    (True, True)
+    """
+    names = [*COMPONENTS, "discrepancy", "calibration"]
+    children = np.random.SeedSequence(int(seed)).spawn(len(names))
+    return {k: int(c.generate_state(1)[0]) for k, c in zip(names, children)}
 
 
 def _forward_cuts(sizes, workers) -> tuple[float, float]:
@@ -840,11 +684,6 @@ def _rates(saved) -> dict[str, float]:
     if isinstance(saved, Mapping):
         return {k: float(saved[k]) for k in DISCREPANCY_PARTS}
     return dict.fromkeys(DISCREPANCY_PARTS, float(saved))
-
-
-def _take(inputs, mask):
-    """Rows ``mask`` of a feature table or a design matrix."""
-    return inputs[mask] if isinstance(inputs, np.ndarray) else inputs.iloc[np.flatnonzero(mask)]
 
 
 def extrapolation_distance(points: pd.DataFrame, ranges: Mapping) -> np.ndarray:

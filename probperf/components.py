@@ -1,0 +1,179 @@
+"""The DAG model's components, each declared once: what it depends on, what its model
+sees, and which models the ``"auto"`` choice tries.
+
+A component is one DAG metric (``work``, ``delay``, ...). Its model maps *inputs* to
+a target, and the metric is ``scale * target``: a GP or a law mixture sees the
+parameters (``n``, ``p``, the configuration) and predicts a ratio (``work / T1'``,
+``delay`` per task), the paper's basis regressions see a design built from other
+metrics (eq. 10, 12, 15). :meth:`Component.inputs` builds both from the component's
+*parents*, measured (one value per run, in fitting and in the choice) or drawn (one
+per draw and point, in prediction): one function serves fit, choice and prediction.
+
+:data:`WIRING` lists the components in the order they are drawn (parents first).
+Changing how ``delay`` is modeled means editing its declaration here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+#: Spec of the delay regression without per-task growth with the workers
+#: (:func:`~probperf.designs.delay_design` with ``per_task_growth=False``).
+STEAL_SPEC = "basis-steal"
+#: Prefix of a GP spec that keeps ``n`` on a linear scale: with the log-linear mean the
+#: fallback law is exponential in ``n`` (fib, n-queens) instead of a power law.
+EXP_PREFIX = "exp:"
+
+
+def is_design_spec(spec: str) -> bool:
+    """Whether ``spec`` names a basis regression (on a design or a basis set)."""
+    return spec in ("basis", STEAL_SPEC)
+
+
+# -- what a component model sees ------------------------------------------------------
+
+@dataclass
+class Features:
+    """Inputs that are a table of parameters (GP, law mixture, basis over ``n``)."""
+
+    table: pd.DataFrame
+
+    def take(self, mask) -> "Features":
+        return Features(self.table.iloc[np.flatnonzero(mask)])
+
+    def usable(self) -> np.ndarray:
+        return np.ones(len(self.table), dtype=bool)
+
+    def fit(self, model, y, target: str):
+        model.fit(self.table, y, features=list(self.table.columns))
+        model.target_ = target
+        return model
+
+    def draws(self, model, S: int, seed: int, noise: bool) -> np.ndarray:
+        return model.predict(self.table, n_draws=S, seed=seed, noise=noise).draws
+
+    def median(self, model) -> np.ndarray:
+        """Median prediction without observation noise."""
+        return model.predict(self.table, n_draws=200, seed=0, noise=False).median
+
+
+@dataclass
+class Design:
+    """Inputs that are a design matrix of the paper's regressions (N x K, or per draw
+    S x N x K)."""
+
+    matrix: np.ndarray
+
+    def take(self, mask) -> "Design":
+        return Design(self.matrix[mask])
+
+    def usable(self) -> np.ndarray:
+        # an all-zero design row (no tasks) cannot explain anything
+        return self.matrix.sum(axis=1) > 0
+
+    def fit(self, model, y, target: str):
+        return model.fit_design(self.matrix, y)
+
+    def draws(self, model, S: int, seed: int, noise: bool) -> np.ndarray:
+        return model.predict_design(self.matrix, n_draws=S, seed=seed)
+
+    def median(self, model) -> np.ndarray:
+        return model.predict_median_design(self.matrix)
+
+
+# -- the components --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Component:
+    """One DAG metric as the DAG model predicts it.
+
+    ``over_p``: modeled over ``(n, p, config)``, else over ``(n, config)``.
+    ``parents``: metrics its inputs need (drawn before it). ``design``: the paper's
+    design for a basis-regression spec (``None``: the basis regression sees the
+    parameters). ``per``: the parents' quantity a parameter model's target is divided
+    by (``None``: the metric itself). ``candidates``: the ``"auto"`` choice's specs,
+    given whether a configuration parameter varies. ``multi_worker``: only runs with
+    ``p > 1`` inform it, and it is 0 at ``p = 1``.
+    """
+
+    name: str
+    over_p: bool
+    candidates: Callable[[bool], list[str]]
+    parents: tuple[str, ...] = ()
+    design: Callable | None = None
+    per: Callable | None = None
+    multi_worker: bool = False
+    noise: bool = field(default=None)  # run-to-run noise in draws; default: over_p
+
+    def inputs(self, spec: str, points: pd.DataFrame, parents: dict, features: list[str]):
+        """``(inputs, scale)`` at ``points`` from measured (N) or drawn (S x N) parents.
+
+        ``features``: the model's parameter columns (with or without ``p``). The metric
+        is ``scale * target``.
+        """
+        if self.design is not None and is_design_spec(spec):
+            n, p = (points[c].to_numpy(dtype=np.float64) for c in ("n", "p"))
+            return Design(self.design(spec, parents, n, p)), 1.0
+        scale = 1.0 if self.per is None else self.per(parents)
+        return Features(points[features]), scale
+
+    @property
+    def draws_noise(self) -> bool:
+        return self.over_p if self.noise is None else self.noise
+
+
+def _size_candidates(config_varies: bool) -> list[str]:
+    # the paper's basis sees n alone: a cut-off changes task counts by powers of it
+    gps = ["matern52", EXP_PREFIX + "matern52"]
+    return gps if config_varies else ["basis", *gps]
+
+
+def _work_design(spec, parents, n, p):
+    from .designs import work_design
+
+    return work_design(parents["serial_work"], p)
+
+
+def _delay_design(spec, parents, n, p):
+    from .designs import delay_design
+
+    return delay_design(parents["create_task"], parents["wait_tasks"], p, n, parents.get("critical_path"),
+                        per_task_growth=spec != STEAL_SPEC)
+
+
+def _no_work_design(spec, parents, n, p):
+    from .designs import no_work_design
+
+    return no_work_design(n, p, parents.get("critical_path"))
+
+
+def _per_task(parents):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return parents["create_task"] + parents["wait_tasks"]
+
+
+# The GP comes first among a worker-dependent component's candidates: validation
+# extrapolates one step, the real prediction several, and on near-ties the design
+# regressions (products of (p-1)^j with growing counts) were the ones that diverged
+# further out (simulated Dataset B: delay of sort, idle time of sparselu), while a power
+# law grows the least. Likewise the delay design without per-task growth before the
+# paper's full one. Matérn-5/2: the best calibrated kernel of experiments/compare_kernels.
+WIRING = (
+    Component("serial_work", over_p=False, candidates=_size_candidates),
+    Component("create_task", over_p=False, candidates=_size_candidates),
+    Component("wait_tasks", over_p=False, candidates=_size_candidates),
+    Component("critical_path", over_p=False, candidates=_size_candidates),
+    Component("work", over_p=True, candidates=lambda _: ["matern52", "basis"], parents=("serial_work",),
+              design=_work_design, per=lambda parents: parents["serial_work"]),
+    Component("delay", over_p=True, candidates=lambda _: ["matern52", STEAL_SPEC, "basis"],
+              parents=("create_task", "wait_tasks", "critical_path"), design=_delay_design, per=_per_task),
+    Component("no_work", over_p=True, candidates=lambda _: ["matern52", "basis"], parents=("critical_path",),
+              design=_no_work_design, multi_worker=True),
+)
+
+#: Components by name.
+BY_NAME = {c.name: c for c in WIRING}
