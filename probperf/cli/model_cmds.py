@@ -38,7 +38,7 @@ def load_training(data: Path, config: list[str], split: Optional[str]):
     m = formats.read(data, config=config)
     if split and "split" in m.frame:
         m = m.select(split=split)
-        err_console.print(f"fitting on the {len(m)} rows with split={split!r}", highlight=False)
+        err_console.print(f"fitting on the {len(m)} rows with split={shown(repr(split))}", highlight=False)
     return m
 
 
