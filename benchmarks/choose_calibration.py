@@ -2,7 +2,7 @@
 *training rows only*.
 
 For every simulated program (Datasets A and B, seed 0) only the ``train`` rows are used.
-Inside them, a forward split (``probperf.dag._forward_cuts``: all sizes but the largest,
+Inside them, a forward split (``probperf.selection.forward_cuts``: all sizes but the largest,
 worker counts up to the middle one) gives an inner training set and held-out runs beyond
 it; the DAG model with law-mixture components is fitted on the inner set with and without
 ``calibrate`` (no floor in either) and scored on the held-out runs: mean log predictive
@@ -24,7 +24,8 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import report  # noqa: E402
 
-from probperf.dag import DagModel, _forward_cuts  # noqa: E402
+from probperf.dag import DagModel  # noqa: E402
+from probperf.selection import forward_cuts  # noqa: E402
 from probperf.sim.datasets import PROTOCOL, dataset  # noqa: E402
 
 
@@ -44,7 +45,7 @@ def main():
         for which in ("A", "B"):
             train = dataset(app, which, seed=0).select(split="train")
             frame = train.frame
-            n_cut, p_cut = _forward_cuts(np.unique(frame["n"]), np.unique(frame["p"]))
+            n_cut, p_cut = forward_cuts(np.unique(frame["n"]), np.unique(frame["p"]))
             inner = train.select(n=(None, n_cut), p=(None, p_cut))
             held = frame[(frame["n"] > n_cut) | (frame["p"] > p_cut)]
             line = f"{app:9s} {which}  held-out training runs {len(held):3d}"

@@ -167,7 +167,7 @@ def verdicts(agg: pd.DataFrame, split: str = "test3", points: pd.DataFrame | Non
 
 def discrepancy_section(table: pd.DataFrame) -> list[str]:
     """The extrapolation-error rates the DAG models learnt from their training data
-    (forward validation, ``DagModel._calibrate``), per part of ``p * time``, beside the
+    (forward validation, ``probperf.selection.discrepancy_rates``), per part of ``p * time``, beside the
     floor ``probperf.dag.DISCREPANCY``."""
     columns = [f"discrepancy_{part}" for part in DISCREPANCY_PARTS]
     if not set(columns) <= set(table):

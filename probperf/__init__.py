@@ -1,6 +1,6 @@
 """probperf: probabilistic performance prediction for task-parallel programs.
 
-The data flow (DESIGN.md): measurements -> metric models -> DAG model -> prediction ->
+The data flow (docs/concepts.md): measurements -> metric models -> DAG model -> prediction ->
 report/plot. Heavy modules (torch, gpytorch, pyro) are imported on first use, so
 ``import probperf`` and the data commands stay fast.
 

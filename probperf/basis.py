@@ -9,7 +9,7 @@ term is non-negative for ``n >= 1`` and ``p >= 1``, which is what lets the Bayes
 keep its coefficients ``>= 0`` and read them as shares of the metric.
 
 The named presets (:data:`PRESETS`) are the paper's equations, generalised as in the
-thesis and DESIGN.md.
+thesis and docs/concepts.md.
 
 Examples
 --------

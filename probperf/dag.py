@@ -1,6 +1,6 @@
 """DagModel: the 2016 paper's two-step model, made probabilistic.
 
-The intermediate metric models are wired as in DESIGN.md::
+The intermediate metric models are wired as in docs/concepts.md::
 
     T1'(n)                    serial work (work of a one-worker run)
     T1(n,p)    = T1'(n) (b0 + a1 (p-1)/p + a2 (p-1))               work inflation
@@ -39,6 +39,7 @@ from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
 from .data import Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .predict import Predictive, constant_params, prediction_points
+from .selection import discrepancy_rates, extrapolation_distance, forward_cuts  # noqa: F401  (public here too)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = ("work", "delay", "no_work", "create_task", "wait_tasks")
@@ -95,7 +96,7 @@ DEFAULT_DRAWS = 1000
 DISCREPANCY = 0.04
 
 #: The two parts of ``p * time`` that get their own discrepancy factor: the work, and the
-#: overhead ``delay + no_work`` (see :meth:`DagModel._calibrate`).
+#: overhead ``delay + no_work`` (see :func:`probperf.selection.discrepancy_rates`).
 DISCREPANCY_PARTS = ("work", "overhead")
 
 
@@ -261,14 +262,14 @@ class DagModel:
         ``"overhead"`` (delay + no_work): the larger of ``discrepancy_learnt_`` and
         the floor ``discrepancy``.
     discrepancy_learnt_ : dict
-        The rates learnt by forward validation (:meth:`_calibrate`; 0 if not calibrated).
+        The rates learnt by forward validation (:func:`probperf.selection.discrepancy_rates`; 0 if not calibrated).
     calibration_ : pandas.DataFrame
         The held-out runs of that validation (``n``, ``p``, ``distance``,
         ``overhead_share``, ``log_error``, ``log_variance``); absent when it did not
         run. Not saved.
     calibrate : bool
         Learn how fast the model's error grows beyond the training data and widen
-        the intervals accordingly (one extra fit on a subset; see :meth:`_calibrate`).
+        the intervals accordingly (one extra fit on a subset; see :func:`probperf.selection.discrepancy_rates`).
         Off by default, a choice made on training rows only
         (``benchmarks/choose_calibration.py``): inside the training runs of the 14
         simulated datasets, a model fitted below a forward cut scored the held-out
@@ -389,7 +390,13 @@ class DagModel:
         self.defaults_ = constant_params(frame, self.features_)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
                               for c in self.features_}
-        learnt = self._calibrate(m) if self.calibrate else (0.0, 0.0)
+        learnt = (0.0, 0.0)
+        if self.calibrate:
+            sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast, n_draws=self.n_draws,
+                           seed=component_seeds(self.seed)["calibration"], calibrate=False, discrepancy=0.0)
+            learnt, table = discrepancy_rates(sub, m, self.features_)
+            if table is not None:
+                self.calibration_ = table
         self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
         self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
         return self
@@ -443,7 +450,7 @@ class DagModel:
         if len(candidates) == 1 or len(sizes) < 4 or (comp.over_p and len(workers) < 4):
             return candidates[0]
         # region of each row: 0 = fit on it; 1 = beyond in n, 2 = beyond in p, 3 = both
-        n_cut, p_cut = _forward_cuts(sizes, workers)
+        n_cut, p_cut = forward_cuts(sizes, workers)
         region = (frame["n"] > n_cut).to_numpy().astype(int)
         if comp.over_p:
             region = region + 2 * (frame["p"] > p_cut).to_numpy()
@@ -472,66 +479,6 @@ class DagModel:
         # a later (less preferred) candidate must be clearly better, not better by noise
         best = min(scores[c] for c in valid)
         return next(c for c in valid if scores[c] <= best + max(SELECT_MARGIN * best, SELECT_SLACK))
-
-    def _calibrate(self, m: Measurements) -> tuple[float, float]:
-        """Rates at which the model's log-time error grows beyond the data, per unit
-        of extrapolation distance (:func:`extrapolation_distance`), for the work and
-        for the overhead (delay + no_work), learnt by forward validation inside the
-        training data.
-
-        The intermediate models are parametric and their posteriors get tight, but the
-        equations are only approximately right, and an approximation error grows with
-        the distance from the data: intervals that ignore it are overconfident far out
-        (measured: 0 % coverage of 36-worker runs from 1-8 worker training). So the
-        model is refitted on the training runs minus the largest size and the upper
-        worker counts (:func:`_forward_cuts`, as for the choice of component models)
-        and asked to predict those held-out runs.
-
-        The error does not sit evenly: the work extrapolates well, the overhead terms
-        (idle time above all) less so, and the overhead's share of ``p * time`` grows
-        with ``p``, from a few per cent in the validation to most of the time at many
-        workers. The two parts' factors are driven by one normal deviate (see
-        :meth:`predict`), so a spread of ``kappa * d`` in a part moves log time by
-        about its share times that, and the spreads add: the excess of the log-time
-        errors over the model's own predictive spread is regressed, non-negatively
-        and through 0, on the two parts' shares times the distance:
-        ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``, with ``w`` and ``o``
-        the predicted shares of work and overhead. Needs at least 3 sizes and 3
-        worker counts; otherwise 0 (no inflation).
-        """
-        from scipy.optimize import nnls
-
-        frame = m.frame
-        sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
-        if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
-            return 0.0, 0.0
-        n_cut, p_cut = _forward_cuts(sizes, workers)
-        inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
-        if inside.sum() < 6 or (~inside).sum() < 3:
-            return 0.0, 0.0
-        sub_seed = component_seeds(self.seed)["calibration"]
-        sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast,
-                       n_draws=self.n_draws, seed=sub_seed, calibrate=False, discrepancy=0.0)
-        try:
-            sub.fit(m.select(n=(None, n_cut), p=(None, p_cut)))
-            held = frame.loc[~inside]
-            pred = sub.predict(held[self.features_], n_draws=500, seed=sub_seed)
-        except Exception as exc:  # a sub-fit that fails leaves intervals uninflated, loudly
-            import warnings
-
-            warnings.warn(f"DagModel: extrapolation calibration skipped ({exc})", RuntimeWarning, stacklevel=3)
-            return 0.0, 0.0
-        log_draws = np.log(pred.draws)
-        r = np.log(held["time"].to_numpy()) - np.median(log_draws, axis=0)
-        s2 = log_draws.var(axis=0)
-        d = extrapolation_distance(held, {"n": [0, n_cut], "p": [0, p_cut]})
-        overhead = np.median(_overhead_share(pred["work"].draws, pred["delay"].draws + pred["no_work"].draws), axis=0)
-        self.calibration_ = pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(), "distance": d,
-                                          "overhead_share": overhead, "log_error": r, "log_variance": s2})
-        if not np.any(d > 0):
-            return 0.0, 0.0
-        rates, _ = nnls(np.column_stack([(1 - overhead) * d, overhead * d]), np.sqrt(np.maximum(r**2 - s2, 0.0)))
-        return float(rates[0]), float(rates[1])
 
     # -- prediction ----------------------------------------------------------------
 
@@ -569,7 +516,7 @@ class DagModel:
         work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
         kappa = getattr(self, "discrepancy_", {})
         if any(kappa.values()):
-            # Model discrepancy beyond the data (see _calibrate): per draw, one
+            # Model discrepancy beyond the data (see selection.discrepancy_rates): per draw, one
             # log-normal factor on the work and one on the overhead (delay and no_work
             # together), each shared by all points (the equations' error is smooth, not
             # noise). Both are driven by the same deviate z: time is then monotone in
@@ -658,50 +605,12 @@ def component_seeds(seed: int) -> dict[str, int]:
     return {k: int(c.generate_state(1)[0]) for k, c in zip(names, children)}
 
 
-def _forward_cuts(sizes, workers) -> tuple[float, float]:
-    """Largest ``n`` and ``p`` of the runs a forward validation fits on: all sizes but
-    the largest, and the worker counts up to the middle one (rounding up), which keeps
-    at least 3 worker counts (2 with p > 1 for no_work) when there are 4: with fewer,
-    ``(p-1)`` and ``(p-1)^2`` terms cannot be told apart.
-
-    Examples
-    --------
-    >>> _forward_cuts([16, 32, 64, 128], [1, 2, 4, 8, 12, 16])
-    (64, 8)
-    """
-    return sizes[-2], workers[len(workers) // 2]
-
-
-def _overhead_share(work, overhead) -> np.ndarray:
-    """Share of ``p * time`` that is overhead (delay + no_work), per draw."""
-    total = work + overhead
-    return np.divide(overhead, total, out=np.zeros_like(total), where=total > 0)
-
-
 def _rates(saved) -> dict[str, float]:
     """Discrepancy rates read from a model file; files written before the rates were
     split by part hold one number, which applied to both."""
     if isinstance(saved, Mapping):
         return {k: float(saved[k]) for k in DISCREPANCY_PARTS}
     return dict.fromkeys(DISCREPANCY_PARTS, float(saved))
-
-
-def extrapolation_distance(points: pd.DataFrame, ranges: Mapping) -> np.ndarray:
-    """How far each point lies beyond the training box, in doublings: the sum over
-    ``n`` and ``p`` of ``max(0, log2(x / x_max))``. 0 inside the data.
-
-    Examples
-    --------
-    >>> pts = pd.DataFrame({"n": [1024.0, 8192.0], "p": [4.0, 32.0]})
-    >>> extrapolation_distance(pts, {"n": [16, 1024], "p": [1, 8]}).tolist()
-    [0.0, 5.0]
-    """
-    d = np.zeros(len(points))
-    for c in ("n", "p"):
-        if c in points and c in ranges:
-            x = points[c].to_numpy(dtype=np.float64)
-            d += np.maximum(0.0, np.log2(x / float(ranges[c][1])))
-    return d
 
 
 def _basis_for(component: str):

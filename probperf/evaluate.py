@@ -260,7 +260,7 @@ def nlpd(pred, y, scale: str = "log") -> np.ndarray:
 
 
 def score(pred, y, levels: Sequence[float] = (0.5, 0.9)) -> dict:
-    """All the accuracy figures of DESIGN.md for one prediction, as a flat dict.
+    """All the accuracy figures of docs/concepts.md for one prediction, as a flat dict.
 
     Keys: ``n_points``, ``median_ape`` (percent), ``mean_ape`` (percent), ``crps``
     (mean, unit of ``y``), ``crps_rel`` (mean of ``crps / |y|``), ``nlpd`` (mean, log

@@ -144,3 +144,95 @@ def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, 
             break
         w = new
     return w
+
+
+# -- the DAG model's single-cut validation and discrepancy calibration -------------------
+
+def forward_cuts(sizes, workers) -> tuple[float, float]:
+    """Largest ``n`` and ``p`` of the runs a single forward validation fits on: all
+    sizes but the largest, and the worker counts up to the middle one (rounding up),
+    which keeps at least 3 worker counts (2 with p > 1 for no_work) when there are 4:
+    with fewer, ``(p-1)`` and ``(p-1)^2`` terms cannot be told apart.
+
+    Examples
+    --------
+    >>> forward_cuts([16, 32, 64, 128], [1, 2, 4, 8, 12, 16])
+    (64, 8)
+    """
+    return sizes[-2], workers[len(workers) // 2]
+
+
+def extrapolation_distance(points, ranges) -> np.ndarray:
+    """How far each point lies beyond the training box, in doublings: the sum over
+    ``n`` and ``p`` of ``max(0, log2(x / x_max))``. 0 inside the data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pts = pd.DataFrame({"n": [1024.0, 8192.0], "p": [4.0, 32.0]})
+    >>> extrapolation_distance(pts, {"n": [16, 1024], "p": [1, 8]}).tolist()
+    [0.0, 5.0]
+    """
+    d = np.zeros(len(points))
+    for c in ("n", "p"):
+        if c in points and c in ranges:
+            x = points[c].to_numpy(dtype=np.float64)
+            d += np.maximum(0.0, np.log2(x / float(ranges[c][1])))
+    return d
+
+
+def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, float], object]:
+    """Rates at which a DAG model's log-time error grows beyond the data, per unit of
+    :func:`extrapolation_distance`, for the work and for the overhead (delay +
+    no_work), learnt by forward validation inside the training data; and the table of
+    held-out runs behind them (``None`` when it did not run).
+
+    ``sub_model``: an unfitted DAG model (the estimator's clone without calibration),
+    fitted here on the training runs minus the largest size and the upper worker counts
+    (:func:`forward_cuts`) and asked to predict those held-out runs.
+
+    The intermediate models are parametric and their posteriors get tight, but the
+    equations are only approximately right, and an approximation error grows with the
+    distance from the data. The error does not sit evenly: the work extrapolates well,
+    the overhead terms (idle time above all) less so, and the overhead's share of
+    ``p * time`` grows with ``p``. The two parts' factors are driven by one normal
+    deviate (see ``DagModel.predict``), so a spread of ``kappa * d`` in a part moves log
+    time by about its share times that, and the spreads add: the excess of the log-time
+    errors over the model's own predictive spread is regressed, non-negatively and
+    through 0, on the two parts' shares times the distance:
+    ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``. Needs at least 3 sizes
+    and 3 worker counts; otherwise 0 (no inflation).
+    """
+    import warnings
+
+    import pandas as pd
+    from scipy.optimize import nnls
+
+    frame = measurements.frame
+    sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
+    if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
+        return (0.0, 0.0), None
+    n_cut, p_cut = forward_cuts(sizes, workers)
+    inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
+    if inside.sum() < 6 or (~inside).sum() < 3:
+        return (0.0, 0.0), None
+    try:
+        sub_model.fit(measurements.select(n=(None, n_cut), p=(None, p_cut)))
+        held = frame.loc[~inside]
+        pred = sub_model.predict(held[features], n_draws=500)
+    except Exception as exc:  # a sub-fit that fails leaves intervals uninflated, loudly
+        warnings.warn(f"DagModel: extrapolation calibration skipped ({exc})", RuntimeWarning, stacklevel=3)
+        return (0.0, 0.0), None
+    log_draws = np.log(pred.draws)
+    r = np.log(held["time"].to_numpy()) - np.median(log_draws, axis=0)
+    s2 = log_draws.var(axis=0)
+    d = extrapolation_distance(held, {"n": [0, n_cut], "p": [0, p_cut]})
+    work, overhead = pred["work"].draws, pred["delay"].draws + pred["no_work"].draws
+    total = work + overhead
+    share = np.median(np.divide(overhead, total, out=np.zeros_like(total), where=total > 0), axis=0)
+    table = pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(), "distance": d,
+                          "overhead_share": share, "log_error": r, "log_variance": s2})
+    if not np.any(d > 0):
+        return (0.0, 0.0), table
+    rates, _ = nnls(np.column_stack([(1 - share) * d, share * d]), np.sqrt(np.maximum(r**2 - s2, 0.0)))
+    return (float(rates[0]), float(rates[1])), table

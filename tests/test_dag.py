@@ -155,7 +155,7 @@ def test_default_law_mixtures_extrapolate_the_paper_equations():
 
 def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
-    # over the held-out runs (_calibrate); the paper's regressions everywhere: no choice
+    # over the held-out runs (selection.discrepancy_rates); the paper's regressions everywhere: no choice
     # of component models, only calibration
     model = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0, calibrate=True).fit(
         paper_table(ps=(1, 2, 3, 4, 6, 8)))
