@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from . import persist
+from . import persist, progress
 from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
 from .data import Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
@@ -377,15 +377,17 @@ class DagModel:
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
         specs = self._specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
-        for comp in WIRING:
-            if comp.name not in measured:
-                continue  # no critical path measured: no span law
-            spec = specs[comp.name]
-            if spec == AUTO_SPEC:
-                spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
-            self.specs_[comp.name] = spec
-            inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
-            self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
+        with progress.task("fit DAG components", total=len(WIRING)) as step:
+            for comp in WIRING:
+                step(comp.name)
+                if comp.name not in measured:
+                    continue  # no critical path measured: no span law
+                spec = specs[comp.name]
+                if spec == AUTO_SPEC:
+                    spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
+                self.specs_[comp.name] = spec
+                inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
+                self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
         self.unit_ = m.unit
         self.defaults_ = constant_params(frame, self.features_)
         self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
@@ -653,11 +655,15 @@ def fit(measurements: Measurements, target: str = "time", model: str = "auto",
             raise ValueError("the DAG model predicts time; use --model direct for other targets")
         return DagModel(kernel=kernel, fast=fast, seed=seed).fit(measurements)
     if model == "direct":
-        return DirectModel(kernel=kernel or "laws", target=target, fast=fast, seed=seed).fit(measurements)
+        with progress.task(f"fit {target} ({kernel or 'laws'})") as step:
+            step()
+            return DirectModel(kernel=kernel or "laws", target=target, fast=fast, seed=seed).fit(measurements)
     if model == "penalty":
         if target != "time":
             raise ValueError("the penalty model predicts time only")
-        return PenaltyModel(kernel=kernel or "basis", fast=fast, seed=seed).fit(measurements)
+        with progress.task(f"fit the penalty model ({kernel or 'basis'})") as step:
+            step()
+            return PenaltyModel(kernel=kernel or "basis", fast=fast, seed=seed).fit(measurements)
     raise ValueError(f"unknown model {model!r}; use auto, dag, direct or penalty")
 
 
