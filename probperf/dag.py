@@ -39,7 +39,8 @@ from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
 from .data import Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .predict import Predictive, constant_params, prediction_points
-from .selection import discrepancy_rates, extrapolation_distance, forward_cuts  # noqa: F401  (public here too)
+from .selection import (choose_by_forward_error, discrepancy_rates, extrapolation_distance,  # noqa: F401
+                        forward_cuts, forward_error, forward_regions)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = ("work", "delay", "no_work", "create_task", "wait_tasks")
@@ -54,19 +55,6 @@ AUTO_SPEC = "auto"
 #: Default spec of every component: a stacked mixture of closed-form laws
 #: (:class:`~probperf.models.LawMixture`; the spec ``probperf.models.LAWS_SPEC``).
 DEFAULT_MODELS = {c: "laws" for c in COMPONENTS}
-
-#: Tolerance of the "auto" choice: a candidate within a factor 1 + SELECT_MARGIN = 2
-#: (or 0.005 absolute, i.e. 0.5 % median error) of the best forward-validation score
-#: counts as tied, and ties go to the earlier candidate, the one that grows least far
-#: out. Why so wide: validation extrapolates one step, a prediction several, and the
-#: candidates that grow faster (products of (p-1) with counts) diverge further out
-#: than one step shows. Measured on the simulated programs (Dataset B and the demo's
-#: sort): at 10 % the paper's delay design won validation by 1.5x on sort and fft and
-#: was then 1.6-2.5x too high at 36 workers, where the design without per-task growth
-#: was within 10 %; the contention-bound programs (farm, sparselu) still pick the
-#: paper's design, which wins validation there by 2-4x.
-SELECT_MARGIN = 1.0
-SELECT_SLACK = 0.005
 
 def auto_candidates(component: str, config_varies: bool) -> list[str]:
     """Specs the ``"auto"`` choice tries for ``component``, in order of preference
@@ -434,53 +422,25 @@ class DagModel:
         return inputs.take(keep).fit(self._new_model(spec, comp.name), y[keep], comp.name)
 
     def _choose(self, comp, candidates, frame, measured) -> str:
-        """Pick the candidate spec for component ``comp`` that best predicts held-out training runs.
-
-        Forward validation, the way the model is used: fit on the runs with ``n`` below
-        the largest size (and, for the worker-dependent components, ``p`` up to the
-        middle one of the distinct worker counts, rounding up), predict the rest from
-        their measured inputs, and score the median absolute log error in each
-        direction of extrapolation (larger ``n``; more workers; both), averaged over
-        the directions. The measured inputs isolate the component's own
-        extrapolation error from its inputs' errors. Needs 4 sizes (3 to fit on) and,
-        for the worker-dependent components, 4 worker counts; otherwise the first
-        candidate is taken. The earliest candidate within a factor
-        ``1 + SELECT_MARGIN`` (or :data:`SELECT_SLACK` absolute) of the best score wins (see :func:`auto_candidates` for the order). The scores are kept in
-        :attr:`selection_`.
-        """
-        sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
-        if len(candidates) == 1 or len(sizes) < 4 or (comp.over_p and len(workers) < 4):
+        """The ``"auto"`` spec of component ``comp``: the candidate that best predicts
+        held-out training runs from their measured inputs
+        (:func:`probperf.selection.choose_by_forward_error`); scores kept in
+        :attr:`selection_`."""
+        region = forward_regions(frame, comp.over_p)
+        if len(candidates) == 1 or region is None:
             return candidates[0]
-        # region of each row: 0 = fit on it; 1 = beyond in n, 2 = beyond in p, 3 = both
-        n_cut, p_cut = forward_cuts(sizes, workers)
-        region = (frame["n"] > n_cut).to_numpy().astype(int)
-        if comp.over_p:
-            region = region + 2 * (frame["p"] > p_cut).to_numpy()
         scores = {}
         for spec in candidates:
             inputs, y, scale, rows = self._training_data(comp, spec, frame, measured)
             reg = region[rows]
-            truth = scale * y
-            ok = np.isfinite(truth) & (truth > 0)
             try:
                 model = self._fit_component(comp, spec, inputs.take(reg == 0), y[reg == 0])
                 pred = scale[reg > 0] * inputs.take(reg > 0).median(model)
-                err = np.full(len(reg), np.nan)
-                err[reg > 0] = np.abs(np.log(np.maximum(pred, 1e-300) / np.where(ok, truth, 1.0)[reg > 0]))
-                # each direction of extrapolation counts the same, however many runs
-                # it holds: the corner (larger n on more workers) is the fewest runs
-                # and the prediction the model is built for
-                per_region = [np.median(err[(reg == r) & ok]) for r in (1, 2, 3) if np.any((reg == r) & ok)]
-                scores[spec] = float(np.mean(per_region)) if per_region else None
+                scores[spec] = forward_error(pred, (scale * y)[reg > 0], reg[reg > 0])
             except (ValueError, RuntimeError, np.linalg.LinAlgError):
                 scores[spec] = None
         self.selection_[comp.name] = scores
-        valid = [c for c in candidates if scores[c] is not None]
-        if not valid:
-            return candidates[0]
-        # a later (less preferred) candidate must be clearly better, not better by noise
-        best = min(scores[c] for c in valid)
-        return next(c for c in valid if scores[c] <= best + max(SELECT_MARGIN * best, SELECT_SLACK))
+        return choose_by_forward_error(candidates, scores)
 
     # -- prediction ----------------------------------------------------------------
 
