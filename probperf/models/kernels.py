@@ -42,12 +42,30 @@ from gpytorch.kernels import (
     SpectralMixtureKernel,
 )
 
-#: Spec names accepted by :func:`parse_kernel` (``<Q>``/``<d>``: a positive integer).
-KERNEL_NAMES = ("sm<Q>", "rbf", "matern12", "matern32", "matern52", "rq", "linear",
-                "poly<d>", "periodic")
-
 DEFAULT_SM_MIXTURES = 4
 DEFAULT_POLY_DEGREE = 2
+
+#: The base kernels, registered once: spec name -> ``build(number, ard_dims)``.
+#: ``number`` is the integer after a numbered name (``sm4``, ``poly3``; ``None``
+#: without one); ``ard_dims`` is ``None`` when ARD is off (the spectral mixture
+#: always needs the input dimension and gets it as ``dims``). Adding a kernel is
+#: one entry here (and, if it has its own amplitude, one in :func:`_has_own_scale`).
+BASE_KERNELS = {
+    "sm": lambda q, dims, all_dims: SpectralMixture(num_mixtures=q or DEFAULT_SM_MIXTURES, ard_num_dims=all_dims),
+    "poly": lambda d, dims, all_dims: PolynomialKernel(power=d or DEFAULT_POLY_DEGREE),
+    "rbf": lambda _, dims, all_dims: RBFKernel(ard_num_dims=dims),
+    "matern12": lambda _, dims, all_dims: MaternKernel(nu=0.5, ard_num_dims=dims),
+    "matern32": lambda _, dims, all_dims: MaternKernel(nu=1.5, ard_num_dims=dims),
+    "matern52": lambda _, dims, all_dims: MaternKernel(nu=2.5, ard_num_dims=dims),
+    "rq": lambda _, dims, all_dims: RQKernel(ard_num_dims=dims),
+    "linear": lambda _, dims, all_dims: LinearKernel(ard_num_dims=dims),
+    "periodic": lambda _, dims, all_dims: PeriodicKernel(ard_num_dims=dims),
+}
+#: Base kernels whose name takes a number (``sm<Q>``: mixtures, ``poly<d>``: degree).
+NUMBERED = ("sm", "poly")
+
+#: Spec names accepted by :func:`parse_kernel` (``<Q>``/``<d>``: a positive integer).
+KERNEL_NAMES = tuple(f"{k}<{'Q' if k == 'sm' else 'd'}>" if k in NUMBERED else k for k in BASE_KERNELS)
 
 _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>[+*()])|(?P<bad>\S+?))")
 
@@ -121,7 +139,7 @@ class _Parser:
         return tok.lower()
 
 
-_NAME = re.compile(r"^(sm|poly)(\d*)$|^(rbf|matern12|matern32|matern52|rq|linear|periodic)$")
+_NAME = re.compile(rf"^({'|'.join(NUMBERED)})(\d*)$|^({'|'.join(k for k in BASE_KERNELS if k not in NUMBERED)})$")
 
 
 def _check_name(tok: str, spec: str) -> None:
@@ -224,22 +242,8 @@ def _cos_features(x, means):
 def _base_kernel(name: str, ard_dims: int, ard: bool) -> Kernel:
     m = _NAME.match(name)
     family, number = m.group(1) or m.group(3), m.group(2)
-    if family == "sm":
-        # GPyTorch's SM kernel needs ard_num_dims equal to the input dimension.
-        q = int(number) if number else DEFAULT_SM_MIXTURES
-        return SpectralMixture(num_mixtures=q, ard_num_dims=ard_dims)
-    if family == "poly":
-        return PolynomialKernel(power=int(number) if number else DEFAULT_POLY_DEGREE)
-    dims = ard_dims if ard else None
-    if family == "rbf":
-        return RBFKernel(ard_num_dims=dims)
-    if family.startswith("matern"):
-        return MaternKernel(nu=int(family[-2]) / 2, ard_num_dims=dims)
-    if family == "rq":
-        return RQKernel(ard_num_dims=dims)
-    if family == "periodic":
-        return PeriodicKernel(ard_num_dims=dims)
-    return LinearKernel(ard_num_dims=dims)
+    # GPyTorch's SM kernel needs ard_num_dims equal to the input dimension: all_dims
+    return BASE_KERNELS[family](int(number) if number else None, ard_dims if ard else None, ard_dims)
 
 
 def _has_own_scale(kernel: Kernel) -> bool:
