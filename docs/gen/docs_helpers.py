@@ -141,3 +141,19 @@ def cli_reference() -> str:
     finally:
         typer.core.HAS_RICH = use_rich
     return "\n".join(sections)
+
+
+def edit_diff(path: str, old: str, new: str) -> str:
+    """A unified diff (as a fenced block) of replacing ``old`` by ``new`` in the
+    repository file ``path``, with the count of changed lines: how big a change really
+    is, computed from the current source so the page cannot drift from it."""
+    import difflib
+
+    text = Path(path).read_text()
+    if text.count(old) != 1:
+        raise ValueError(f"{path}: the text to replace is not there exactly once: {old!r}")
+    edited = text.replace(old, new)
+    diff = list(difflib.unified_diff(text.splitlines(), edited.splitlines(), f"a/{path}", f"b/{path}", n=1, lineterm=""))
+    removed = sum(1 for line in diff[2:] if line.startswith("-"))
+    added = sum(1 for line in diff[2:] if line.startswith("+"))
+    return "```diff\n" + "\n".join(diff) + f"\n```\n\nOne file: {removed} line(s) removed, {added} added."
