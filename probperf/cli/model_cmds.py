@@ -237,7 +237,7 @@ def far_beyond(points, ranges) -> list[str]:
             continue
         for x in points[c].to_numpy(dtype=float):
             if x > FAR_FACTOR * hi:
-                out.append(f"{c}={x:g} is {x / hi:.3g}x the largest training value ({hi:g}): the interval "
+                out.append(f"{c}={x:g} is {x / hi:.0f}x the largest training value ({hi:g}): the interval "
                            "there rests on the candidate laws, not on validated predictions")
     return out
 
