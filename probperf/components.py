@@ -30,7 +30,13 @@ EXP_PREFIX = "exp:"
 
 
 def is_design_spec(spec: str) -> bool:
-    """Whether ``spec`` names a basis regression (on a design or a basis set)."""
+    """Whether ``spec`` names a basis regression (on a design or a basis set).
+
+    Examples
+    --------
+    >>> is_design_spec("basis-steal"), is_design_spec("laws")
+    (True, False)
+    """
     return spec in ("basis", STEAL_SPEC)
 
 
@@ -38,7 +44,14 @@ def is_design_spec(spec: str) -> bool:
 
 @dataclass
 class Features:
-    """Inputs that are a table of parameters (GP, law mixture, basis over ``n``)."""
+    """Inputs that are a table of parameters (GP, law mixture, basis over ``n``).
+
+    Examples
+    --------
+    >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0]}))
+    >>> f.take(np.array([True, False, True])).table["n"].tolist(), bool(f.usable().all())
+    ([8.0, 32.0], True)
+    """
 
     table: pd.DataFrame
 
@@ -64,7 +77,16 @@ class Features:
 @dataclass
 class Design:
     """Inputs that are a design matrix of the paper's regressions (N x K, or per draw
-    S x N x K)."""
+    S x N x K).
+
+    Examples
+    --------
+    A run that created no tasks has an all-zero delay design row: it cannot inform
+    the fit.
+
+    >>> Design(np.array([[2.0, 1.0], [0.0, 0.0]])).usable().tolist()
+    [True, False]
+    """
 
     matrix: np.ndarray
 
@@ -98,6 +120,20 @@ class Component:
     by (``None``: the metric itself). ``candidates``: the ``"auto"`` choice's specs,
     given whether a configuration parameter varies. ``multi_worker``: only runs with
     ``p > 1`` inform it, and it is 0 at ``p = 1``.
+
+    Examples
+    --------
+    The work's GP sees the parameters and predicts ``work / T1'``; its basis
+    regression sees the paper's design built from the serial work:
+
+    >>> work = BY_NAME["work"]
+    >>> pts = pd.DataFrame({"n": [64.0], "p": [4.0]})
+    >>> inputs, scale = work.inputs("laws", pts, {"serial_work": np.array([10.0])}, ["n", "p"])
+    >>> type(inputs).__name__, scale.tolist()
+    ('Features', [10.0])
+    >>> inputs, scale = work.inputs("basis", pts, {"serial_work": np.array([10.0])}, ["n", "p"])
+    >>> type(inputs).__name__, inputs.matrix.tolist()
+    ('Design', [[10.0, 7.5, 30.0]])
     """
 
     name: str

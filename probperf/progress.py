@@ -25,7 +25,17 @@ _PROGRESS = contextvars.ContextVar("probperf_progress", default=None)
 @contextlib.contextmanager
 def reporting(enabled: bool = True, file=None):
     """Show the progress of the tasks run inside this block (rich bars on ``file``,
-    stderr by default: stdout stays clean for results). Bars vanish when done."""
+    stderr by default: stdout stays clean for results). Bars vanish when done.
+
+    Examples
+    --------
+    >>> import io
+    >>> with reporting(file=io.StringIO()):
+    ...     with task("fit", total=1) as step:
+    ...         step("work")
+    ...         _PROGRESS.get().tasks[0].description
+    'fit: work'
+    """
     if not enabled:
         yield
         return
@@ -46,7 +56,15 @@ def reporting(enabled: bool = True, file=None):
 @contextlib.contextmanager
 def task(description: str, total: int | None = None):
     """A task of ``total`` steps; yields ``step(label)``, to call as each step starts
-    (``label``, what is being done, is shown beside the description)."""
+    (``label``, what is being done, is shown beside the description).
+
+    Examples
+    --------
+    Library code reports unconditionally; without :func:`reporting` nothing shows:
+
+    >>> with task("fit DAG components", total=2) as step:
+    ...     step("work")
+    """
     progress = _PROGRESS.get()
     if progress is None:
         yield lambda label=None: None

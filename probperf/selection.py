@@ -202,6 +202,15 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
     through 0, on the two parts' shares times the distance:
     ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``. Needs at least 3 sizes
     and 3 worker counts; otherwise 0 (no inflation).
+
+    Examples
+    --------
+    With two sizes there is nothing beyond a forward cut to learn from:
+
+    >>> from probperf.data import Measurements
+    >>> m = Measurements({"n": [8, 16] * 3, "p": [1, 1, 2, 2, 4, 4], "time": [1.0, 2, 0.6, 1.1, 0.4, 0.7]})
+    >>> discrepancy_rates(None, m, ["n", "p"])
+    ((0.0, 0.0), None)
     """
     import warnings
 
