@@ -38,6 +38,7 @@ from . import persist, progress
 from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
 from .data import Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
+from .limits import draw_count
 from .predict import Predictive, constant_params, prediction_points
 from .selection import (choose_by_forward_error, discrepancy_rates, extrapolation_distance,  # noqa: F401
                         forward_cuts, forward_error, forward_regions)
@@ -463,7 +464,7 @@ class DagModel:
 
         pts = self._points(X, params)
         check_extrapolation(pts[self.features_].to_numpy(dtype=np.float64), self.features_, self.train_ranges_)
-        S = int(n_draws or self.n_draws)
+        S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(self.seed if seed is None else seed)
         p = pts["p"].to_numpy(dtype=np.float64)
         comps = {}

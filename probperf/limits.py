@@ -305,6 +305,25 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     return values
 
 
+def draw_count(n_draws, default: int) -> int:
+    """The number of joint draws a ``predict`` call makes: ``default`` when ``None``,
+    else a whole number in 1..:data:`MAX_DRAWS` (0 is an error, not the default).
+
+    Examples
+    --------
+    >>> draw_count(None, 1000), draw_count(500, 1000)
+    (1000, 500)
+    >>> draw_count(0, 1000)
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: n_draws must be a whole number in 1..100000, got 0
+    """
+    n = default if n_draws is None else n_draws
+    if isinstance(n, bool) or not float(n).is_integer() or not 1 <= int(n) <= MAX_DRAWS:
+        raise NumberError(f"n_draws must be a whole number in 1..{MAX_DRAWS}, got {n_draws!r}")
+    return int(n)
+
+
 def describe() -> list[tuple[str, object, str]]:
     """``(name, value, reason)`` of every limit above, the reason read from its ``#:``
     comment, so documentation quotes the code instead of copying it.

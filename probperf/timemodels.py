@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import persist
 from .data import Measurements, MeasurementError, one_worker_baseline
+from .limits import draw_count
 from .predict import Predictive, constant_params, prediction_points
 
 
@@ -149,7 +150,7 @@ class PenaltyModel(_TableModel):
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
         """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw)."""
         pts = self._points(X, params)
-        S = n_draws or 1000
+        S = draw_count(n_draws, 1000)
         p = pts["p"].to_numpy()
         size = pts[self.size_features_]
         # On one worker the run *is* a sequential run, with its noise; on more, T(n)

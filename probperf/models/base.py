@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import persist
 from ..data import Measurements, as_points
+from ..limits import draw_count
 from ..predict import Predictive
 
 DEFAULT_DRAWS = 1000
@@ -118,7 +119,7 @@ class MetricModel:
         self._check_fitted()
         points = as_points(X, self.features_)
         Xa = points.to_numpy(dtype=np.float64)
-        draws = self._predict_draws(Xa, int(n_draws or self.n_draws), seed, noise=noise)
+        draws = self._predict_draws(Xa, draw_count(n_draws, self.n_draws), seed, noise=noise)
         return Predictive(draws, points, self.target_)
 
     def _check_fitted(self):

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import persist
 from ..data import Measurements, MeasurementError
+from ..limits import draw_count
 from ..predict import Predictive, constant_params, prediction_points
 from ..transforms import Standardizer, log_inputs, log_mask
 from .base import MetricModel
@@ -131,7 +132,7 @@ class TimeModel(MetricModel):
         """
         self._check_fitted()
         points = prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
-        draws = self._predict_draws(points.to_numpy(np.float64), int(n_draws or self.n_draws), seed)
+        draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
         return Predictive(draws, points, "time")
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
@@ -460,7 +461,7 @@ class TwoStepLasso(TimeModel):
         if self.n_boot == 0:
             return Predictive(self._metrics(X, [0])[metric], points, metric)
         values = self._metrics(X, slice(1, None))[metric]
-        rows = np.random.default_rng(seed).integers(0, self.n_boot, size=int(n_draws or self.n_draws))
+        rows = np.random.default_rng(seed).integers(0, self.n_boot, size=draw_count(n_draws, self.n_draws))
         return Predictive(values[rows], points, metric)
 
     def coefficients(self):
@@ -1021,5 +1022,5 @@ class MultiTaskNN(_NeuralTimeModel):
         if metric not in self.tasks_:
             raise ValueError(f"no head for {metric!r}; the heads are {self.tasks_}")
         points = prediction_points(X, {}, self.features_, self.defaults_)
-        draws = self._metric_draws(points.to_numpy(float), metric, int(n_draws or self.n_draws), seed)
+        draws = self._metric_draws(points.to_numpy(float), metric, draw_count(n_draws, self.n_draws), seed)
         return Predictive(draws, points, metric)

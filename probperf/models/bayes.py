@@ -52,6 +52,7 @@ import pandas as pd
 
 from .. import persist
 from ..basis import BasisSet, preset, serial_work, strong_scaling
+from ..limits import draw_count
 from .base import MetricModel
 
 #: ``inference="auto"`` uses NUTS up to this many training points, SVI above.
@@ -784,7 +785,7 @@ class BayesianBasisRegression(MetricModel):
             if n_draws is not None and int(n_draws) != Phi.shape[0]:
                 raise ValueError(f"per-draw design has {Phi.shape[0]} draws but n_draws={n_draws}")
             n_draws = Phi.shape[0]
-        n_draws = int(n_draws or self.n_draws)
+        n_draws = draw_count(n_draws, self.n_draws)
         idx = draw_index(n_draws, self.coef_samples_.shape[0])
         beta = self.coef_samples_[idx]
         if Phi.ndim == 2:

@@ -537,7 +537,9 @@ class LawMixture(MetricModel):
             rows = np.flatnonzero(which == k)
             if len(rows):
                 out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
-        return np.exp(np.clip(out, -700.0, 700.0))
+        # beyond float range a draw is inf, not a silent cap: predict then refuses it
+        with np.errstate(over="ignore"):
+            return np.exp(np.maximum(out, -700.0))
 
     def _get_state(self):
         config = {**self._base_state(), "params": self.get_params(), "weights": self.weights_,
