@@ -17,6 +17,7 @@ hours or exhausting memory. Each is declared once, here, with the reason for its
 from __future__ import annotations
 
 import math
+import re
 import sys
 
 import numpy as np
@@ -263,27 +264,39 @@ def _check_range(value, text, low, high, low_open, limit):
         raise NumberError(f"{text} is above the limit {high}{f' ({limit})' if limit else ''}")
 
 
-def _list_item(part: str, **limits) -> tuple:
-    """``(first, last)`` of one item of a list: ``"2**4"`` or ``"1..8"``."""
+#: A range end written as a power, ``2**20``: such ranges step by the exponent.
+_POWER = re.compile(r"^\s*(\d+)\s*\*\*\s*(\d+)\s*$")
+
+
+def _list_item(part: str, **limits):
+    """The values of one item of a list: ``"2**4"``, ``"1..8"`` (every integer), or
+    ``"2**4..2**8"`` (ends that are powers of one base: the powers between, 2^4..2^8;
+    a user writing powers means powers, never the 240 integers between)."""
     if ".." not in part:
-        value = parse_expression(part, **limits)
-        return value, value
+        return [parse_expression(part, **limits)]
     first, _, last = part.partition("..")
     limits["integer"] = True
     lo, hi = parse_expression(first, **limits), parse_expression(last, **limits)
     if hi < lo:
         raise NumberError(f"{part} is an empty range (the end is below the start)")
-    return lo, hi
+    ends = _POWER.match(first), _POWER.match(last)
+    if all(ends) and ends[0].group(1) == ends[1].group(1) and int(ends[0].group(1)) >= 2:
+        base = int(ends[0].group(1))
+        return [base**k for k in range(int(ends[0].group(2)), int(ends[1].group(2)) + 1)]
+    return range(lo, hi + 1)
 
 
 def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: str = "") -> list:
-    """``"1,4,16"``, ``"1..8"`` (inclusive) or a mix such as ``"1..4,8"``, each value
-    checked by :func:`parse_expression`; at most :data:`MAX_LIST_VALUES` values.
+    """``"1,4,16"``, ``"1..8"`` (inclusive), powers ``"2**10..2**14"`` (2^10, 2^11, ...,
+    2^14) or a mix such as ``"1..4,8"``, each value checked by :func:`parse_expression`;
+    at most :data:`MAX_LIST_VALUES` values.
 
     Examples
     --------
     >>> parse_list("1..3,2**4")
     [1, 2, 3, 16]
+    >>> parse_list("2**10..2**12"), parse_list("20..22")
+    ([1024, 2048, 4096], [20, 21, 22])
     >>> parse_list("1..100000000")
     Traceback (most recent call last):
     ...
@@ -292,14 +305,13 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     values: list = []
     for part in filter(None, (t.strip() for t in text.split(","))):
         try:
-            lo, hi = _list_item(part, integer=integer, low=low, high=high, limit=limit)
+            items = _list_item(part, integer=integer, low=low, high=high, limit=limit)
         except NotANumber:
             raise NotANumber(f"cannot read {part!r} as a number or range") from None
-        count = hi - lo + 1 if hi != lo else 1
-        if len(values) + count > MAX_LIST_VALUES:
-            raise NumberError(f"{text} holds {len(values) + count} values, above the limit "
+        if len(values) + len(items) > MAX_LIST_VALUES:
+            raise NumberError(f"{text} holds {len(values) + len(items)} values, above the limit "
                               f"{MAX_LIST_VALUES} (MAX_LIST_VALUES)")
-        values.extend(range(lo, hi + 1) if count > 1 else [lo])
+        values.extend(items)
     if not values:
         raise NumberError("the list is empty")
     return values

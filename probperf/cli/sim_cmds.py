@@ -79,7 +79,7 @@ def _write(measurements, path: Path) -> None:
 @sim_app.command("run")
 def run(
     app: str = typer.Option(..., "--app", help="Program: fib, nqueens, sort, fft, sparselu, strassen, farm."),
-    n: str = typer.Option(..., "--n", help="Problem sizes, e.g. 65536,262144 or 2**16,2**18 or 20..24."),
+    n: str = typer.Option(..., "--n", help="Problem sizes, e.g. 65536,262144, or 2**16..2**18 (powers: 2^16, 2^17, 2^18), or 20..24 (every integer)."),
     p: str = typer.Option("1,4,16,36", "--p", help="Worker counts, e.g. 1,4,16,36 or 1..8."),
     reps: str = typer.Option("1", "--reps", metavar="INTEGER", help="Repetitions per setting."),
     seed: str = typer.Option("0", "--seed", metavar="INTEGER", help="Seed; the same seed reproduces the table."),
