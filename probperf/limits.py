@@ -264,7 +264,8 @@ def _check_range(value, text, low, high, low_open, limit):
         raise NumberError(f"{text} is above the limit {high}{f' ({limit})' if limit else ''}")
 
 
-#: A range end written as a power, ``2**20``: such ranges step by the exponent.
+# A range end written as a power, ``2**20``: such ranges step by the exponent (not a
+# limit, so not a ``#:`` comment: describe() lists those).
 _POWER = re.compile(r"^\s*(\d+)\s*\*\*\s*(\d+)\s*$")
 
 
@@ -358,3 +359,7 @@ def describe() -> list[tuple[str, object, str]]:
         else:
             comment = []
     return rows
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
