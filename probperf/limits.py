@@ -354,7 +354,7 @@ def describe() -> list[tuple[str, object, str]]:
         name = line.split("=")[0].strip()
         if line.startswith("#:"):
             comment = [*comment, line[2:].strip()]
-        elif comment and "=" in line and name.isupper() and name.isidentifier():
+        elif comment and "=" in line and name.isupper() and name.isidentifier() and _is_number(globals()[name]):
             rows.append((name, globals()[name], " ".join(comment)))  # a shared comment carries on
         else:
             comment = []
