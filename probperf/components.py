@@ -15,11 +15,13 @@ Changing how ``delay`` is modeled means editing its declaration here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
+
+from .designs import delay_design, no_work_design, work_design
 
 #: Spec of the delay regression without per-task growth with the workers
 #: (:func:`~probperf.designs.delay_design` with ``per_task_growth=False``).
@@ -113,13 +115,17 @@ class Design:
 class Component:
     """One DAG metric as the DAG model predicts it.
 
-    ``over_p``: modeled over ``(n, p, config)``, else over ``(n, config)``.
-    ``parents``: metrics its inputs need (drawn before it). ``design``: the paper's
+    ``over_p``: modeled over ``(n, p, config)`` and drawn with run-to-run noise (a
+    new run's), else over ``(n, config)`` and drawn without (a quantity that feeds
+    another component, not a run being predicted). ``parents``: metrics its inputs
+    need (drawn before it). ``design``: the paper's
     design for a basis-regression spec (``None``: the basis regression sees the
     parameters). ``per``: the parents' quantity a parameter model's target is divided
     by (``None``: the metric itself). ``candidates``: the ``"auto"`` choice's specs,
     given whether a configuration parameter varies. ``multi_worker``: only runs with
-    ``p > 1`` inform it, and it is 0 at ``p = 1``.
+    ``p > 1`` inform it, and it is 0 at ``p = 1``. ``one_per_size``: its column repeats
+    one value per size (the one-worker run) on every run, so it is fitted on the
+    distinct values only (repeating them would fake certainty).
 
     Examples
     --------
@@ -143,7 +149,7 @@ class Component:
     design: Callable | None = None
     per: Callable | None = None
     multi_worker: bool = False
-    noise: bool = field(default=None)  # run-to-run noise in draws; default: over_p
+    one_per_size: bool = False
 
     def inputs(self, spec: str, points: pd.DataFrame, parents: dict, features: list[str]):
         """``(inputs, scale)`` at ``points`` from measured (N) or drawn (S x N) parents.
@@ -157,10 +163,6 @@ class Component:
         scale = 1.0 if self.per is None else self.per(parents)
         return Features(points[features]), scale
 
-    @property
-    def draws_noise(self) -> bool:
-        return self.over_p if self.noise is None else self.noise
-
 
 def _size_candidates(config_varies: bool) -> list[str]:
     # the paper's basis sees n alone: a cut-off changes task counts by powers of it
@@ -169,27 +171,20 @@ def _size_candidates(config_varies: bool) -> list[str]:
 
 
 def _work_design(spec, parents, n, p):
-    from .designs import work_design
-
     return work_design(parents["serial_work"], p)
 
 
 def _delay_design(spec, parents, n, p):
-    from .designs import delay_design
-
     return delay_design(parents["create_task"], parents["wait_tasks"], p, n, parents.get("critical_path"),
                         per_task_growth=spec != STEAL_SPEC)
 
 
 def _no_work_design(spec, parents, n, p):
-    from .designs import no_work_design
-
     return no_work_design(n, p, parents.get("critical_path"))
 
 
 def _per_task(parents):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return parents["create_task"] + parents["wait_tasks"]
+    return parents["create_task"] + parents["wait_tasks"]
 
 
 # The GP comes first among a worker-dependent component's candidates: validation
@@ -199,7 +194,7 @@ def _per_task(parents):
 # law grows the least. Likewise the delay design without per-task growth before the
 # paper's full one. Matérn-5/2: the best calibrated kernel of experiments/compare_kernels.
 WIRING = (
-    Component("serial_work", over_p=False, candidates=_size_candidates),
+    Component("serial_work", over_p=False, candidates=_size_candidates, one_per_size=True),
     Component("create_task", over_p=False, candidates=_size_candidates),
     Component("wait_tasks", over_p=False, candidates=_size_candidates),
     Component("critical_path", over_p=False, candidates=_size_candidates),

@@ -401,9 +401,7 @@ class DagModel:
         """
         features = self.features_ if comp.over_p else self.size_features_
         y = measured[comp.name]
-        if comp.name == "serial_work":
-            # one observation per distinct (n, config, value): the column repeats the
-            # one-worker run on every row of its group, and repeating it fakes certainty
+        if comp.one_per_size:
             rows = pd.DataFrame({**{c: frame[c] for c in features}, "y": y}).drop_duplicates().index.to_numpy()
         elif comp.multi_worker:
             rows = np.flatnonzero(frame["p"].to_numpy() > 1)  # every term carries (p-1)
@@ -473,7 +471,7 @@ class DagModel:
                 continue
             features = self.features_ if comp.over_p else self.size_features_
             inputs, scale = comp.inputs(self.specs_[comp.name], pts, comps, features)
-            draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.draws_noise)
+            draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
             comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         span = comps.pop("critical_path", None)
         work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]

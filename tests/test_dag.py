@@ -255,3 +255,14 @@ def test_delay_design_without_per_task_growth_drops_the_count_times_workers_colu
 def test_steal_design_is_only_for_delay():
     with pytest.raises(ValueError, match="'basis-steal' is a delay design; it cannot model work"):
         DagModel(models={"work": "basis-steal"}).fit(paper_table())
+
+
+def test_wiring_draws_every_parent_before_its_child():
+    from probperf.components import WIRING
+
+    order = [c.name for c in WIRING]
+    for comp in WIRING:
+        for parent in comp.parents:
+            assert order.index(parent) < order.index(comp.name), (comp.name, parent)
+    assert sorted(order) == sorted(["serial_work", "create_task", "wait_tasks", "critical_path",
+                                    "work", "delay", "no_work"])
