@@ -90,7 +90,7 @@ def main():
         started = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = DagModel(fast=True, n_draws=300, seed=i).fit(runs)
+            model = DagModel(effort="quick", n_draws=300, seed=i).fit(runs)
         del model
         gc.collect()
         sizes.append(resident_mb())

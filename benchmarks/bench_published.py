@@ -9,13 +9,9 @@ script on the same rows and gives a point prediction only.
 
 Extra-P
 -------
-If ``import extrap`` fails, the script installs it into the running interpreter's
-environment with ``pip install --no-deps extrap "marshmallow~=3.7" pycubexr``:
-Extra-P 4.2 declares ``numpy~=1.18`` and PySide6 (its GUI), and letting pip resolve
-those would downgrade numpy under torch. The modelling code needs neither, only
-marshmallow and pycubexr besides what probperf already has. ``--no-install`` skips
-this. Extra-P is driven as its command line does: a text-format experiment (one
-``PARAMETER`` per varying parameter), ``ModelGenerator(modeler="default")`` with the
+Extra-P runs through :class:`probperf.models.extrap.ExtraP` (installed by ``make
+install``; without it the report says so): a text-format experiment (one ``PARAMETER``
+per varying parameter), ``ModelGenerator(modeler="default")`` with the
 single-parameter modeler's ``allow_negative_exponents`` on, then the fitted function
 is evaluated at the test points.
 
@@ -28,10 +24,10 @@ with ``n`` and ``p`` as parameters, and predicts the three test rows.
 Run (from the repository root)::
 
     python benchmarks/bench_published.py [--out benchmarks/results/published.md]
-        [--models bayes,bayes-small,gp,direct,penalty] [--draws 2000] [--fast] [--no-install]
+        [--models bayes,bayes-small,gp,direct,penalty] [--draws 2000] [--effort quick|default|thorough]
 
-With NUTS (the default) the basis models take minutes per fit on a busy 2-core
-machine; ``--fast`` uses SVI and one GP restart.
+With ``--effort thorough`` (NUTS) the basis models take minutes per fit on a busy 2-core
+machine; the default is SVI (:data:`probperf.models.specs.EFFORTS`).
 """
 
 from __future__ import annotations
@@ -39,10 +35,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import subprocess
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +57,6 @@ EXTRAP_README = {
     "karatsuba_nonuniform_p8": 2.10,
     "rabin_miller_p8": 0.69,
 }
-
-EXTRAP_INSTALL = ["extrap", "marshmallow~=3.7", "pycubexr>=1.2.3,!=2.0.0,<3"]
-
 
 @dataclass
 class Case:
@@ -95,14 +86,18 @@ def load_case(case: Case) -> tuple[Measurements, Measurements]:
 # -- probperf models ---------------------------------------------------------------
 
 
-#: Set by --fast: SVI instead of NUTS for the basis models, one GP restart.
-FAST = {"on": False}
+#: Set by --effort (probperf.models.specs.EFFORTS).
+EFFORT = {"level": "default"}
+
+
+def _options(family: str) -> dict:
+    from probperf.models.specs import effort_options
+
+    return effort_options(family, EFFORT["level"])
 
 
 def _bayes(module, **kwargs):
-    if FAST["on"]:
-        kwargs["inference"] = "svi"
-    return module.BayesianBasisRegression(**kwargs)
+    return module.BayesianBasisRegression(**_options("basis"), **kwargs)
 
 
 def _small_basis(module, train: Measurements):
@@ -122,11 +117,11 @@ PROBPERF_MODELS = {
     "bayes": ("probperf.models.bayes", lambda mod, train: _bayes(mod), "metric"),
     "bayes-small": ("probperf.models.bayes", _small_basis, "metric"),
     "gp": ("probperf.models.gp",
-           lambda mod, train: mod.GaussianProcessModel(n_restarts=1 if FAST["on"] else 3), "metric"),
+           lambda mod, train: mod.GaussianProcessModel(**_options("gp")), "metric"),
     "direct": ("probperf.timemodels",
-               lambda mod, train: mod.DirectModel(kernel="basis", fast=FAST["on"]), "table"),
+               lambda mod, train: mod.DirectModel(kernel="basis", effort=EFFORT["level"]), "table"),
     "penalty": ("probperf.timemodels",
-                lambda mod, train: mod.PenaltyModel(kernel="basis", fast=FAST["on"]), "table"),
+                lambda mod, train: mod.PenaltyModel(kernel="basis", effort=EFFORT["level"]), "table"),
 }
 
 LABELS = {
@@ -166,69 +161,22 @@ def fit_predict(label, module, train: Measurements, test: Measurements, draws: i
 # -- Extra-P -----------------------------------------------------------------------
 
 
-def ensure_extrap(install: bool) -> tuple[bool, str]:
-    """Import Extra-P, installing it first if allowed; ``(ok, version or reason)``."""
+def extrap_version() -> tuple[bool, str]:
+    """``(ok, version or why not)`` of the installed Extra-P."""
+    from probperf.models.extrap import ExtraPMissing, extrap_version as version
+
     try:
-        import extrap
-
-        return True, extrap.__version__
-    except ImportError:
-        if not install:
-            return False, "not installed (--no-install)"
-    print(f"installing Extra-P: pip install --no-deps {' '.join(EXTRAP_INSTALL)}", file=sys.stderr)
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *EXTRAP_INSTALL]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        return False, f"pip install failed: {done.stderr.strip()[-300:]}"
-    importlib.invalidate_caches()
-    try:
-        import extrap
-
-        return True, extrap.__version__
-    except ImportError as exc:
-        return False, f"installed but not importable: {exc}"
+        return True, version()
+    except ExtraPMissing as exc:
+        return False, str(exc)
 
 
-def extrap_text(train: Measurements, params: list[str]) -> str:
-    """The training runs in Extra-P's text input format (one DATA line per point)."""
-    frame = train.frame
-    by = params[0] if len(params) == 1 else params  # scalar keys for one parameter
-    groups = frame.groupby(by, sort=True)["time"]
-    coords = [key if isinstance(key, tuple) else (key,) for key in groups.groups]
-    if len(params) == 1:
-        points = " ".join(f"{c[0]:.17g}" for c in coords)
-    else:
-        points = " ".join("(" + " ".join(f"{v:.17g}" for v in c) + ")" for c in coords)
-    lines = [f"PARAMETER {' '.join(params)}", f"POINTS {points}", "REGION main", "METRIC time"]
-    lines += ["DATA " + " ".join(f"{v:.17g}" for v in values) for _, values in groups]
-    return "\n".join(lines) + "\n"
-
-
-def extrap_predict(train: Measurements, test: Measurements, workdir: Path):
+def extrap_predict(train: Measurements, test: Measurements):
     """Extra-P's point predictions at the test rows and its model as text."""
-    from extrap.fileio.file_reader.text_file_reader import TextFileReader
-    from extrap.modelers.model_generator import ModelGenerator
+    from probperf.models.extrap import ExtraP
 
-    frame = train.frame
-    # Extra-P needs several values per parameter; a constant one carries no information.
-    params = [c for c in ("n", "p") if frame[c].nunique() > 1]
-    path = workdir / "extrap_input.txt"
-    path.write_text(extrap_text(train, params))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        experiment = TextFileReader().read_experiment(str(path))
-        generator = ModelGenerator(experiment, modeler="default")
-        modeler = generator.modeler
-        single = getattr(modeler, "single_parameter_modeler", None) or modeler
-        single.allow_negative_exponents = True
-        generator.model_all()
-    function = next(iter(generator.models.values())).hypothesis.function
-    points = test.frame[params].to_numpy(dtype=float)
-    if len(params) == 1:
-        pred = np.array([function.evaluate(float(row[0])) for row in points])
-    else:
-        pred = np.array([function.evaluate(tuple(float(v) for v in row)) for row in points])
-    return pred, function.to_string(*params)
+    model = ExtraP().fit(train)
+    return model.predict(test.points(train.params)).draws[0], model.formula_
 
 
 # -- the run -----------------------------------------------------------------------
@@ -244,12 +192,10 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     for label, why in missing.items():
         notes.append(f"probperf model `{label}` ({LABELS[label]}) unavailable: {why}")
 
-    has_extrap, extrap_info = ensure_extrap(not args.no_install)
+    has_extrap, extrap_info = extrap_version()
     notes.append(
         f"Extra-P {extrap_info}" if has_extrap else f"Extra-P unavailable: {extrap_info}"
     )
-    workdir = Path(args.out).resolve().parent
-    workdir.mkdir(parents=True, exist_ok=True)
 
     rows, summary = [], []
     for case in CASES:
@@ -259,7 +205,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
         if has_extrap:
             start = time.perf_counter()
             try:
-                pred, text = extrap_predict(train, test, workdir)
+                pred, text = extrap_predict(train, test)
                 seconds = time.perf_counter() - start
                 errors = 100 * np.abs(pred - truth) / truth
                 for i in range(len(tf)):
@@ -272,8 +218,6 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
                 notes.append(f"Extra-P model for {case.name}: {text}")
             except Exception as exc:
                 notes.append(f"Extra-P failed on {case.name}: {type(exc).__name__}: {exc}")
-            finally:
-                (workdir / "extrap_input.txt").unlink(missing_ok=True)
         for label, module in modules.items():
             start = time.perf_counter()
             try:
@@ -360,7 +304,7 @@ def report(rows, summary, notes, args) -> str:
         "# Published cases: probperf vs Extra-P",
         "",
         f"Command: `python benchmarks/bench_published.py --models {args.models} --draws {args.draws}"
-        + (" --fast`" if args.fast else "`"),
+        f" --effort {args.effort}`",
         "",
         "Train rows -> test rows of each case (extrapolation in n). `median_ape`: median over "
         "the case's test rows of the absolute % error of the median prediction (Extra-P: of "
@@ -395,11 +339,10 @@ def main(argv=None):
     parser.add_argument("--models", default=",".join(PROBPERF_MODELS),
                         help=f"comma-separated subset of {','.join(PROBPERF_MODELS)}")
     parser.add_argument("--draws", type=int, default=2000, help="predictive draws per model")
-    parser.add_argument("--no-install", action="store_true", help="do not pip-install Extra-P")
-    parser.add_argument("--fast", action="store_true",
-                        help="SVI instead of NUTS for the basis models, one GP restart")
+    parser.add_argument("--effort", default="default", choices=["quick", "default", "thorough"],
+                        help="inference effort of the models (thorough: NUTS, 5 GP restarts)")
     args = parser.parse_args(argv)
-    FAST["on"] = args.fast
+    EFFORT["level"] = args.effort
 
     try:
         import torch

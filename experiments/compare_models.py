@@ -1,10 +1,10 @@
 """Compare the DAG model with every baseline on the thesis's extrapolation splits.
 
-Models (:data:`probperf.experiment_tasks.TIME_MODELS`): the DAG model with basis
+Models (:data:`probperf.registry.MODELS`): the DAG model with basis
 regressions (default) and with a GP ``sm4`` for every component; the direct GP
 (``sm4``) and direct basis regression of time; the penalty model; TwoStepLasso (2016
 paper), DirectNN and MultiTaskNN (thesis); Cilkview bounds; Extra-P (PyPI ``extrap``,
-modeler ``default``, negative exponents allowed; installed on first use). Models that
+modeler ``default``, negative exponents allowed; installed by ``make install``). Models that
 take only ``n`` and ``p`` (TwoStepLasso, Cilkview, Extra-P) are fitted once per value of
 a varying configuration parameter.
 
@@ -33,7 +33,8 @@ import pandas as pd
 
 import _common as C
 from probperf.dag import DISCREPANCY, DISCREPANCY_PARTS
-from probperf.experiment_tasks import TIME_MODELS, fit_time_task
+from probperf.experiment_tasks import fit_time_task
+from probperf.registry import MODELS as TIME_MODELS
 from probperf.runner import add_cli_options
 
 MODELS = tuple(TIME_MODELS)
@@ -213,7 +214,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
             "% of test points inside the central 90 % interval (Extra-P gives no interval; "
             "Cilkview's 'interval' is its bound band).",
             "",
-            "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m]}" for m in models) + ".",
+            "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m].description}" for m in models) + ".",
         ],
         table=table,
     )

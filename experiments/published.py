@@ -25,7 +25,8 @@ from pathlib import Path
 import pandas as pd
 
 import _common as C
-from probperf.experiment_tasks import TIME_MODELS, fit_time_task
+from probperf.experiment_tasks import fit_time_task
+from probperf.registry import MODELS as TIME_MODELS
 from probperf.runner import add_cli_options
 
 MODELS = ("direct_sm4", "direct_basis", "penalty", "direct_nn", "extrap")
@@ -74,7 +75,7 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
             "median prediction (Extra-P: of its point prediction); `covers`: the measured time "
             f"lies inside the central 90 % interval. Seeds {args.seeds} (predictions averaged over seeds).",
             "",
-            "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m]}" for m in models) + ".",
+            "Models: " + "; ".join(f"`{m}` = {TIME_MODELS[m].description}" for m in models) + ".",
         ],
         table=table,
     )

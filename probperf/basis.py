@@ -30,6 +30,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from . import persist
+
 #: Worker terms: name -> function of ``p`` (all zero or positive for p >= 1).
 WORKER_TERMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "1": lambda p: np.ones_like(p),
@@ -156,6 +158,7 @@ def _check_inputs(n, p, need_p: bool, need_log: bool):
     return n, p
 
 
+@persist.register
 class BasisSet:
     """An ordered set of :class:`Term` objects; builds design matrices.
 

@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from .designs import delay_design, no_work_design, work_design
+from .models import specs
 
 #: Spec of the delay regression without per-task growth with the workers
 #: (:func:`~probperf.designs.delay_design` with ``per_task_growth=False``).
-STEAL_SPEC = "basis-steal"
-#: Prefix of a GP spec that keeps ``n`` on a linear scale: with the log-linear mean the
-#: fallback law is exponential in ``n`` (fib, n-queens) instead of a power law.
-EXP_PREFIX = "exp:"
+STEAL_SPEC = specs.STEAL
+#: Prefix of a GP spec around an exponential law in ``n`` (fib, n-queens).
+EXP_PREFIX = specs.EXP_PREFIX
 
 
 def is_design_spec(spec: str) -> bool:
@@ -39,7 +39,7 @@ def is_design_spec(spec: str) -> bool:
     >>> is_design_spec("basis-steal"), is_design_spec("laws")
     (True, False)
     """
-    return spec in ("basis", STEAL_SPEC)
+    return specs.parse(spec).family == specs.BASIS
 
 
 # -- what a component model sees ------------------------------------------------------
@@ -176,7 +176,7 @@ def _work_design(spec, parents, n, p):
 
 def _delay_design(spec, parents, n, p):
     return delay_design(parents["create_task"], parents["wait_tasks"], p, n, parents.get("critical_path"),
-                        per_task_growth=spec != STEAL_SPEC)
+                        per_task_growth=not specs.parse(spec).steal)
 
 
 def _no_work_design(spec, parents, n, p):

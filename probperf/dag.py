@@ -35,16 +35,18 @@ import numpy as np
 import pandas as pd
 
 from . import persist, progress
-from .components import BY_NAME, EXP_PREFIX, STEAL_SPEC, WIRING, is_design_spec
-from .data import Measurements, one_worker_baseline
+from .components import BY_NAME, WIRING
+from .data import DAG_METRICS, Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .limits import draw_count
-from .predict import Predictive, constant_params, prediction_points
+from .models import specs
+from .models.base import TableModel
+from .predict import Predictive
 from .selection import (choose_by_forward_error, discrepancy_rates, extrapolation_distance,  # noqa: F401
-                        forward_cuts, forward_error, forward_regions)
+                        forward_cuts, forward_error, forward_regions, widen)
 
 #: DAG metrics DagModel needs in the training data.
-REQUIRED = ("work", "delay", "no_work", "create_task", "wait_tasks")
+REQUIRED = DAG_METRICS
 
 #: Intermediate models, in the order they are drawn (declared in
 #: :data:`probperf.components.WIRING`).
@@ -52,7 +54,7 @@ COMPONENTS = tuple(c.name for c in WIRING)
 
 #: Spec of the single-law choice among :func:`auto_candidates` by forward validation
 #: inside the training data (see :meth:`DagModel._choose`); opt-in.
-AUTO_SPEC = "auto"
+AUTO_SPEC = specs.AUTO
 #: Default spec of every component: a stacked mixture of closed-form laws
 #: (:class:`~probperf.models.LawMixture`; the spec ``probperf.models.LAWS_SPEC``).
 DEFAULT_MODELS = {c: "laws" for c in COMPONENTS}
@@ -221,21 +223,17 @@ class Prediction(Predictive):
 
 
 @persist.register
-class DagModel:
+class DagModel(TableModel):
     """Predict run time from separately modeled DAG metrics, with joint uncertainty.
 
     Parameters
     ----------
     models : mapping of component -> spec, optional
-        Per-component model: ``"laws"`` (the default: a stacked mixture of closed-form
-        laws, :class:`~probperf.models.LawMixture`), ``"basis"`` (Bayesian basis regression; for delay also
-        ``"basis-steal"``, see :func:`delay_design`), a GP kernel
-        spec such as ``"sm4"``, ``"matern52"``, ``"rbf+linear"`` (around a power law),
-        ``"exp:<kernel>"`` (a GP around an exponential law in ``n``), or ``"auto"``:
-        the candidate of :func:`auto_candidates` that best predicts
-        held-out training runs (see :meth:`_choose`). Components:
-        ``serial_work``, ``work``, ``create_task``, ``wait_tasks``, ``delay``,
-        ``no_work``, ``critical_path``.
+        Per-component model spec (:mod:`probperf.models.specs`): ``"laws"`` (the
+        default), ``"basis"``, ``"basis-steal"`` (delay), a GP kernel spec, or ``"auto"``:
+        the candidate of :func:`auto_candidates` that best predicts held-out training
+        runs (see :meth:`_choose`). Components: ``serial_work``, ``work``,
+        ``create_task``, ``wait_tasks``, ``delay``, ``no_work``, ``critical_path``.
     kernel : str, optional
         Shorthand: use this spec for every component (``models`` entries win).
 
@@ -270,13 +268,9 @@ class DagModel:
         doubling of ``n`` or ``p`` beyond the data. 0 by default: no hand-set floor
         (issue 14: the earlier default 0.04, :data:`DISCREPANCY`, was set while test
         errors were in view, so it is kept only as an explicit opt-in).
-    inference : {"svi", "nuts", "auto"}
-        Inference for the basis-regression components. SVI by default: the DAG model
-        fits seven components, and NUTS takes about a minute each on 2 cores for
-        little change in the intervals (see ``benchmarks/``).
-    fast : bool
-        Cheaper inference still (shorter SVI, one GP restart): for tests, docs and
-        quick looks.
+    effort : {"quick", "default", "thorough"}
+        Inference effort of the components (:data:`probperf.models.specs.EFFORTS`):
+        closed forms and SVI by default, NUTS and more GP restarts when thorough.
     n_draws : int
         Joint draws per prediction.
     seed : int
@@ -286,7 +280,7 @@ class DagModel:
     --------
     >>> from probperf.sim import generate
     >>> runs = generate("fib", [18, 19, 20, 21], [1, 2, 4], config={"cutoff": 6}, seed=0)
-    >>> model = DagModel(fast=True).fit(runs)
+    >>> model = DagModel(effort="quick").fit(runs)
     >>> pred = model.predict(n=23, p=8)            # cutoff was constant: may be omitted
     >>> lo, hi = pred.interval(0.9)
     >>> bool(lo[0] < pred.median[0] < hi[0])
@@ -295,54 +289,43 @@ class DagModel:
     ['delay', 'no_work', 'work']
     """
 
+    _fitted = ("specs_", "selection_", "size_features_", "has_span_", "discrepancy_learnt_", "discrepancy_",
+               "components_")
+
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
-                 inference: str = "svi", fast: bool = False, n_draws: int = DEFAULT_DRAWS, seed: int = 0,
+                 effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
                  calibrate: bool = False, discrepancy: float = 0.0):
         self.models = models
         self.kernel = kernel
-        self.calibrate = calibrate
-        self.discrepancy = discrepancy
-        self.inference = inference
-        self.fast = fast
+        self.effort = effort
         self.n_draws = n_draws
         self.seed = seed
+        self.calibrate = calibrate
+        self.discrepancy = discrepancy
 
     # -- fitting -------------------------------------------------------------------
 
     def _specs(self) -> dict[str, str]:
-        specs = dict(DEFAULT_MODELS)
+        specs_ = dict(DEFAULT_MODELS)
         if self.kernel:
-            specs = {c: self.kernel for c in COMPONENTS}
+            specs_ = {c: self.kernel for c in COMPONENTS}
         for k, v in (self.models or {}).items():
             if k not in COMPONENTS:
                 raise ValueError(f"unknown DAG component {k!r}; expected one of {COMPONENTS}")
-            specs[k] = v
-        wrong = [k for k, v in specs.items() if v == STEAL_SPEC and k != "delay"]
+            specs_[k] = v
+        wrong = [k for k, v in specs_.items() if specs.parse(v).steal and k != "delay"]
         if wrong:
-            raise ValueError(f"{STEAL_SPEC!r} is a delay design; it cannot model {', '.join(wrong)}")
-        return specs
+            raise ValueError(f"{specs.STEAL!r} is a delay design; it cannot model {', '.join(wrong)}")
+        return specs_
 
     def _new_model(self, spec: str, component: str):
-        from .models import BASIS_SPEC, LAWS_SPEC, metric_model
-
-        kwargs = {"seed": component_seeds(self.seed)[component]}
-        if spec == LAWS_SPEC:
-            return metric_model(spec, guard=False, **kwargs)  # checked on the whole table in predict
-        if is_design_spec(spec):
-            spec = BASIS_SPEC
-            kwargs["inference"] = "svi" if self.fast else self.inference
-            if self.fast:
-                kwargs["svi_steps"] = 800
-            model = metric_model(spec, **kwargs)
-            if BY_NAME[component].design is None:
-                model.basis = _basis_for(component)
-            return model
-        kwargs["mean"] = "linear"
-        if spec.startswith(EXP_PREFIX):
-            spec, kwargs["linear_inputs"] = spec[len(EXP_PREFIX):], ("n",)
-        if self.fast:
-            kwargs["n_restarts"] = 1
-        return metric_model(spec, **kwargs)
+        options = {"seed": component_seeds(self.seed)[component]}
+        family = specs.parse(spec).family
+        if family == specs.LAWS:
+            options["guard"] = False  # checked on the whole table in predict
+        elif family == specs.BASIS and BY_NAME[component].design is None:
+            options["basis"] = _basis_for(component)
+        return specs.build(spec, self.effort, **options)
 
     def fit(self, measurements: Measurements) -> "DagModel":
         """Fit every intermediate model on a table of traced runs.
@@ -357,33 +340,29 @@ class DagModel:
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)
+        self._remember(m, ["n", "p", *m.config], "time")
         self.size_features_ = ["n", *m.config]
-        self.features_ = ["n", "p", *m.config]
         self.has_span_ = m.has("critical_path")
         measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
         measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
                                                       m.source, "DagModel")
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
-        specs = self._specs()
+        wanted = self._specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
         with progress.task("fit DAG components", total=len(WIRING)) as step:
             for comp in WIRING:
                 step(comp.name)
                 if comp.name not in measured:
                     continue  # no critical path measured: no span law
-                spec = specs[comp.name]
+                spec = wanted[comp.name]
                 if spec == AUTO_SPEC:
                     spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
                 self.specs_[comp.name] = spec
                 inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
                 self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
-        self.unit_ = m.unit
-        self.defaults_ = constant_params(frame, self.features_)
-        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
-                              for c in self.features_}
         learnt = (0.0, 0.0)
         if self.calibrate:
-            sub = DagModel(models=self.specs_, inference=self.inference, fast=self.fast, n_draws=self.n_draws,
+            sub = DagModel(models=self.specs_, effort=self.effort, n_draws=self.n_draws,
                            seed=component_seeds(self.seed)["calibration"], calibrate=False, discrepancy=0.0)
             learnt, table = discrepancy_rates(sub, m, self.features_)
             if table is not None:
@@ -475,21 +454,9 @@ class DagModel:
             comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         span = comps.pop("critical_path", None)
         work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
-        kappa = getattr(self, "discrepancy_", {})
-        if any(kappa.values()):
-            # Model discrepancy beyond the data (see selection.discrepancy_rates): per draw, one
-            # log-normal factor on the work and one on the overhead (delay and no_work
-            # together), each shared by all points (the equations' error is smooth, not
-            # noise). Both are driven by the same deviate z: time is then monotone in
-            # z, and the factors widen the prediction without moving its median
-            # (independent factors would: the median of a sum of log-normals exceeds
-            # the sum of their medians). The parts are scaled before time is summed
-            # from them, so the identity (1) holds per draw.
+        if any(self.discrepancy_.values()):
             d = extrapolation_distance(pts, self.train_ranges_)
-            z = np.random.default_rng(seeds["discrepancy"]).standard_normal((S, 1))
-            work = work * np.exp(kappa["work"] * d[None, :] * z)
-            factor = np.exp(kappa["overhead"] * d[None, :] * z)
-            delay, no_work = delay * factor, no_work * factor
+            work, delay, no_work = widen(work, delay, no_work, d, self.discrepancy_, seeds["discrepancy"])
             comps.update(work=work, delay=delay, no_work=no_work)
         if self.has_span_:
             # Span law: time >= critical path. A draw below it is lifted, and the lift
@@ -499,56 +466,8 @@ class DagModel:
             comps["critical_path"] = span
         return Prediction(comps, pts, getattr(self, "unit_", "s"))
 
-    def _points(self, X, params) -> pd.DataFrame:
-        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
-
-    # -- persistence ---------------------------------------------------------------
-
-    def save(self, path) -> None:
-        """Write the fitted model (all intermediate models) to one model file."""
-        persist.save(self, path)
-
-    @classmethod
-    def load(cls, path) -> "DagModel":
-        """Read a model written by :meth:`save`."""
-        model = persist.load(path)
-        if not isinstance(model, cls):
-            raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a DagModel")
-        return model
-
-    def _get_state(self):
-        config = {
-            "params": {"models": self.models, "kernel": self.kernel, "inference": self.inference, "fast": self.fast,
-                       "n_draws": self.n_draws, "seed": self.seed, "calibrate": self.calibrate,
-                       "discrepancy": self.discrepancy},
-            "discrepancy": self.discrepancy_,
-            "discrepancy_learnt": self.discrepancy_learnt_,
-            "train_ranges": self.train_ranges_,
-            "specs": self.specs_,
-            "selection": self.selection_,
-            "features": self.features_,
-            "size_features": self.size_features_,
-            "has_span": self.has_span_,
-        }
-        config["components"], tensors = persist.nest_models(self.components_)
-        return config, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        model = cls(**config["params"])
-        model.specs_ = config["specs"]
-        model.selection_ = config.get("selection", {})
-        model.features_ = config["features"]
-        model.size_features_ = config["size_features"]
-        model.has_span_ = config["has_span"]
-        model.discrepancy_ = _rates(config["discrepancy"])
-        model.discrepancy_learnt_ = _rates(config.get("discrepancy_learnt", 0.0))
-        model.train_ranges_ = config["train_ranges"]
-        model.components_ = persist.unnest_models(config["components"], tensors)
-        return model
-
     def __repr__(self) -> str:
-        return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, fast={self.fast!r})"
+        return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"
 
 
 def component_seeds(seed: int) -> dict[str, int]:
@@ -566,14 +485,6 @@ def component_seeds(seed: int) -> dict[str, int]:
     return {k: int(c.generate_state(1)[0]) for k, c in zip(names, children)}
 
 
-def _rates(saved) -> dict[str, float]:
-    """Discrepancy rates read from a model file; files written before the rates were
-    split by part hold one number, which applied to both."""
-    if isinstance(saved, Mapping):
-        return {k: float(saved[k]) for k in DISCREPANCY_PARTS}
-    return dict.fromkeys(DISCREPANCY_PARTS, float(saved))
-
-
 def _basis_for(component: str):
     """The 2016 paper's term family for each size/worker component (generalised as in
     the thesis); the design-based components (work, delay) build their own designs."""
@@ -586,45 +497,3 @@ def _basis_for(component: str):
         "critical_path": basis.serial_work,
         "no_work": basis.no_work,
     }[component]()
-
-
-def fit(measurements: Measurements, target: str = "time", model: str = "auto",
-        kernel: str | None = None, fast: bool = False, seed: int = 0):
-    """Fit the model a user asks for by name (the CLI's ``fit``).
-
-    ``model``: ``"dag"`` (:class:`DagModel`), ``"direct"`` (one metric model of
-    ``target`` over all parameters), ``"penalty"`` (:class:`~probperf.timemodels.PenaltyModel`),
-    or ``"auto"``: the DAG model when the DAG metrics are present and ``target`` is
-    ``time``, else ``direct``.
-
-    Examples
-    --------
-    >>> m = Measurements({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.1, 4.0]})
-    >>> fit(m, model="magic")
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown model 'magic'; use auto, dag, direct or penalty
-    """
-    from .timemodels import DirectModel, PenaltyModel
-
-    if model == "auto":
-        model = "dag" if target == "time" and measurements.has(*REQUIRED) and _has_serial(measurements) else "direct"
-    if model == "dag":
-        if target != "time":
-            raise ValueError("the DAG model predicts time; use --model direct for other targets")
-        return DagModel(kernel=kernel, fast=fast, seed=seed).fit(measurements)
-    if model == "direct":
-        with progress.task(f"fit {target} ({kernel or 'laws'})") as step:
-            step()
-            return DirectModel(kernel=kernel or "laws", target=target, fast=fast, seed=seed).fit(measurements)
-    if model == "penalty":
-        if target != "time":
-            raise ValueError("the penalty model predicts time only")
-        with progress.task(f"fit the penalty model ({kernel or 'basis'})") as step:
-            step()
-            return PenaltyModel(kernel=kernel or "basis", fast=fast, seed=seed).fit(measurements)
-    raise ValueError(f"unknown model {model!r}; use auto, dag, direct or penalty")
-
-
-def _has_serial(m: Measurements) -> bool:
-    return m.has("serial_work") or bool((m.frame["p"] == 1).any())

@@ -51,6 +51,9 @@ METRICS: tuple[str, ...] = (
     "serial_time",
 )
 
+#: The DAG metrics every traced run has, which the DAG-based models need.
+DAG_METRICS: tuple[str, ...] = ("work", "delay", "no_work", "create_task", "wait_tasks")
+
 #: Metrics measured in time units (converted by :meth:`Measurements.in_seconds`).
 TIME_METRICS: tuple[str, ...] = (
     "time",
@@ -65,7 +68,7 @@ TIME_METRICS: tuple[str, ...] = (
 #: Metrics that are counts of DAG events.
 COUNT_METRICS: tuple[str, ...] = ("create_task", "wait_tasks", "end_task")
 
-#: The DAG metrics whose sum is ``p * time`` (identity (1) in DESIGN.md).
+#: The DAG metrics whose sum is ``p * time`` (identity (1), docs/concepts.md).
 IDENTITY_METRICS: tuple[str, ...] = ("work", "delay", "no_work")
 
 LABEL_COLUMNS: tuple[str, ...] = ("split", "reps")

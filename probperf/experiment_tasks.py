@@ -14,8 +14,8 @@ actual-vs-predicted plots and calibration curves) as JSON-able lists.
 
 * :func:`fit_metric_task`: one metric model (GP kernel spec or ``"basis"``) of one
   metric (``time``, ``work``, ``delay``, ``no_work``) over ``(n, p, config)``;
-* :func:`fit_time_task`: one time model (:data:`TIME_MODELS`: the DAG model, direct
-  and penalty models, the baselines, Extra-P).
+* :func:`fit_time_task`: one time model by its name in :data:`probperf.registry.MODELS`
+  (the DAG model, direct and penalty models, the baselines, Extra-P).
 
 Dataset files are CSV or Parquet tables with ``n``, ``p``, metric columns, ``split`` and
 configuration columns: every other column is taken as a configuration parameter. With a
@@ -25,14 +25,9 @@ remote cluster the file paths must be readable by the workers (a shared filesyst
 from __future__ import annotations
 
 import functools
-import importlib
 import math
-import subprocess
-import sys
-import tempfile
 import time
 import warnings
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -48,23 +43,15 @@ LEVELS = (0.5, 0.9)
 #: Metrics a kernel comparison may target.
 METRIC_TARGETS = ("time", "work", "delay", "no_work")
 
-#: Settings per effort: ``quick`` is the CI smoke grid, ``full`` the reported one,
-#: ``thorough`` the models' own defaults (NUTS for basis regressions, 3 GP restarts in
-#: the DAG and direct models). ``fast`` selects SVI for basis regressions and one GP
-#: restart inside DagModel / DirectModel / PenaltyModel: ``full`` uses it because NUTS
-#: for every component of every fit does not fit a 40-minute budget on 2 shared cores.
+#: Settings per experiment effort: ``quick`` is the CI smoke grid, ``full`` the
+#: reported one, ``thorough`` the most exact. ``model_effort`` is the models' own level
+#: (:data:`probperf.models.specs.EFFORTS`); ``draws`` the predictive draws scored, and
+#: ``gp_adam`` / ``gp_lbfgs`` the kernel comparison's optimiser steps.
 EFFORT = {
-    "quick": dict(draws=300, gp_restarts=1, gp_adam=60, gp_lbfgs=20, fast=True, n_boot=20,
-                  nn_search=1, nn_epochs=150),
-    "full": dict(draws=1000, gp_restarts=2, gp_adam=100, gp_lbfgs=50, fast=True, n_boot=100,
-                 nn_search=3, nn_epochs=600),
-    "thorough": dict(draws=2000, gp_restarts=3, gp_adam=100, gp_lbfgs=50, fast=False, n_boot=200,
-                     nn_search=4, nn_epochs=1000),
+    "quick": dict(draws=300, model_effort="quick", gp_adam=60, gp_lbfgs=20),
+    "full": dict(draws=1000, model_effort="default", gp_adam=100, gp_lbfgs=50),
+    "thorough": dict(draws=2000, model_effort="thorough", gp_adam=100, gp_lbfgs=50),
 }
-
-#: Extra-P and the two of its dependencies its modelling code needs (see
-#: :func:`ensure_extrap`).
-EXTRAP_INSTALL = ("extrap", "marshmallow~=3.7", "pycubexr>=1.2.3,!=2.0.0,<3")
 
 
 # -- data --------------------------------------------------------------------------
@@ -226,9 +213,9 @@ def _positive(m: Measurements, target: str) -> Measurements:
 
 
 def metric_model_for(spec: str, seed: int, settings: dict):
-    """The metric model of a kernel comparison: ``"basis"`` or a GP with ``spec``.
-
-    GPs use the linear (power-law) mean, so every kernel models the same residual.
+    """The metric model of a kernel comparison: ``"basis"`` or a GP with ``spec``
+    (:func:`probperf.models.specs.build`: GPs around the power law, so every kernel
+    models the same residual).
 
     Examples
     --------
@@ -238,15 +225,12 @@ def metric_model_for(spec: str, seed: int, settings: dict):
     >>> metric_model_for("basis", seed=0, settings=EFFORT["quick"]).inference
     'svi'
     """
-    from .models import BASIS_SPEC, metric_model
+    from .models import specs
 
-    if spec == BASIS_SPEC:
-        kwargs = {"seed": seed}
-        if settings["fast"]:
-            kwargs["inference"] = "svi"
-        return metric_model(spec, **kwargs)
-    return metric_model(spec, mean="linear", seed=seed, n_restarts=settings["gp_restarts"],
-                        adam_iters=settings["gp_adam"], lbfgs_iters=settings["gp_lbfgs"])
+    options = {"seed": seed}
+    if specs.parse(spec).family == "gp":
+        options.update(adam_iters=settings["gp_adam"], lbfgs_iters=settings["gp_lbfgs"])
+    return specs.build(spec, settings["model_effort"], **options)
 
 
 def fit_metric_task(task: dict) -> dict:
@@ -310,66 +294,19 @@ def fit_metric_task(task: dict) -> dict:
 # -- time models (model comparison, published cases) -------------------------------
 
 
-#: label -> description, for tables.
-TIME_MODELS = {
-    "dag": "DagModel default: each component chosen by forward validation among the paper's "
-           "basis regression and Matern-5/2 GPs (power or exponential law); SVI unless effort 'thorough'",
-    "dag_basis": "DagModel, the paper's basis regressions for every component (SVI unless effort 'thorough')",
-    "dag_sm4": "DagModel, GP sm4 for every component (1 restart unless effort 'thorough')",
-    "direct_sm4": "direct GP (sm4, power-law mean, 3 restarts)",
-    "direct_basis": "direct basis regression of time (SVI unless effort 'thorough')",
-    "penalty": "penalty model T(n)/p + A(n,p), basis regressions",
-    "twostep_lasso": "TwoStepLasso (2016 paper)",
-    "direct_nn": "DirectNN (thesis)",
-    "multitask_nn": "MultiTaskNN (thesis)",
-    "cilkview": "Cilkview bounds",
-    "extrap": "Extra-P (default modeler, negative exponents)",
-}
-
-#: Models that fit n and p only: with a varying configuration parameter they are fitted
-#: once per configuration value (the 2016 paper's practice).
-PER_CONFIG = ("twostep_lasso", "cilkview", "extrap")
-
-#: Models that need the DAG metrics (not applicable to time-only data).
-NEEDS_DAG = ("dag", "dag_basis", "dag_sm4", "twostep_lasso", "multitask_nn", "cilkview")
-
-
 def time_model_for(name: str, seed: int, settings: dict):
-    """A fresh time model by label (see :data:`TIME_MODELS`); Extra-P excluded.
+    """A fresh time model by its registry name (:data:`probperf.registry.MODELS`).
 
     Examples
     --------
     >>> type(time_model_for("dag_basis", seed=0, settings=EFFORT["quick"])).__name__
     'DagModel'
-    >>> type(time_model_for("twostep_lasso", seed=0, settings=EFFORT["quick"])).__name__
-    'TwoStepLasso'
-    >>> time_model_for("oracle", seed=0, settings=EFFORT["quick"])
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown time model 'oracle'; choose from ['cilkview', 'dag', ...]
+    >>> time_model_for("twostep_lasso", seed=0, settings=EFFORT["quick"]).n_boot
+    20
     """
-    from .dag import DagModel
-    from .models.baselines import CilkviewBounds, DirectNN, MultiTaskNN, TwoStepLasso
-    from .timemodels import DirectModel, PenaltyModel
+    from . import registry
 
-    fast = settings["fast"]
-    nn = dict(n_search=settings["nn_search"], max_epochs=settings["nn_epochs"], seed=seed)
-    builders = {
-        "dag": lambda: DagModel(fast=fast, n_draws=settings["draws"], seed=seed),
-        "dag_basis": lambda: DagModel(kernel="basis", fast=fast, n_draws=settings["draws"], seed=seed),
-        "dag_sm4": lambda: DagModel(kernel="sm4", fast=fast, n_draws=settings["draws"], seed=seed),
-        # fast=False whatever the effort: a GP alone is cheap, so it keeps 3 restarts
-        "direct_sm4": lambda: DirectModel(kernel="sm4", fast=False, seed=seed),
-        "direct_basis": lambda: DirectModel(kernel="basis", fast=fast, seed=seed),
-        "penalty": lambda: PenaltyModel(kernel="basis", fast=fast, seed=seed),
-        "twostep_lasso": lambda: TwoStepLasso(n_boot=settings["n_boot"], seed=seed),
-        "direct_nn": lambda: DirectNN(**nn),
-        "multitask_nn": lambda: MultiTaskNN(**nn),
-        "cilkview": lambda: CilkviewBounds(seed=seed),
-    }
-    if name not in builders:
-        raise ValueError(f"unknown time model {name!r}; choose from {sorted(TIME_MODELS)}")
-    return builders[name]()
+    return registry.make(name, effort=settings["model_effort"], seed=seed)
 
 
 def _varying_config(m: Measurements) -> list[str]:
@@ -411,7 +348,7 @@ class _PerConfig:
 def fit_time_task(task: dict) -> dict:
     """Fit one time model on a dataset's train rows and score every test split.
 
-    Task fields: ``data`` (dataset file), ``model`` (a key of :data:`TIME_MODELS`),
+    Task fields: ``data`` (dataset file), ``model`` (a name in :data:`probperf.registry.MODELS`),
     ``seed``, optional ``effort``. Returns the fields of :func:`fit_metric_task` and
     ``discrepancy_work``, ``discrepancy_overhead`` (:attr:`DagModel.discrepancy_learnt_`;
     NaN for other models).
@@ -435,23 +372,18 @@ def fit_time_task(task: dict) -> dict:
     >>> bool(s["median_ape"] < 1.0)  # per cent
     True
     """
+    from .registry import MODELS
+
     _limit_threads()
     settings = _settings(task)
     name, seed = task["model"], int(task["seed"])
-    if name not in TIME_MODELS:
-        raise ValueError(f"unknown time model {name!r}; choose from {sorted(TIME_MODELS)}")
+    make = functools.partial(time_model_for, name, seed, settings)
+    point = getattr(make(), "point", False)  # also checks the name
     m = load_data(task["data"])
     splits = splits_of(m)
     train = splits.pop("train")
     varying = _varying_config(train)
-    point = name == "extrap"
-    if name == "extrap":
-        model = _PerConfig(ExtraP, varying) if varying else ExtraP()
-    else:
-        def make():
-            return time_model_for(name, seed, settings)
-
-        model = _PerConfig(make, varying) if (name in PER_CONFIG and varying) else make()
+    model = _PerConfig(make, varying) if (MODELS[name].per_config and varying) else make()
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -473,115 +405,3 @@ def fit_time_task(task: dict) -> dict:
     rates = {f"discrepancy_{part}": float(learnt.get(part, math.nan)) for part in DISCREPANCY_PARTS}
     return {"n_train": len(train), "fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
             **rates, "scores": scores, "points": points}
-
-
-# -- Extra-P -----------------------------------------------------------------------
-
-
-def ensure_extrap(install: bool = True) -> str:
-    """Import Extra-P, pip-installing it first if missing; returns its version.
-
-    Extra-P 4.2 declares ``numpy~=1.18`` and a GUI toolkit; resolving those would
-    replace numpy under torch, so it is installed with ``--no-deps`` plus the two
-    packages its modelling code imports.
-
-    Raises
-    ------
-    RuntimeError
-        If it is missing and cannot be installed (or ``install`` is False).
-
-    Examples
-    --------
-    >>> version = ensure_extrap(install=False)
-    >>> version.split(".")[0]
-    '4'
-    """
-    try:
-        import extrap
-
-        return extrap.__version__
-    except ImportError:
-        if not install:
-            raise RuntimeError("Extra-P (PyPI package 'extrap') is not installed") from None
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *EXTRAP_INSTALL]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"pip install of Extra-P failed: {done.stderr.strip()[-300:]}")
-    importlib.invalidate_caches()
-    import extrap
-
-    return extrap.__version__
-
-
-def extrap_text(frame: pd.DataFrame, params: list[str], target: str = "time") -> str:
-    """Runs in Extra-P's text input format: one ``DATA`` line (repetitions) per point.
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"n": [2, 2, 4], "time": [1.0, 1.5, 3.0]})
-    >>> print(extrap_text(f, ["n"]), end="")
-    PARAMETER n
-    POINTS 2 4
-    REGION main
-    METRIC time
-    DATA 1 1.5
-    DATA 3
-    """
-    groups = frame.groupby(params[0] if len(params) == 1 else params, sort=True)[target]
-    coords = [k if isinstance(k, tuple) else (k,) for k in groups.groups]
-    if len(params) == 1:
-        pts = " ".join(f"{c[0]:.17g}" for c in coords)
-    else:
-        pts = " ".join("(" + " ".join(f"{v:.17g}" for v in c) + ")" for c in coords)
-    lines = [f"PARAMETER {' '.join(params)}", f"POINTS {pts}", "REGION main", f"METRIC {target}"]
-    lines += ["DATA " + " ".join(f"{v:.17g}" for v in values) for _, values in groups]
-    return "\n".join(lines) + "\n"
-
-
-class ExtraP:
-    """Extra-P's time model (modeler ``default``, negative exponents allowed).
-
-    Parameters of the fit are the ones that vary in the training runs among ``n`` and
-    ``p`` (Extra-P needs several values per parameter). ``predict`` returns one draw:
-    Extra-P gives a point prediction.
-
-    Examples
-    --------
-    >>> import probperf as pp
-    >>> n = np.array([2.0, 4, 8, 16, 32])
-    >>> model = ExtraP().fit(pp.Measurements({"n": n, "p": 1, "time": 3 * n}))
-    >>> model.params_
-    ['n']
-    >>> pred = model.predict(pd.DataFrame({"n": [64.0], "p": [1]}))
-    >>> pred.n_draws, round(float(pred.draws[0, 0]), 6)
-    (1, 192.0)
-    """
-
-    def fit(self, train: Measurements):
-        from extrap.fileio.file_reader.text_file_reader import TextFileReader
-        from extrap.modelers.model_generator import ModelGenerator
-
-        ensure_extrap()
-        frame = train.frame
-        self.params_ = [c for c in ("n", "p") if frame[c].nunique() > 1]
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "extrap_input.txt"
-            path.write_text(extrap_text(frame, self.params_))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                experiment = TextFileReader().read_experiment(str(path))
-                generator = ModelGenerator(experiment, modeler="default")
-                single = getattr(generator.modeler, "single_parameter_modeler", None) or generator.modeler
-                single.allow_negative_exponents = True
-                generator.model_all()
-        self.function_ = next(iter(generator.models.values())).hypothesis.function
-        self.formula_ = self.function_.to_string(*self.params_)
-        return self
-
-    def predict(self, points: pd.DataFrame, n_draws=None, seed=None) -> Predictive:
-        values = points[self.params_].to_numpy(dtype=float)
-        if len(self.params_) == 1:
-            pred = [self.function_.evaluate(float(v[0])) for v in values]
-        else:
-            pred = [self.function_.evaluate(tuple(float(x) for x in v)) for v in values]
-        return Predictive(np.asarray(pred, dtype=float)[None, :], points.reset_index(drop=True), "time")

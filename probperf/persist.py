@@ -16,9 +16,14 @@ its own largest training point, so that a file whose fields disagree with each o
 (a tensor of the wrong shape, a mask too short, a zero block size) is refused when
 loaded rather than failing later.
 
-Models implement ``_get_state() -> (config: dict, tensors: dict[str, ndarray])`` and a
-classmethod ``_from_state(config, tensors)``, and are registered with
-:func:`register` so that :func:`load` can rebuild the right class by name.
+What a model file holds is declared once per class: its constructor parameters
+(scikit-learn's ``get_params``) and the tuple ``_fitted`` of fitted attributes (each
+class lists its own; subclasses add theirs). :func:`state` walks them: arrays become
+tensors, registered objects (sub-models, basis sets, scalers) are written by kind with
+their own state, containers are walked, everything else is JSON. :func:`rebuild` is the
+inverse; a class may define ``_loaded()`` to check or rebuild derived objects after its
+fields are set. Classes are registered with :func:`register` so that :func:`load`
+rebuilds the right class by name.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ import numpy as np
 from .outputs import atomic_write
 
 FORMAT = "probperf-model"
-VERSION = 1
+#: Version 2: declared state (params + fitted fields). Version 1 files (hand-written
+#: ``_get_state`` layouts) are refused with a re-fit message.
+VERSION = 2
 
 _REGISTRY: dict[str, type] = {}
 
@@ -65,15 +72,16 @@ def register(cls):
     --------
     >>> @register
     ... class Constant:
+    ...     _fitted = ("level_",)
     ...     def __init__(self, value=0.0):
     ...         self.value = value
-    ...     def _get_state(self):
-    ...         return {"value": self.value}, {}
-    ...     @classmethod
-    ...     def _from_state(cls, config, tensors):
-    ...         return cls(config["value"])
-    >>> model_class("Constant").__name__
-    'Constant'
+    >>> c = Constant(2.0)
+    >>> c.level_ = np.array([1.0, 3.0])
+    >>> tensors = {}
+    >>> state(c, "", tensors), list(tensors)
+    ({'params': {'value': 2.0}, 'fitted': {'level_': {'$tensor': 'level_'}}}, ['level_'])
+    >>> rebuild(Constant, state(c, "", tensors), tensors).level_.tolist()
+    [1.0, 3.0]
     """
     _REGISTRY[cls.__name__] = cls
     return cls
@@ -149,8 +157,8 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path}: the model file names no model kind; {REFIT}")
     if meta.get("version") != str(VERSION):
         raise ModelFileError(
-            f"{path}: model file version {meta.get('version')} is not supported (expected {VERSION})"
-        )
+            f"{path}: model file version {meta.get('version')} was written by another probperf "
+            f"(this one reads version {VERSION}); {REFIT}")
     config_json = meta.get("config", "")
     if _digest(config_json, tensors) != meta.get("sha256"):
         raise ModelFileError(f"{path}: checksum mismatch; the file was modified or damaged")
@@ -161,12 +169,6 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     except RecursionError:
         raise ModelFileError(f"{path}: model configuration is nested too deeply; {REFIT}") from None
     return meta["kind"], config, tensors
-
-
-#: Attributes any model may carry that the CLI needs after loading: parameter values
-#: that were constant in the training data (so ``--at`` may omit them), the training
-#: ranges (to flag extrapolation) and the time unit. Saved beside the model's own state.
-EXTRAS = ("defaults_", "train_ranges_", "unit_", "train_points_")
 
 
 def model_class(kind: str) -> type:
@@ -187,7 +189,7 @@ def model_class(kind: str) -> type:
 
 
 def save(model, path) -> None:
-    """Save any registered model (its state plus the :data:`EXTRAS` it carries).
+    """Save any registered model (its declared state, see :func:`state`).
 
     Examples
     --------
@@ -198,9 +200,9 @@ def save(model, path) -> None:
     >>> type(load(path)).__name__
     'ZeroMetric'
     """
-    config, tensors = model._get_state()
-    extras = {k: getattr(model, k) for k in EXTRAS if hasattr(model, k)}
-    save_state(path, type(model).__name__, {"state": config, "extras": extras}, tensors)
+    tensors = {}
+    config = {"state": state(model, "", tensors)}
+    save_state(path, type(model).__name__, config, tensors)
 
 
 def load(path):
@@ -211,30 +213,22 @@ def load(path):
     >>> import os, tempfile
     >>> from probperf.dag import ZeroMetric
     >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
-    >>> zero = ZeroMetric()
-    >>> zero.defaults_ = {"p": 8}
-    >>> save(zero, path)
-    >>> load(path).defaults_
-    {'p': 8}
+    >>> save(ZeroMetric(), path)
+    >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
+    [[0.0, 0.0]]
     """
     kind, config, tensors = load_state(path)
     try:
         cls = model_class(kind)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}; {REFIT}")
-    if not isinstance(config, dict) or "state" not in config:
+    if not isinstance(config, dict) or not isinstance(config.get("state"), dict):
         raise ModelFileError(f"{path}: model configuration lacks its state; {REFIT}")
-    extras = config.get("extras", {})
-    if not isinstance(extras, dict):
-        raise ModelFileError(f"{path}: model extras must be a JSON object; {REFIT}")
     try:
-        model = cls._from_state(config["state"], tensors)
-        for k, v in extras.items():
-            if k in EXTRAS:
-                setattr(model, k, v)
+        model = rebuild(cls, config["state"], tensors)
         _try_prediction(model)
-    except ModelFileError:
-        raise
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
     except (Exception, RecursionError) as exc:  # any content: the file is data, never trusted
         raise ModelFileError(f"{path}: model state is inconsistent ({type(exc).__name__}: "
                              f"{_one_line(exc)}); {REFIT}") from None
@@ -281,58 +275,140 @@ def _import_modules(modules) -> None:
             pass
 
 
-def nest_models(models: dict) -> tuple[dict, dict]:
-    """States of named sub-models (composite models) as one config and one tensor dict.
+# -- declared state ------------------------------------------------------------------
+
+#: Markers of the encoded values that are not plain JSON.
+TENSOR, FRAME, KIND, TUPLE = "$tensor", "$frame", "$kind", "$tuple"
+
+
+def fitted_fields(cls) -> list[str]:
+    """The fitted attributes ``cls`` declares (``_fitted``), base classes' first.
 
     Examples
     --------
-    >>> from probperf.dag import ZeroMetric
-    >>> config, tensors = nest_models({"delay": ZeroMetric()})
-    >>> config
-    {'delay': {'kind': 'ZeroMetric', 'state': {}}}
-    >>> type(unnest_models(config, tensors)["delay"]).__name__
-    'ZeroMetric'
+    >>> from probperf.models import LawMixture
+    >>> fitted_fields(LawMixture)[:2]
+    ['features_', 'target_']
     """
-    config, tensors = {}, {}
-    for name, model in models.items():
-        sub_config, sub_tensors = model._get_state()
-        config[name] = {"kind": type(model).__name__, "state": sub_config}
-        tensors.update(nest(name, sub_config, sub_tensors)[1])
-    return config, tensors
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        names += [f for f in vars(klass).get("_fitted", ()) if f not in names]
+    return names
 
 
-def unnest_models(config: dict, tensors: dict) -> dict:
-    """Rebuild the sub-models saved with :func:`nest_models`.
+def params(obj) -> dict:
+    """Constructor parameters of ``obj`` (``get_params()`` when it has one, else the
+    attributes named like ``__init__``'s arguments: the scikit-learn convention).
 
     Examples
     --------
-    >>> sorted(unnest_models({"a": {"kind": "ZeroMetric", "state": {}}}, {}))
-    ['a']
+    >>> from probperf.models import LawMixture
+    >>> params(LawMixture(seed=3))
+    {'guard': True, 'seed': 3, 'n_draws': 1000}
     """
-    return {
-        name: model_class(sub["kind"])._from_state(sub["state"], unnest(name, tensors))
-        for name, sub in config.items()
-    }
+    if hasattr(obj, "get_params"):
+        return obj.get_params()
+    import inspect
+
+    args = inspect.signature(type(obj).__init__).parameters.values()
+    return {a.name: getattr(obj, a.name) for a in args
+            if a.name != "self" and a.kind not in (a.VAR_POSITIONAL, a.VAR_KEYWORD)}
 
 
-def nest(prefix: str, config: dict, tensors: dict) -> tuple[dict, dict]:
-    """Prefix a sub-model's state so several fit in one file (composite models).
+def state(obj, key: str, tensors: dict) -> dict:
+    """The declared state of a registered object as JSON; its arrays are added to
+    ``tensors`` under keys starting with ``key``. Unset fitted fields are left out.
 
     Examples
     --------
-    >>> nest("work", {}, {"coef": np.zeros(2)})[1].keys()
-    dict_keys(['work.coef'])
+    >>> from probperf.transforms import Standardizer
+    >>> tensors = {}
+    >>> state(Standardizer().fit(np.array([[1.0], [3.0]])), "x.", tensors)
+    {'params': {}, 'fitted': {'mean_': {'$tensor': 'x.mean_'}, 'scale_': {'$tensor': 'x.scale_'}}}
+    >>> tensors["x.mean_"].tolist()
+    [2.0]
     """
-    return config, {f"{prefix}.{k}": v for k, v in tensors.items()}
+    fitted = {f: _encode(getattr(obj, f), key + f, tensors) for f in fitted_fields(type(obj)) if hasattr(obj, f)}
+    return {"params": _encode(params(obj), key + "params", tensors), "fitted": fitted}
 
 
-def unnest(prefix: str, tensors: dict) -> dict:
-    """The tensors of one sub-model saved with :func:`nest`.
+def rebuild(cls, saved: dict, tensors: dict):
+    """A new ``cls`` from :func:`state`'s output: constructed from its parameters, then
+    its fitted fields set (in declared order), then its ``_loaded()`` check if any.
 
     Examples
     --------
-    >>> unnest("work", {"work.coef": 1, "delay.coef": 2})
-    {'coef': 1}
+    >>> from probperf.transforms import Standardizer
+    >>> tensors = {}
+    >>> saved = state(Standardizer().fit(np.array([[1.0], [3.0]])), "", tensors)
+    >>> rebuild(Standardizer, saved, tensors).transform(np.array([[3.0]])).tolist()
+    [[1.0]]
+    >>> rebuild(Standardizer, {"params": {}, "fitted": {"ghost_": 1}}, {})
+    Traceback (most recent call last):
+    ...
+    probperf.persist.ModelFileError: Standardizer has no fitted field(s) ['ghost_']; re-fit the model (probperf fit) to get a good file
     """
-    start = prefix + "."
-    return {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}
+    fields = fitted_fields(cls)
+    if not isinstance(saved, dict) or not all(isinstance(saved.get(k), dict) for k in ("params", "fitted")):
+        raise ModelFileError(f"the state of a {cls.__name__} needs 'params' and 'fitted' mappings; {REFIT}")
+    unknown = set(saved["fitted"]) - set(fields)
+    if unknown:
+        raise ModelFileError(f"{cls.__name__} has no fitted field(s) {sorted(unknown)}; {REFIT}")
+    obj = cls(**_decode(saved["params"], tensors))
+    for f in fields:
+        if f in saved["fitted"]:
+            setattr(obj, f, _decode(saved["fitted"][f], tensors))
+    if hasattr(obj, "_loaded"):
+        obj._loaded()
+    return obj
+
+
+def _encode(value, key: str, tensors: dict):
+    if value is None or isinstance(value, (bool, str, int, float)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        tensors[key] = value
+        return {TENSOR: key}
+    if isinstance(value, (list, tuple)):
+        items = [_encode(v, f"{key}.{i}", tensors) for i, v in enumerate(value)]
+        return {TUPLE: items} if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        bad = [k for k in value if not isinstance(k, str) or k.startswith("$")]
+        if bad:
+            raise TypeError(f"cannot save a mapping with key(s) {bad!r}")
+        return {k: _encode(v, f"{key}.{k}", tensors) for k, v in value.items()}
+    import pandas as pd
+
+    if isinstance(value, pd.DataFrame):
+        return {FRAME: {"index": _encode(value.index.tolist(), key + ".index", tensors),
+                        "columns": {str(c): _encode(value[c].tolist(), f"{key}.{c}", tensors) for c in value}}}
+    kind = type(value).__name__
+    if _REGISTRY.get(kind) is not type(value):
+        raise TypeError(f"cannot save a {kind} (not a registered model class)")
+    if hasattr(value, "to_json"):
+        return {KIND: kind, "json": value.to_json()}
+    return {KIND: kind, "state": state(value, key + ".", tensors)}
+
+
+def _decode(value, tensors: dict):
+    if isinstance(value, list):
+        return [_decode(v, tensors) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if TENSOR in value:
+        return np.asarray(tensors[value[TENSOR]])
+    if TUPLE in value:
+        return tuple(_decode(value[TUPLE], tensors))
+    if FRAME in value:
+        import pandas as pd
+
+        cols = {c: _decode(v, tensors) for c, v in value[FRAME]["columns"].items()}
+        return pd.DataFrame(cols, index=_decode(value[FRAME]["index"], tensors))
+    if KIND in value:
+        cls = model_class(value[KIND])
+        if "json" in value:
+            return cls.from_json(value["json"])
+        return rebuild(cls, value["state"], tensors)
+    return {k: _decode(v, tensors) for k, v in value.items()}

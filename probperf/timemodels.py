@@ -15,42 +15,21 @@ import pandas as pd
 from . import persist
 from .data import Measurements, MeasurementError, one_worker_baseline
 from .limits import draw_count
-from .predict import Predictive, constant_params, prediction_points
+from .models.base import TableModel
+from .models.specs import build
+from .predict import Predictive
 
 
-class _TableModel:
-    """Shared plumbing: fit on a :class:`Measurements`, predict at points/keywords."""
+class _TimeOnly(TableModel):
+    """Shared plumbing: component models built from the ``kernel`` spec at ``effort``."""
 
-    def _new(self, offset=0, **kwargs):
-        from .models import BASIS_SPEC, LAWS_SPEC, metric_model
-
-        kwargs["seed"] = self.seed + offset
-        if self.kernel == BASIS_SPEC:
-            if self.fast:
-                kwargs["inference"] = "svi"
-        elif self.kernel != LAWS_SPEC:  # a GP kernel spec (the law mixture takes no options)
-            kwargs.setdefault("mean", "linear")
-            if self.fast:
-                kwargs["n_restarts"] = 1
-        return metric_model(self.kernel, **kwargs)
-
-    def _remember(self, m: Measurements):
-        frame = m.frame
-        self.features_ = m.params
-        self.unit_ = m.unit
-        self.defaults_ = constant_params(frame, self.features_)
-        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max())] for c in self.features_}
-
-    def _points(self, X, params) -> pd.DataFrame:
-        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
-
-    def save(self, path) -> None:
-        """Write the fitted model to one model file."""
-        persist.save(self, path)
+    def _new(self, offset=0):
+        # the law mixture refuses on its own to extrapolate a direction with < 3 values
+        return build(self.kernel, self.effort, seed=self.seed + offset)
 
 
 @persist.register
-class DirectModel(_TableModel):
+class DirectModel(_TimeOnly):
     """Model one metric directly over ``(n, p, config)``.
 
     Parameters
@@ -60,23 +39,31 @@ class DirectModel(_TableModel):
         :class:`~probperf.models.LawMixture`), ``"basis"`` or a GP kernel spec.
     target : str
         The metric to model.
+    effort : {"quick", "default", "thorough"}
+        Inference effort (:data:`probperf.models.specs.EFFORTS`).
+    seed : int
+        Seed of the fit and the draws.
 
     Examples
     --------
     >>> m = Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4,
     ...                   "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2]})
-    >>> model = DirectModel(kernel="rbf", fast=True).fit(m)   # doctest: +SKIP
+    >>> model = DirectModel(target="time").fit(m)
+    >>> model.train_ranges_["p"], model.predict(n=160, p=2).n_points
+    ([1.0, 2.0, 2], 1)
     """
 
-    def __init__(self, kernel: str = "laws", target: str = "time", fast: bool = False, seed: int = 0):
+    _fitted = ("model_",)
+
+    def __init__(self, kernel: str = "laws", target: str = "time", effort: str = "default", seed: int = 0):
         self.kernel = kernel
         self.target = target
-        self.fast = fast
+        self.effort = effort
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "DirectModel":
         measurements.require("n", self.target)
-        self._remember(measurements)
+        self._remember(measurements, measurements.params, self.target)
         self.model_ = self._new()
         self.model_.fit(measurements, target=self.target)
         return self
@@ -86,18 +73,9 @@ class DirectModel(_TableModel):
         pts = self._points(X, params)
         return self.model_.predict(pts, n_draws=n_draws, seed=seed)
 
-    def _get_state(self):
-        parts, tensors = persist.nest_models({"model_": self.model_})
-        params = {"kernel": self.kernel, "target": self.target, "fast": self.fast, "seed": self.seed}
-        return {"params": params, "features": self.features_, "parts": parts}, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        return _rebuild(cls(**config["params"]), config, tensors)
-
 
 @persist.register
-class PenaltyModel(_TableModel):
+class PenaltyModel(_TimeOnly):
     """``T(n,p) = T(n)/p + A(n,p)``: sequential time plus a parallel penalty.
 
     ``T(n)`` comes from the ``serial_time`` column when present, else ``serial_work``,
@@ -110,27 +88,33 @@ class PenaltyModel(_TableModel):
     ----------
     kernel : str
         ``"basis"`` or a GP kernel spec, used for both parts.
+    effort : {"quick", "default", "thorough"}
+        Inference effort (:data:`probperf.models.specs.EFFORTS`).
+    seed : int
+        Seed of the fit and the draws.
 
     Examples
     --------
     >>> n = np.repeat([100.0, 200.0, 400.0, 800.0], 3)
     >>> p = np.tile([1, 4, 8], 4)
     >>> runs = Measurements({"n": n, "p": p, "time": 1e-3 * n / p + 0.01 * (p - 1)})
-    >>> model = PenaltyModel(kernel="basis", fast=True).fit(runs)
+    >>> model = PenaltyModel(kernel="basis", effort="quick").fit(runs)
     >>> pred = model.predict(n=1600, p=8)
     >>> round(float(pred.median[0]) / (1e-3 * 1600 / 8 + 0.07), 1)
     1.0
     """
 
-    def __init__(self, kernel: str = "basis", fast: bool = False, seed: int = 0):
+    _fitted = ("serial_", "penalty_", "size_features_")
+
+    def __init__(self, kernel: str = "basis", effort: str = "default", seed: int = 0):
         self.kernel = kernel
-        self.fast = fast
+        self.effort = effort
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "PenaltyModel":
         m = measurements
         m.require("n", "p", "time")
-        self._remember(m)
+        self._remember(m, m.params, "time")
         frame = m.frame
         size = ["n", *m.config]
         serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
@@ -162,23 +146,3 @@ class PenaltyModel(_TableModel):
         )
         penalty = self.penalty_.predict(pts, n_draws=S, seed=seed + 1).draws
         return Predictive(serial / p + np.where(p > 1, penalty, 0.0), pts, "time")
-
-    def _get_state(self):
-        parts, tensors = persist.nest_models({"serial_": self.serial_, "penalty_": self.penalty_})
-        params = {"kernel": self.kernel, "fast": self.fast, "seed": self.seed}
-        config = {"params": params, "features": self.features_, "size_features": self.size_features_, "parts": parts}
-        return config, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        model = _rebuild(cls(**config["params"]), config, tensors)
-        model.size_features_ = config["size_features"]
-        return model
-
-
-def _rebuild(model, config, tensors):
-    """Set the features and the sub-models saved by ``_get_state`` on a new instance."""
-    model.features_ = config["features"]
-    for name, part in persist.unnest_models(config["parts"], tensors).items():
-        setattr(model, name, part)
-    return model

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import persist
+
 def log_mask(X: np.ndarray) -> np.ndarray:
     """Columns to take to log2: those whose training values are all positive.
 
@@ -62,6 +64,7 @@ def log_target(y: np.ndarray) -> np.ndarray:
     return np.log(y)
 
 
+@persist.register
 class Standardizer:
     """Affine map to zero mean and unit scale, column-wise, fitted on training data.
 
@@ -71,6 +74,8 @@ class Standardizer:
     >>> s.transform(np.array([[2.0]])).tolist()
     [[0.0]]
     """
+
+    _fitted = ("mean_", "scale_")
 
     def fit(self, X):
         X = np.asarray(X, dtype=np.float64)

@@ -259,7 +259,11 @@ def _tamper(src: Path, dst: Path, change) -> None:
 
 
 def _law_part(config):
-    return config["state"]["parts"]["model_"]["state"]
+    return config["state"]["fitted"]["model_"]["state"]
+
+
+def _laws(config):
+    return [law["state"]["fitted"] for law in _law_part(config)["fitted"]["laws_"].values()]
 
 
 def _tampered_models(d: Path) -> None:
@@ -269,27 +273,28 @@ def _tampered_models(d: Path) -> None:
     flipped = bytearray(raw)
     flipped[-1] ^= 1
     (d / "flipped.model").write_bytes(bytes(flipped))
-    law = next(iter(_law_part(persist.load_state(model)[1])["laws"].values()))["key"]
+    law = _laws(persist.load_state(model)[1])[0]
+    chol, mean = law["chol"]["$tensor"], law["mean"]["$tensor"]
 
     def drop_part_kind(k, c, t):
-        del c["state"]["parts"]["model_"]["kind"]
+        del c["state"]["fitted"]["model_"]["$kind"]
         return k, c, t
 
     def shape(k, c, t):
-        t[f"model_.{law}.chol"] = np.ones((1, 1))
+        t[chol] = np.ones((1, 1))
         return k, c, t
 
     def short_mean(k, c, t):
-        t[f"model_.{law}.mean"] = t[f"model_.{law}.mean"][:1]
+        t[mean] = t[mean][:1]
         return k, c, t
 
     def features(k, c, t):
-        c["state"]["features"] = ["n", "p", "ghost"]
+        c["state"]["fitted"]["features_"] = ["n", "p", "ghost"]
         return k, c, t
 
     def zero_b(k, c, t):
-        for spec in _law_part(c)["laws"].values():
-            spec["b"], spec["a"] = 0.0, 0.0
+        for fitted in _laws(c):
+            fitted["b"], fitted["a"] = 0.0, 0.0
         return k, c, t
 
     changes = {
@@ -299,8 +304,8 @@ def _tampered_models(d: Path) -> None:
         "tensor_shape": shape,
         "short_mean": short_mean,
         "features": features,
-        "no_state": lambda k, c, t: (k, {"extras": c["extras"]}, t),
-        "extras": lambda k, c, t: (k, {**c, "extras": [1, 2]}, t),
+        "no_state": lambda k, c, t: (k, {"extras": {}}, t),
+        "extras": lambda k, c, t: (k, {"state": {**c["state"], "fitted": [1, 2]}}, t),
         "zero_b": zero_b,
     }
     for name, change in changes.items():
@@ -496,7 +501,7 @@ def test_a_model_file_never_runs_code(tmp_path, corpus):
     d, _ = corpus
     path = tmp_path / "evil.model"
     _tamper(d / "direct.model", path,
-            lambda k, c, t: (k, {**c, "extras": {**c["extras"], "unit_": blob.hex()}},
+            lambda k, c, t: (k, {"state": {**c["state"], "fitted": {**c["state"]["fitted"], "unit_": blob.hex()}}},
                              {**t, "payload": np.frombuffer(blob, dtype=np.uint8)}))
     persist.load(path)  # loads: the payload is an unused tensor and a string
     _set_config(path, json.dumps({"state": {"__reduce__": blob.hex()}}))

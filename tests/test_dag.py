@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy.optimize import nnls
 
-from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design, fit
+from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design
+from probperf.registry import fit
 from probperf.data import Measurements, MeasurementError
 
 
@@ -47,7 +48,7 @@ def fitted():
     # The paper's regressions everywhere (the structure under test); calibrate=False
     # keeps the suite fast; the discrepancy floor (opt-in since the law mixtures became
     # the default) is set so that its factors can be tested.
-    return DagModel(kernel="basis", fast=True, seed=1, calibrate=False, discrepancy=DISCREPANCY).fit(paper_table())
+    return DagModel(kernel="basis", effort="quick", seed=1, calibrate=False, discrepancy=DISCREPANCY).fit(paper_table())
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_draws_are_joint_statistically():
     # work = T1' x inflation: with T1' uncertain (noisy serial runs at 3 sizes), draws
     # of work must move with draws of T1'. Independent sampling gives correlation ~0.
     m = paper_table(ns=(2**10, 2**11, 2**12), serial_noise=0.15, noise=0.01, seed=2)
-    model = DagModel(kernel="basis", fast=True, seed=2, calibrate=False, discrepancy=0.0)
+    model = DagModel(kernel="basis", effort="quick", seed=2, calibrate=False, discrepancy=0.0)
     pred = model.fit(m).predict(n=2**16, p=16, n_draws=2000)
     c = pred.components
     r = np.corrcoef(np.log(c["serial_work"].draws[:, 0]), np.log(c["work"].draws[:, 0]))[0, 1]
@@ -157,7 +158,7 @@ def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
     # over the held-out runs (selection.discrepancy_rates); the paper's regressions everywhere: no choice
     # of component models, only calibration
-    model = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0, calibrate=True).fit(
+    model = DagModel(kernel="basis", effort="quick", seed=4, discrepancy=0.0, calibrate=True).fit(
         paper_table(ps=(1, 2, 3, 4, 6, 8)))
     cal = model.calibration_
     assert set(cal["p"]) >= {6, 8} and (cal["distance"] > 0).any()
@@ -170,7 +171,7 @@ def test_calibration_learns_the_excess_error_growth_rate():
     learnt = np.array([model.discrepancy_learnt_["work"], model.discrepancy_learnt_["overhead"]])
     np.testing.assert_allclose(learnt, expected, rtol=1e-9)
     assert model.discrepancy_ == model.discrepancy_learnt_  # no floor
-    again = DagModel(kernel="basis", fast=True, seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
+    again = DagModel(kernel="basis", effort="quick", seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
     assert again.discrepancy_ == {"work": 0.0, "overhead": 0.0} == again.discrepancy_learnt_
 
 
@@ -181,7 +182,7 @@ def test_calibration_learns_the_excess_error_growth_rate():
 def test_auto_choice_of_the_serial_work_law(law, expected):
     ns = (2**10, 2**11, 2**12, 2**13, 2**14) if expected == "basis" else (20, 22, 24, 26, 28)
     table = paper_table(ns=ns, serial_law=law, seed=5)
-    model = DagModel(kernel="basis", models={"serial_work": "auto"}, fast=True, calibrate=False).fit(table)
+    model = DagModel(kernel="basis", models={"serial_work": "auto"}, effort="quick", calibrate=False).fit(table)
     assert model.specs_["serial_work"] == expected, model.selection_
     assert set(model.selection_["serial_work"]) == {"basis", "matern52", "exp:matern52"}
     far = 4 * ns[-1] if expected == "basis" else ns[-1] + 4
@@ -190,7 +191,7 @@ def test_auto_choice_of_the_serial_work_law(law, expected):
 
 
 def test_zero_delay_when_programs_create_no_tasks():
-    model = DagModel(fast=True, calibrate=False).fit(paper_table(tasks=False))
+    model = DagModel(effort="quick", calibrate=False).fit(paper_table(tasks=False))
     assert isinstance(model.components_["delay"], ZeroMetric)
     pred = model.predict(n=2**15, p=16, n_draws=100)
     assert np.all(pred["delay"].draws == 0.0)
@@ -239,9 +240,9 @@ def test_missing_metric_and_serial_work_are_named():
 
 def test_auto_picks_dag_with_metrics_and_direct_without():
     m = paper_table(ns=(2**10, 2**12, 2**14), ps=(1, 4), reps=1)
-    assert type(fit(m, fast=True)).__name__ == "DagModel"
+    assert type(fit(m, effort="quick")).__name__ == "DagModel"
     time_only = Measurements(m.frame[["n", "p", "time"]])
-    assert type(fit(time_only, fast=True)).__name__ == "DirectModel"
+    assert type(fit(time_only, effort="quick")).__name__ == "DirectModel"
 
 
 def test_delay_design_without_per_task_growth_drops_the_count_times_workers_columns():

@@ -14,12 +14,12 @@ from probperf.data import Measurements
 from probperf.experiment_tasks import (
     _PerConfig,
     central_level,
-    extrap_text,
     fit_metric_task,
     fit_time_task,
     load_data,
     score_split,
 )
+from probperf.models.extrap import extrap_text
 from probperf.predict import Predictive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,7 +116,7 @@ def test_tasks_reject_bad_input(tmp_path):
     data = _power_law_file(tmp_path)
     with pytest.raises(ValueError, match="target must be one of"):
         fit_metric_task({"data": data, "target": "speed", "model": "rbf", "seed": 0})
-    with pytest.raises(ValueError, match="unknown time model 'lasso'"):
+    with pytest.raises(ValueError, match="unknown model 'lasso'"):
         fit_time_task({"data": data, "model": "lasso", "seed": 0})
     with pytest.raises(ValueError, match="effort must be one of"):
         fit_time_task({"data": data, "model": "direct_sm4", "seed": 0, "effort": "huge"})

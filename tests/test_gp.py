@@ -286,15 +286,6 @@ class KnownPowerLaw(MetricModel):
     def _predict_draws(self, X, n_draws, seed, noise=True):
         return np.tile(self.scale * X[:, 0] ** self.power, (n_draws, 1))
 
-    def _get_state(self):
-        return {**self._base_state(), "scale": self.scale, "power": self.power}, {}
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        model = cls(config["scale"], config["power"])
-        model._set_base_state(config)
-        return model
-
 
 def residual_data():
     x = np.linspace(6, 16, 40)
@@ -428,12 +419,13 @@ def test_save_load_round_trip_gives_identical_draws(tmp_path, sm_model, wave_dat
     assert loaded.kernel == "sm4" and loaded.restart_mlls_ == sm_model.restart_mlls_
     kind, config, tensors = persist.load_state(path)
     assert kind == "GaussianProcessModel"
-    config = config["state"]  # persist.save wraps the model's own config
+    config = config["state"]  # persist.save wraps the model's declared state
     assert config["params"]["kernel"] == "sm4"
-    assert config["log_mask"] == [True]
-    noise = config["hyperparameters"]["likelihood.noise_covar.noise"]
+    assert config["fitted"]["log_mask_"] == {"$tensor": "log_mask_"}
+    assert tensors["log_mask_"].tolist() == [True]
+    noise = loaded.hyperparameters()["likelihood.noise_covar.noise"]
     assert noise[0] == pytest.approx(sm_model.model_.likelihood.noise.item())
-    assert tensors["train_x"].shape == (60, 1)
+    assert tensors["gp_state_.train_x"].shape == (60, 1)
 
 
 def test_truncated_model_file_is_rejected(tmp_path, sm_model):
@@ -456,7 +448,8 @@ def test_edited_model_file_is_rejected(tmp_path, sm_model):
 
 
 def test_state_for_another_kernel_is_rejected(sm_model):
-    config, tensors = sm_model._get_state()
+    tensors = {}
+    config = persist.state(sm_model, "", tensors)
     config["params"]["kernel"] = "rbf"
     with pytest.raises(persist.ModelFileError, match="does not match kernel 'rbf'"):
-        GaussianProcessModel._from_state(config, tensors)
+        persist.rebuild(GaussianProcessModel, config, tensors)

@@ -140,11 +140,11 @@ def test_real_allreduce_beats_the_log_log_baseline(shared_dir):
 def test_readme_flow_sort_far_extrapolation_is_honest():
     """The README's flow: sort on 2^12..2^16 x 1..8 workers, predicted at 36 workers and
     16-256x the largest size against the simulated truth."""
-    from probperf import dag
+    from probperf import registry
     from probperf.sim import generate
 
     runs = generate("sort", [2**k for k in range(12, 17)], list(range(1, 9)), reps=2, seed=0)
-    model = dag.fit(runs, target="time", model="auto")
+    model = registry.fit(runs, target="time", model="auto")
     truth = generate("sort", [2**20, 2**22, 2**24], [36], seed=1).frame
     pred = model.predict(truth[runs.params])
     lo, hi = pred.interval(0.9)

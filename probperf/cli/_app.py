@@ -88,7 +88,7 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
                                        help="Print the version and exit.")):
     """Predict run times of task-parallel programs, with honest intervals."""
 
-#: Exit status for bad input (DESIGN.md, "Contracts").
+#: Exit status for bad input (docs/cli.md).
 BAD_INPUT = 2
 
 #: Characters never sent to the terminal as they are: C0 and C1 controls (ESC starts

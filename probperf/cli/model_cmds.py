@@ -1,9 +1,8 @@
-"""``probperf fit``, ``predict`` and ``plot`` (DESIGN.md, "Contracts")."""
+"""``probperf fit``, ``predict`` and ``plot``, ``demo`` (the command-line contracts: docs/cli.md)."""
 
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -12,10 +11,12 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ..limits import MAX_DRAWS, MAX_EXACT_INT, MAX_POLY_DEGREE, MAX_SM_MIXTURES
+from .. import registry
+from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
 
-MODELS = ("auto", "dag", "direct", "penalty")
+#: what ``fit --model`` takes: the registry's models that can be saved to a model file
+MODELS = tuple(registry.names(saved_only=True))
 
 
 def load_training(data: Path, config: list[str], split: Optional[str]):
@@ -46,17 +47,18 @@ def load_training(data: Path, config: list[str], split: Optional[str]):
 def fit(
     data: Path = typer.Argument(..., help="Measurements file (.csv, .parquet, .jsonl, .stat glob, Extra-P .txt)."),
     target: str = typer.Option("time", help="Metric to predict."),
-    model: str = typer.Option("auto", help="auto | dag | direct | penalty."),
+    model: str = typer.Option("auto", help=f"{' | '.join(MODELS)} (see the docs' Concepts page)."),
     kernel: Optional[str] = typer.Option(None, help="'laws' (default: stacked closed-form laws), 'basis' or a GP kernel spec such as 'sm4+linear'."),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
     config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable)."),
     split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
-    fast: bool = typer.Option(False, help="Cheaper inference (SVI, fewer GP restarts)."),
+    effort: str = typer.Option("default", help="Inference effort: quick | default | thorough (NUTS, more GP restarts)."),
+    fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
     seed: str = typer.Option("0", metavar="INTEGER", help="Random seed."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
 ):
     """Fit a model and save it to a model file."""
-    from .. import dag, progress
+    from .. import progress
     from ..data import METRICS
     from ..outputs import check_output
 
@@ -65,13 +67,15 @@ def fit(
     if target not in METRICS:
         fail(f"--target {target!r}: not a metric; a model predicts one of {', '.join(METRICS)}")
     seed = number("--seed", seed, integer=True, low=0)
-    _check_kernel(kernel)
+    effort = "quick" if fast else effort
     with bad_input():
+        if kernel is not None:
+            _check_spec("--kernel", kernel)
+        _check_spec("--effort", effort)
         check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
         m = load_training(data, config, split)
         with progress.reporting(enabled=not quiet):
-            fitted = dag.fit(m, target=target, model=model, kernel=kernel, fast=fast, seed=seed)
-        fitted.train_points_ = _train_points(m, target)
+            fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
         fitted.save(output)
     console.print(f"saved {type(fitted).__name__} to {shown(output)}", highlight=False)
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
@@ -81,22 +85,15 @@ def fit(
         console.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
 
 
-#: Kernel names that carry a size: spectral-mixture components and polynomial degree.
-_SIZED_KERNEL = re.compile(r"\b(sm|poly)(\d+)\b", re.IGNORECASE)
+def _check_spec(option: str, value: str) -> None:
+    """Refuse a bad ``--kernel`` spec (sizes past the resource limits included) or
+    ``--effort`` before any data is read; ``ValueError`` names the option."""
+    from ..models import specs
 
-
-def _check_kernel(kernel) -> None:
-    """Refuse kernel specs past the resource limits before any data is read.
-
-    Examples
-    --------
-    >>> _check_kernel("sm4+linear")
-    """
-    limits = {"sm": (MAX_SM_MIXTURES, "MAX_SM_MIXTURES"), "poly": (MAX_POLY_DEGREE, "MAX_POLY_DEGREE")}
-    for family, size in _SIZED_KERNEL.findall(kernel or ""):
-        most, name = limits[family.lower()]
-        if not 1 <= int(size) <= most:
-            fail(f"--kernel {kernel!r}: {family}{size} must have 1 to {most} ({name})")
+    try:
+        specs.effort_options("gp", value) if option == "--effort" else specs.parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
 
 
 def _leading_law(model) -> str:
@@ -114,13 +111,6 @@ def _leading_law(model) -> str:
         return ""
     name = max(weights, key=weights.get)
     return f"({name} {weights[name]:.0%})"
-
-
-def _train_points(m, target):
-    """The training runs (parameters + target), stored in the model file for plots."""
-    frame = m.frame
-    cols = [c for c in m.params + [target] if c in frame]
-    return {c: [float(v) for v in frame[c]] for c in cols}
 
 
 @app.command()
@@ -326,7 +316,8 @@ def plot(
 @app.command()
 def demo(
     output: Path = typer.Option(Path("demo_band.png"), "-o", "--output", help="Band plot to write."),
-    fast: bool = typer.Option(False, help="SVI instead of NUTS (seconds instead of a minute)."),
+    effort: str = typer.Option("default", help="Inference effort: quick | default | thorough."),
+    fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
     seed: int = typer.Option(0, help="Seed of the simulation and the fit."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
 ):
@@ -355,7 +346,7 @@ def demo(
     console.print("simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
     train = generate("sort", sizes, workers, reps=2, seed=seed, progress=not quiet)
     with progress.reporting(enabled=not quiet):
-        model = DagModel(fast=fast, seed=seed).fit(train)
+        model = DagModel(effort="quick" if fast else effort, seed=seed).fit(train)
     big = 8 * sizes[-1]
     far = [64 * sizes[-1], 256 * sizes[-1]]
     targets = [(big, 8), (big, 16), (big, 36), (sizes[-1], 36)] + [(n, 36) for n in far]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import MetricModel
+from . import specs
+from .base import MetricModel, TableModel
 from .laws import LawMixture
 
 #: Models that pull in torch, Pyro or GPyTorch, imported on first use so that loading
@@ -28,13 +29,14 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The spec that selects the Bayesian basis regression instead of a GP kernel.
-BASIS_SPEC = "basis"
+BASIS_SPEC = specs.BASIS
 #: The spec that selects the stacked mixture of closed-form laws (the default).
-LAWS_SPEC = "laws"
+LAWS_SPEC = specs.LAWS
 
 
-def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
-    """A metric model from a spec: ``"basis"`` or a GP kernel spec (``"sm4"``, ``"gp:rbf"``).
+def metric_model(spec: str = BASIS_SPEC, effort: str = "default", **kwargs) -> MetricModel:
+    """A metric model from a spec (see :mod:`probperf.models.specs`): ``"laws"``,
+    ``"basis"`` or a GP kernel spec (``"sm4"``, ``"gp:rbf"``, ``"exp:matern52"``).
 
     Keyword arguments go to the model's constructor.
 
@@ -45,20 +47,7 @@ def metric_model(spec: str = BASIS_SPEC, **kwargs) -> MetricModel:
     >>> metric_model("gp:matern52").kernel
     'matern52'
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"model spec must be 'basis' or a kernel spec, got {spec!r}")
-    spec = spec.strip()
-    if spec == LAWS_SPEC:
-        return LawMixture(**kwargs)
-    if spec == BASIS_SPEC:
-        from .bayes import BayesianBasisRegression
-
-        return BayesianBasisRegression(**kwargs)
-    if spec.startswith("gp:"):
-        spec = spec[3:]
-    from .gp import GaussianProcessModel
-
-    return GaussianProcessModel(kernel=spec, **kwargs)
+    return specs.build(spec, effort, **kwargs)
 
 
-__all__ = ["MetricModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC", "LawMixture", "LAWS_SPEC"]
+__all__ = ["MetricModel", "TableModel", "specs", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds", "BayesianBasisRegression", "GaussianProcessModel", "metric_model", "BASIS_SPEC", "LawMixture", "LAWS_SPEC"]

@@ -1,4 +1,11 @@
-"""The interface every metric model shares.
+"""The interfaces every model shares.
+
+* :class:`Estimator`: scikit-learn's conventions (constructor parameters, ``repr``)
+  and model files (``save`` / ``load``, declared ``_fitted`` state).
+* :class:`MetricModel`: one metric over parameters (the DAG model's components).
+* :class:`TableModel`: a model fitted on a whole :class:`~probperf.data.Measurements`
+  table that predicts time at points (the DAG model, the time-only models, the
+  baselines, Extra-P): it remembers what a user of a loaded model file needs.
 
 ``fit(X, y)`` or ``fit(measurements, target=...)`` returns ``self``;
 ``predict(X)`` returns a :class:`~probperf.predict.Predictive` of joint draws;
@@ -7,7 +14,8 @@
 Subclasses implement ``_fit(X, y)`` with ``X`` a float64 array whose columns are
 ``self.features_`` (raw scale: ``n``, ``p``, config params) and ``y`` the positive
 metric values, and ``_predict_draws(X, n_draws, rng_seed)`` returning an array of
-shape (n_draws, n_points) on the metric's own scale, plus the two state methods.
+shape (n_draws, n_points) on the metric's own scale, and declare their fitted
+attributes in ``_fitted`` (what a model file holds, see :mod:`probperf.persist`).
 """
 
 from __future__ import annotations
@@ -20,12 +28,94 @@ import pandas as pd
 from .. import persist
 from ..data import Measurements, as_points
 from ..limits import draw_count
-from ..predict import Predictive
+from ..predict import Predictive, constant_params, prediction_points
 
 DEFAULT_DRAWS = 1000
 
 
-class MetricModel:
+class Estimator:
+    """Constructor parameters, ``repr``, ``save`` and ``load`` for every model.
+
+    Examples
+    --------
+    >>> class Scaled(Estimator):
+    ...     def __init__(self, factor=2.0):
+    ...         self.factor = factor
+    >>> Scaled(3.0)
+    Scaled(factor=3.0)
+    >>> Scaled().save("x.model")
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Scaled is not fitted; call fit() first
+    """
+
+    def _check_fitted(self):
+        if not hasattr(self, "features_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit() first")
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
+        self._check_fitted()
+        persist.save(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`."""
+        model = persist.load(path)
+        if not isinstance(model, cls):
+            raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
+        return model
+
+    def get_params(self) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        import inspect
+
+        names = [
+            name for name, par in inspect.signature(type(self).__init__).parameters.items()
+            if name != "self" and par.kind not in (par.VAR_POSITIONAL, par.VAR_KEYWORD)
+        ]
+        return {k: getattr(self, k) for k in names}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class TableModel(Estimator):
+    """Base of the models fitted on a whole table of runs that predict at points.
+
+    ``fit(measurements)`` calls :meth:`_remember`, which records what a loaded model
+    file must still know: the input features, the parameters that were constant in
+    training (so a prediction point may omit them), each feature's training range and
+    number of distinct values (extrapolation checks and warnings), the time unit, and
+    the training runs themselves (plots).
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [10, 20, 40], "p": [2, 2, 2], "time": [1.0, 2.0, 4.0]})
+    >>> t = TableModel()
+    >>> t._remember(m, ["n", "p"], "time")
+    >>> t.defaults_, t.train_ranges_["n"], t._points(None, {"n": 80}).to_dict("list")
+    ({'p': 2}, [10.0, 40.0, 3], {'n': [80.0], 'p': [2.0]})
+    """
+
+    _fitted = ("features_", "unit_", "defaults_", "train_ranges_", "train_points_")
+
+    def _remember(self, m: Measurements, features: Sequence[str], target: str) -> None:
+        frame = m.frame
+        self.features_ = list(features)
+        self.unit_ = m.unit
+        self.defaults_ = constant_params(frame, self.features_)
+        self.train_ranges_ = {c: [float(frame[c].min()), float(frame[c].max()), int(frame[c].nunique())]
+                              for c in self.features_}
+        cols = [c for c in [*m.params, target] if c in frame]
+        self.train_points_ = {c: [float(v) for v in frame[c]] for c in cols}
+
+    def _points(self, X, params) -> pd.DataFrame:
+        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+
+
+class MetricModel(Estimator):
     """Base class: input handling, ``predict`` wrapper, persistence.
 
     Not used directly; see :class:`~probperf.models.BayesianBasisRegression` and
@@ -55,6 +145,8 @@ class MetricModel:
 
     #: default number of predictive draws
     n_draws: int = DEFAULT_DRAWS
+    #: fitted attributes saved in a model file (subclasses add theirs)
+    _fitted = ("features_", "target_")
 
     def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None):
         """Fit to ``(X, y)`` or to a :class:`Measurements` and one of its metrics.
@@ -121,42 +213,3 @@ class MetricModel:
         Xa = points.to_numpy(dtype=np.float64)
         draws = self._predict_draws(Xa, draw_count(n_draws, self.n_draws), seed, noise=noise)
         return Predictive(draws, points, self.target_)
-
-    def _check_fitted(self):
-        if not hasattr(self, "features_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit() first")
-
-    def save(self, path) -> None:
-        """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
-        self._check_fitted()
-        persist.save(self, path)
-
-    @classmethod
-    def load(cls, path):
-        """Read a model written by :meth:`save`."""
-        model = persist.load(path)
-        if not isinstance(model, cls):
-            raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
-        return model
-
-    # state helpers shared by subclasses
-    def _base_state(self) -> dict:
-        return {"features": list(self.features_), "target": self.target_}
-
-    def _set_base_state(self, config: dict) -> None:
-        self.features_ = list(config["features"])
-        self.target_ = config.get("target")
-
-    def get_params(self) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
-        import inspect
-
-        names = [
-            name for name, par in inspect.signature(type(self).__init__).parameters.items()
-            if name != "self" and par.kind not in (par.VAR_POSITIONAL, par.VAR_KEYWORD)
-        ]
-        return {k: getattr(self, k) for k in names}
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"

@@ -27,7 +27,6 @@ table (each needs different metrics from it) and ``predict`` returns a
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from typing import Sequence
@@ -35,29 +34,27 @@ from typing import Sequence
 import numpy as np
 
 from .. import persist
-from ..data import Measurements, MeasurementError
+from ..data import DAG_METRICS, Measurements, MeasurementError
 from ..limits import draw_count
-from ..predict import Predictive, constant_params, prediction_points
+from ..predict import Predictive
 from ..transforms import Standardizer, log_inputs, log_mask
-from .base import MetricModel
+from .base import DEFAULT_DRAWS, TableModel
 
 __all__ = ["TimeModel", "TwoStepLasso", "DirectNN", "MultiTaskNN", "CilkviewBounds"]
 
-#: Metrics the DAG-based baselines need (besides serial work or one-worker runs).
-DAG_METRICS: tuple[str, ...] = ("work", "delay", "no_work", "create_task", "wait_tasks")
 
 #: Cilkview's span coefficient: 2 * delta with delta = 0.85 (the paper, eq. (4)).
 CILKVIEW_SPAN_FACTOR = 1.7
 
 
-class TimeModel(MetricModel):
+class TimeModel(TableModel):
     """Shared input handling for the baselines: fitted on a whole table, predict time.
 
     Subclasses set :attr:`uses_config` (whether configuration parameters are inputs)
     and implement ``_required(measurements)`` (metrics to check) and
-    ``_fit_table(measurements)``, plus ``_predict_draws`` and the state methods of
-    :class:`~probperf.models.base.MetricModel`, whose ``save`` and ``load`` they
-    inherit. ``predict`` takes a table of points or keywords (``n=..., p=...``),
+    ``_fit_table(measurements)`` and ``_predict_draws``, and declare their fitted
+    state in ``_fitted`` (:class:`~probperf.models.base.TableModel` gives ``save``,
+    ``load`` and what every table model remembers). ``predict`` takes a table of points or keywords (``n=..., p=...``),
     completed and checked by :func:`probperf.predict.prediction_points` with the
     fitted :attr:`features_`; parameters constant in training may be omitted.
 
@@ -69,6 +66,8 @@ class TimeModel(MetricModel):
 
     #: Whether configuration parameters are model inputs (else only ``n``, ``p``).
     uses_config: bool = True
+    #: default number of predictive draws
+    n_draws: int = DEFAULT_DRAWS
 
     def fit(self, measurements, y=None, *, target: str = "time", features=None):
         """Fit to a :class:`~probperf.data.Measurements` table.
@@ -101,13 +100,11 @@ class TimeModel(MetricModel):
         if y is not None or target != "time":
             raise ValueError(f"{type(self).__name__} models time only; pass the table alone")
         measurements.require(*self._required(measurements))
-        default = measurements.params if self.uses_config else ["n", "p"]
-        self.features_ = list(features or default)
+        features = list(features or (measurements.params if self.uses_config else ["n", "p"]))
         for f in ("n", "p"):
-            if f not in self.features_:
-                raise ValueError(f"features must include {f!r}, got {self.features_}")
-        self.target_ = "time"
-        self.defaults_ = constant_params(measurements.frame, self.features_)
+            if f not in features:
+                raise ValueError(f"features must include {f!r}, got {features}")
+        self._remember(measurements, features, "time")
         self._fit_table(measurements)
         return self
 
@@ -131,19 +128,12 @@ class TimeModel(MetricModel):
         Predictive
         """
         self._check_fitted()
-        points = prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+        points = self._points(X, params)
         draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
         return Predictive(draws, points, "time")
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
-
-    def _base_state(self) -> dict:
-        return {**super()._base_state(), "defaults": self.defaults_}
-
-    def _set_base_state(self, config: dict) -> None:
-        super()._set_base_state(config)
-        self.defaults_ = dict(config.get("defaults", {}))
 
     def _fit_table(self, measurements: Measurements) -> None:
         raise NotImplementedError
@@ -456,7 +446,7 @@ class TwoStepLasso(TimeModel):
         self._check_fitted()
         if metric not in self.STAGES:
             raise ValueError(f"unknown intermediate metric {metric!r}; choose one of {self.STAGES}")
-        points = prediction_points(X, params, self.features_, self.defaults_)
+        points = self._points(X, params)
         X = points.to_numpy(np.float64)
         if self.n_boot == 0:
             return Predictive(self._metrics(X, [0])[metric], points, metric)
@@ -483,28 +473,7 @@ class TwoStepLasso(TimeModel):
             rows += [(stage, t, float(c)) for t, c in zip(names, self.coef_[stage][0])]
         return pd.DataFrame(rows, columns=["stage", "term", "coef"])
 
-    def _get_state(self):
-        config = {
-            **self._base_state(),
-            "params": self.get_params(),
-            "alpha": self.alpha_,
-            "bases": {s: json.loads(b.to_json()) for s, b in self.bases_.items()},
-        }
-        tensors = {f"coef.{s}": c for s, c in self.coef_.items()}
-        tensors["relative_residual"] = self.relative_residual_
-        return config, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        from ..basis import BasisSet
-
-        model = cls(**config["params"])
-        model._set_base_state(config)
-        model.alpha_ = dict(config["alpha"])
-        model.bases_ = {s: BasisSet.from_json(b) for s, b in config["bases"].items()}
-        model.coef_ = {s: tensors[f"coef.{s}"] for s in cls.STAGES}
-        model.relative_residual_ = tensors["relative_residual"]
-        return model
+    _fitted = ("alpha_", "bases_", "coef_", "relative_residual_")
 
 
 @persist.register
@@ -579,7 +548,7 @@ class CilkviewBounds(TimeModel):
     def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)`` time bounds per point (points as for :meth:`predict`)."""
         self._check_fitted()
-        points = prediction_points(X, params, self.features_, self.defaults_)
+        points = self._points(X, params)
         return self._bounds(points.to_numpy(np.float64))
 
     def _bounds(self, X):
@@ -599,26 +568,7 @@ class CilkviewBounds(TimeModel):
         u = np.random.default_rng(seed).random((n_draws, 1))
         return lower + u * (upper - lower)
 
-    def _get_state(self):
-        dag_config, dag_tensors = self.dag_._get_state()
-        config = {
-            **self._base_state(),
-            "params": self.get_params(),
-            "span_alpha": self.span_alpha_,
-            "dag": dag_config,
-        }
-        tensors = {f"dag.{k}": v for k, v in dag_tensors.items()}
-        tensors["span_coef"] = self.span_coef_
-        return config, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        model = cls(**config["params"])
-        model._set_base_state(config)
-        model.dag_ = TwoStepLasso._from_state(config["dag"], persist.unnest("dag", tensors))
-        model.span_coef_ = tensors["span_coef"]
-        model.span_alpha_ = float(config["span_alpha"])
-        return model
+    _fitted = ("span_alpha_", "dag_", "span_coef_")
 
 
 # -- neural networks (thesis ch. 5 and sec. 6.2) --------------------------------------
@@ -821,51 +771,11 @@ class _NeuralTimeModel(TimeModel):
     def _predict_draws(self, X, n_draws, seed):
         return self._metric_draws(X, "time", n_draws, seed)
 
-    # -- persistence ------------------------------------------------------------------
+    _fitted = ("tasks_", "dropout_", "learning_rate_", "val_loss_", "search_", "net_", "log_mask_",
+               "x_scaler_", "y_scaler_")
 
-    def _get_state(self):
-        config = {
-            **self._base_state(),
-            "params": {**self.get_params(), "dropout": list(self.dropout), "learning_rate": list(self.learning_rate)},
-            "tasks": self.tasks_,
-            "dropout_": self.dropout_,
-            "learning_rate_": self.learning_rate_,
-            "val_loss_": self.val_loss_,
-            "search_": self.search_,
-        }
-        tensors = {f"net.{k}": v for k, v in self.net_.items()}
-        tensors.update(
-            log_mask=self.log_mask_.astype(np.uint8),
-            x_mean=self.x_scaler_.mean_, x_scale=self.x_scaler_.scale_,
-            y_mean=self.y_scaler_.mean_, y_scale=self.y_scaler_.scale_,
-        )
-        return config, tensors
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        params = dict(config["params"])
-        params["dropout"] = tuple(params["dropout"])
-        params["learning_rate"] = tuple(params["learning_rate"])
-        if isinstance(params.get("tasks"), list):
-            params["tasks"] = tuple(params["tasks"])
-        model = cls(**params)
-        model._set_base_state(config)
-        model.tasks_ = list(config["tasks"])
-        model.dropout_ = float(config["dropout_"])
-        model.learning_rate_ = float(config["learning_rate_"])
-        model.val_loss_ = float(config["val_loss_"])
-        model.search_ = list(config["search_"])
-        model.net_ = {k: tensors[f"net.{k}"] for k in _NET_KEYS}
-        model.log_mask_ = tensors["log_mask"].astype(bool)
-        model.x_scaler_ = _standardizer(tensors["x_mean"], tensors["x_scale"])
-        model.y_scaler_ = _standardizer(tensors["y_mean"], tensors["y_scale"])
-        return model
-
-
-def _standardizer(mean, scale) -> Standardizer:
-    s = Standardizer()
-    s.mean_, s.scale_ = np.asarray(mean, float), np.asarray(scale, float)
-    return s
+    def _loaded(self) -> None:
+        self.log_mask_ = np.asarray(self.log_mask_, dtype=bool)
 
 
 @persist.register
@@ -1005,12 +915,6 @@ class MultiTaskNN(_NeuralTimeModel):
 
         return int(torch.randint(n_tasks, (1,), generator=gen))
 
-    def _get_state(self):
-        config, tensors = super()._get_state()
-        tasks = config["params"]["tasks"]
-        config["params"]["tasks"] = tasks if isinstance(tasks, str) else list(tasks)
-        return config, tensors
-
     def predict_metric(self, X, metric: str, n_draws: int | None = None, seed: int | None = 0):
         """MC-dropout draws of one head (``time`` or an extra task) at ``X``.
 
@@ -1021,6 +925,6 @@ class MultiTaskNN(_NeuralTimeModel):
         self._check_fitted()
         if metric not in self.tasks_:
             raise ValueError(f"no head for {metric!r}; the heads are {self.tasks_}")
-        points = prediction_points(X, {}, self.features_, self.defaults_)
+        points = self._points(X, {})
         draws = self._metric_draws(points.to_numpy(float), metric, draw_count(n_draws, self.n_draws), seed)
         return Predictive(draws, points, metric)

@@ -831,49 +831,13 @@ class BayesianBasisRegression(MetricModel):
 
     # -- persistence -------------------------------------------------------------------
 
-    def _get_state(self):
-        self._check_posterior()
-        params = self.get_params()
-        if isinstance(params["basis"], BasisSet):
-            params["basis"] = {"basis_set": params["basis"].to_json()}
-        if isinstance(params["candidates"], list):
-            params["candidates"] = [c.to_json() if isinstance(c, BasisSet) else c for c in params["candidates"]]
-        config = {
-            **self._base_state(),
-            "params": params,
-            "basis_": None if self.basis_ is None else self.basis_.to_json(),
-            "term_names": list(self.term_names_),
-            "p_ref": float(self.p_ref_),
-            "diagnostics": self.diagnostics_,
-            "shares": self.shares_,
-            "loo": self.loo_.reset_index().to_dict(orient="list"),
-        }
-        tensors = {
-            "coef_samples": self.coef_samples_,
-            "sigma_samples": self.sigma_samples_,
-            "gamma_samples": self.gamma_samples_,
-        }
-        return config, tensors
+    _fitted = ("basis_", "term_names_", "p_ref_", "diagnostics_", "shares_", "loo_",
+               "coef_samples_", "sigma_samples_", "gamma_samples_")
 
-    @classmethod
-    def _from_state(cls, config, tensors):
-        params = dict(config["params"])
-        if isinstance(params.get("basis"), dict):
-            params["basis"] = BasisSet.from_json(params["basis"]["basis_set"])
-        if isinstance(params.get("candidates"), list):
-            params["candidates"] = [BasisSet.from_json(c) for c in params["candidates"]]
-        model = cls(**params)
-        model._set_base_state(config)
-        model.basis_ = None if config["basis_"] is None else BasisSet.from_json(config["basis_"])
-        model.term_names_ = list(config["term_names"])
-        model.p_ref_ = float(config["p_ref"])
-        model.diagnostics_ = dict(config["diagnostics"])
-        model.shares_ = dict(config["shares"])
-        model.loo_ = pd.DataFrame(config["loo"]).set_index("index")
-        model.coef_samples_ = np.asarray(tensors["coef_samples"], dtype=np.float64)
-        model.sigma_samples_ = np.asarray(tensors["sigma_samples"], dtype=np.float64)
-        model.gamma_samples_ = np.asarray(tensors["gamma_samples"], dtype=np.float64)
-        return model
+    def _loaded(self) -> None:
+        for f in ("coef_samples_", "sigma_samples_", "gamma_samples_"):
+            setattr(self, f, np.asarray(getattr(self, f), dtype=np.float64))
+        self.p_ref_ = float(self.p_ref_)
 
 
 def _label(cand, names, i) -> str:

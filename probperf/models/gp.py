@@ -455,64 +455,33 @@ class GaussianProcessModel(MetricModel):
             out[name.replace("raw_", "")] = value.detach().cpu().numpy().tolist()
         return out
 
-    def _get_state(self):
-        params = self.get_params()
-        mean_state = None
-        tensors = {}
-        if isinstance(self.mean, MetricModel):
-            params["mean"] = None
-            sub_config, sub_tensors = self.mean_model_._get_state()
-            sub_config, sub_tensors = persist.nest("mean_model", sub_config, sub_tensors)
-            mean_state = {"kind": type(self.mean_model_).__name__, "config": sub_config}
-            tensors.update(sub_tensors)
-        config = {
-            **self._base_state(),
-            "params": params,
-            "mean_model": mean_state,
-            "log_mask": self.log_mask_.tolist(),
-            "log_target": self.log_target_,
-            "x_scaler": _scaler_state(self.x_scaler_),
-            "y_scaler": _scaler_state(self.y_scaler_),
-            "mll": self.mll_,
-            "restart_mlls": self.restart_mlls_,
-            "hyperparameters": self.hyperparameters(),
-        }
-        tensors["train_x"] = self.model_.train_inputs[0].detach().cpu().numpy()
-        tensors["train_y"] = self.model_.train_targets.detach().cpu().numpy()
-        for key, value in self.model_.state_dict().items():
-            tensors[f"state.{key}"] = value.detach().cpu().numpy()
-        return config, tensors
+    # -- persistence (see probperf.persist) ----------------------------------------
 
-    @classmethod
-    def _from_state(cls, config, tensors):
-        params = dict(config["params"])
-        if config.get("mean_model") is not None:
-            sub_tensors = persist.unnest("mean_model", tensors)
-            params["mean"] = _load_nested(config["mean_model"], sub_tensors)
-        self = cls(**params)
-        self._set_base_state(config)
+    _fitted = ("log_mask_", "log_target_", "x_scaler_", "y_scaler_", "mll_", "restart_mlls_",
+               "mean_model_", "gp_state_")
+
+    @property
+    def gp_state_(self) -> dict:
+        """Training inputs and targets (standardised) and the GP's parameters as arrays."""
+        arrays = {k: v.detach().cpu().numpy() for k, v in self.model_.state_dict().items()}
+        return {"train_x": self.model_.train_inputs[0].detach().cpu().numpy(),
+                "train_y": self.model_.train_targets.detach().cpu().numpy(), "state": arrays}
+
+    @gp_state_.setter
+    def gp_state_(self, saved: dict) -> None:
         self.device_ = _resolve_device(self.device, strict=False)
-        self.mean_model_ = params["mean"] if isinstance(params["mean"], MetricModel) else None
-        self.log_mask_ = np.asarray(config["log_mask"], dtype=bool)
-        self.log_target_ = bool(config["log_target"])
-        self.x_scaler_ = _scaler(config["x_scaler"])
-        self.y_scaler_ = _scaler(config["y_scaler"])
-        self.mll_ = config["mll"]
-        self.restart_mlls_ = config["restart_mlls"]
-        x = torch.as_tensor(tensors["train_x"], dtype=_DTYPE, device=self.device_)
-        ty = torch.as_tensor(tensors["train_y"], dtype=_DTYPE, device=self.device_)
-        state = {
-            k[len("state."):]: torch.as_tensor(v) for k, v in tensors.items() if k.startswith("state.")
-        }
+        x = torch.as_tensor(saved["train_x"], dtype=_DTYPE, device=self.device_)
+        ty = torch.as_tensor(saved["train_y"], dtype=_DTYPE, device=self.device_)
         try:
             model = self._build(x, ty)
-            model.load_state_dict(state, strict=True)
+            model.load_state_dict({k: torch.as_tensor(v) for k, v in saved["state"].items()}, strict=True)
         except (RuntimeError, ValueError, KeyError) as exc:
-            raise persist.ModelFileError(
-                f"GP state does not match kernel {self.kernel!r}: {exc}"
-            ) from exc
+            raise persist.ModelFileError(f"GP state does not match kernel {self.kernel!r}: {exc}") from exc
         self.model_ = model.eval()
-        return self
+
+    def _loaded(self) -> None:
+        self.log_mask_ = np.asarray(self.log_mask_, dtype=bool)
+        self.log_target_ = bool(self.log_target_)
 
 
 class _RestartFailed(Exception):
@@ -554,21 +523,6 @@ def _generator(seed, device) -> torch.Generator:
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     return torch.Generator(device=device).manual_seed(int(seed))
-
-
-def _scaler_state(scaler: Standardizer) -> dict:
-    return {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist()}
-
-
-def _scaler(state) -> Standardizer:
-    s = Standardizer()
-    s.mean_ = np.asarray(state["mean"], dtype=np.float64)
-    s.scale_ = np.asarray(state["scale"], dtype=np.float64)
-    return s
-
-
-def _load_nested(mean_state, tensors):
-    return persist.model_class(mean_state["kind"])._from_state(mean_state["config"], tensors)
 
 
 def _least_squares(x, ty) -> torch.Tensor:

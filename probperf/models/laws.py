@@ -232,6 +232,7 @@ def noise_weights(y: np.ndarray, quantum: float) -> np.ndarray:
 
 # -- one law: conjugate regression -------------------------------------------------
 
+@persist.register
 class _Law:
     """Conjugate normal-inverse-gamma regression of ``log y`` on a law's terms."""
 
@@ -307,21 +308,19 @@ class _Law:
             out = out + sigma[:, None] * rng.standard_normal(out.shape)
         return out
 
-    STATE = ("shift", "scale", "mean", "chol")
+    #: what a model file holds of a fitted law (see :mod:`probperf.persist`)
+    _fitted = ("center", "a", "b", "shift", "scale", "mean", "chol")
 
-    def state(self, key: str) -> tuple[dict, dict]:
-        config = {"terms": [list(t) for t in self.terms + self.offsets], "center": self.center, "a": self.a, "b": self.b}
-        return config, {f"{key}.{f}": np.asarray(getattr(self, f)) for f in self.STATE}
+    def get_params(self) -> dict:
+        return {"terms": [list(t) for t in self.terms + self.offsets]}
 
-    @classmethod
-    def from_state(cls, key, config, tensors) -> "_Law":
-        law = cls(config["terms"])
-        law.center, law.a, law.b = float(config["center"]), float(config["a"]), float(config["b"])
-        for f in cls.STATE:
-            setattr(law, f, np.asarray(tensors[f"{key}.{f}"], dtype=np.float64))
-        if law.chol.shape != (len(law.mean), len(law.mean)) or len(law.shift) != law.n_scaled:
+    def _loaded(self) -> None:
+        for f in ("center", "a", "b"):
+            setattr(self, f, float(getattr(self, f)))
+        for f in ("shift", "scale", "mean", "chol"):
+            setattr(self, f, np.asarray(getattr(self, f), dtype=np.float64))
+        if self.chol.shape != (len(self.mean), len(self.mean)) or len(self.shift) != self.n_scaled:
             raise persist.ModelFileError("law state has inconsistent shapes; re-fit the model")
-        return law
 
 
 def _t_logpdf(x, df, loc, scale):
@@ -339,6 +338,7 @@ def _log_evidence(N, prec0, Lam, b0, a, b) -> float:
                  + a0 * np.log(b0) - a * np.log(b) + gammaln(a) - gammaln(a0))
 
 
+@persist.register
 class _AffineLaw(_Law):
     """``y = (c0 + c1 n^j log2(n)^k) (1 + eps)``, and with ``p`` varying also
     ``+ (c2 + c3 n^j log2(n)^k) / p``: a fixed size law plus a constant (start-up,
@@ -541,27 +541,12 @@ class LawMixture(MetricModel):
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
 
-    def _get_state(self):
-        config = {**self._base_state(), "params": self.get_params(), "weights": self.weights_,
-                  "scores": self.scores_, "ranges": self.ranges_, "laws": {}}
-        tensors = {}
-        for i, (name, law) in enumerate(self.laws_.items()):
-            cfg, t = law.state(f"law{i}")
-            config["laws"][name] = {"key": f"law{i}", **cfg}
-            tensors.update(t)
-        return config, tensors
+    _fitted = ("ranges_", "scores_", "weights_", "laws_")
 
-    @classmethod
-    def _from_state(cls, config, tensors):
-        model = cls(**config["params"])
-        model._set_base_state(config)
-        model.weights_ = {k: float(v) for k, v in config["weights"].items()}
-        model.scores_ = config.get("scores", {})
-        model.ranges_ = config["ranges"]
-        model.laws_ = {name: _law_class(c["terms"]).from_state(c["key"], c, tensors) for name, c in config["laws"].items()}
-        if set(model.laws_) != set(model.weights_):
+    def _loaded(self) -> None:
+        self.weights_ = {k: float(v) for k, v in self.weights_.items()}
+        if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
-        return model
 
 
 def check_extrapolation(X, names, ranges) -> None:
@@ -587,10 +572,6 @@ def check_extrapolation(X, names, ranges) -> None:
                 seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
                 raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:g}; "
                                  f"measure at least {MIN_DISTINCT} values of {c}")
-
-
-def _law_class(terms):
-    return _AffineLaw if terms and terms[0][0] == "affine" else _Law
 
 
 def _range(lo, hi) -> str:

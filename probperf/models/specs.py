@@ -1,0 +1,158 @@
+"""Model specs: the one parser of the short strings that name a metric model, and the
+one place where an ``effort`` level becomes model options.
+
+A spec is what ``--kernel``, :class:`~probperf.dag.DagModel`'s ``models`` and the
+experiments' kernel lists take:
+
+=================  ==================================================================
+``laws``           stacked mixture of closed-form laws (:class:`~probperf.models.LawMixture`)
+``basis``          Bayesian basis regression (:class:`~probperf.models.BayesianBasisRegression`);
+                   for the DAG's ``delay`` the paper's design
+``basis-steal``    (``delay`` only) the paper's design without the per-task growth with ``p``
+``<kernel>``       a GP around a power law (:class:`~probperf.models.GaussianProcessModel`);
+                   ``gp:<kernel>`` says the same
+``exp:<kernel>``   a GP around an exponential law in ``n`` (fib, n-queens)
+``auto``           (DAG components) chosen by forward validation among candidates
+=================  ==================================================================
+
+A kernel is a sum/product of registered base kernels
+(:data:`~probperf.models.kernels.BASE_KERNELS`); the full grammar is checked when the
+GP is built (:func:`~probperf.models.kernels.parse_kernel`), its sizes here, before any
+data are read, so a spec that would exhaust memory is refused at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..limits import MAX_POLY_DEGREE, MAX_SM_MIXTURES
+
+LAWS, BASIS, STEAL, AUTO = "laws", "basis", "basis-steal", "auto"
+GP_PREFIX, EXP_PREFIX = "gp:", "exp:"
+
+#: Kernel names that carry a size, with the limit on it.
+_SIZED_KERNEL = re.compile(r"\b(sm|poly)(\d+)\b", re.IGNORECASE)
+_SIZE_LIMITS = {"sm": (MAX_SM_MIXTURES, "MAX_SM_MIXTURES"), "poly": (MAX_POLY_DEGREE, "MAX_POLY_DEGREE")}
+
+#: What each effort level means, per model family. ``default`` is what a user gets:
+#: closed forms (laws) and SVI for basis regressions (issue 14: NUTS only when asked
+#: for), three GP restarts (the GP's own default). ``quick`` is for tests, docs and
+#: first looks: a shorter SVI run and one GP restart. ``thorough`` runs NUTS (exact up
+#: to Monte-Carlo error) and five GP restarts. Law mixtures are closed-form at every level.
+#: The baselines' own knobs follow the same levels: bootstrap replicates of the
+#: two-step Lasso, and the neural nets' hyper-parameter search and epochs (the thesis'
+#: settings at ``thorough``; fewer for a first look).
+EFFORTS = {
+    "quick": {BASIS: {"inference": "svi", "svi_steps": 800}, "gp": {"n_restarts": 1},
+              "lasso": {"n_boot": 20}, "nn": {"n_search": 1, "max_epochs": 150}},
+    "default": {BASIS: {"inference": "svi"}, "gp": {},
+                "lasso": {"n_boot": 100}, "nn": {"n_search": 3, "max_epochs": 600}},
+    "thorough": {BASIS: {"inference": "nuts"}, "gp": {"n_restarts": 5},
+                 "lasso": {"n_boot": 200}, "nn": {"n_search": 4, "max_epochs": 1000}},
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec: ``family`` is ``"laws"``, ``"basis"``, ``"gp"`` or ``"auto"``.
+
+    Examples
+    --------
+    >>> parse("exp:matern52")
+    Spec(family='gp', kernel='matern52', exponential=True, steal=False)
+    """
+
+    family: str
+    kernel: str | None = None
+    exponential: bool = False
+    steal: bool = False
+
+
+def parse(spec) -> Spec:
+    """Parse a model spec (see the module docstring); ``ValueError`` names what is wrong.
+
+    Examples
+    --------
+    >>> parse("basis-steal").family, parse("basis-steal").steal
+    ('basis', True)
+    >>> parse("gp:sm4+linear").kernel
+    'sm4+linear'
+    >>> parse("sm65")
+    Traceback (most recent call last):
+    ...
+    ValueError: model spec 'sm65': sm65 must have 1 to 64 components (MAX_SM_MIXTURES)
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"a model spec must be '{LAWS}', '{BASIS}' or a kernel spec, got {spec!r}")
+    text = spec.strip()
+    if text in (LAWS, AUTO):
+        return Spec(text)
+    if text in (BASIS, STEAL):
+        return Spec(BASIS, steal=text == STEAL)
+    exponential = text.startswith(EXP_PREFIX)
+    kernel = text[len(EXP_PREFIX):] if exponential else text.removeprefix(GP_PREFIX)
+    _check_sizes(text, kernel)
+    return Spec("gp", kernel=kernel, exponential=exponential)
+
+
+def _check_sizes(text: str, kernel: str) -> None:
+    for family, size in _SIZED_KERNEL.findall(kernel):
+        most, name = _SIZE_LIMITS[family.lower()]
+        if not 1 <= int(size) <= most:
+            what = "components" if family.lower() == "sm" else "degree"
+            raise ValueError(f"model spec {text!r}: {family}{size} must have 1 to {most} {what} ({name})")
+
+
+def effort_options(family: str, effort: str) -> dict:
+    """Constructor options of a ``family`` model at an ``effort`` level.
+
+    Examples
+    --------
+    >>> effort_options("basis", "quick")
+    {'inference': 'svi', 'svi_steps': 800}
+    >>> effort_options("gp", "hard")
+    Traceback (most recent call last):
+    ...
+    ValueError: effort must be one of quick, default, thorough; got 'hard'
+    """
+    if effort not in EFFORTS:
+        raise ValueError(f"effort must be one of {', '.join(EFFORTS)}; got {effort!r}")
+    return dict(EFFORTS[effort].get(family, {}))
+
+
+def build(spec, effort: str = "default", **options):
+    """A new, unfitted metric model for ``spec`` at ``effort``; ``options`` (seed,
+    guard, basis...) go to its constructor and win over the effort's.
+
+    GPs get the power-law mean (``"linear"``), or with ``exp:`` the exponential law in
+    ``n`` (``n`` kept on its own scale), so every kernel models a residual around a law.
+
+    Examples
+    --------
+    >>> build("exp:rbf", effort="quick").linear_inputs, build("rbf", effort="quick").n_restarts
+    (('n',), 1)
+    >>> type(build("laws")).__name__
+    'LawMixture'
+    """
+    parsed = parse(spec)
+    if parsed.family == AUTO:
+        raise ValueError("'auto' is a choice among specs, not a model; resolve it first")
+    kwargs = {**effort_options(parsed.family, effort), **options}
+    if parsed.family == LAWS:
+        from .laws import LawMixture
+
+        return LawMixture(**kwargs)
+    if parsed.family == BASIS:
+        from .bayes import BayesianBasisRegression
+
+        return BayesianBasisRegression(**kwargs)
+    from .gp import GaussianProcessModel
+
+    kwargs.setdefault("mean", "linear")
+    if parsed.exponential:
+        kwargs.setdefault("linear_inputs", ("n",))
+    return GaussianProcessModel(kernel=parsed.kernel, **kwargs)
+
+
+__all__ = ["Spec", "parse", "build", "effort_options", "EFFORTS", "LAWS", "BASIS", "STEAL", "AUTO"]

@@ -1,0 +1,178 @@
+"""The time models by name: one registry for the CLI (``probperf fit --model``), the
+experiments (``experiments/*.py``) and the docs.
+
+Each entry builds a fresh, unfitted model from the same options (``kernel``, ``target``,
+``effort``, ``seed``); what each effort level means is declared once, in
+:data:`probperf.models.specs.EFFORTS`.
+
+Examples
+--------
+>>> type(make("dag_basis", effort="quick")).__name__, make("dag_basis").kernel
+('DagModel', 'basis')
+>>> make("oracle")
+Traceback (most recent call last):
+...
+ValueError: unknown model 'oracle'; choose from auto, dag, dag_basis, dag_sm4, direct, ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import progress
+from .data import DAG_METRICS, Measurements
+from .models.specs import effort_options
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A time model by name.
+
+    ``make(kernel, target, effort, seed)`` builds it; ``needs_dag``: it needs the DAG
+    metrics; ``per_config``: it models ``n`` and ``p`` only (with a varying
+    configuration parameter, one fit per value, the 2016 paper's practice);
+    ``any_target``: it models any metric, not only ``time``; ``saved``: it can be
+    written to a model file (Extra-P's fitted function is not data).
+
+    Examples
+    --------
+    >>> MODELS["cilkview"].needs_dag, MODELS["extrap"].saved
+    (True, False)
+    """
+
+    description: str
+    make: Callable[..., object]
+    needs_dag: bool = False
+    per_config: bool = False
+    any_target: bool = False
+    saved: bool = True
+
+
+def _dag(kernel=None):
+    def make(k, target, effort, seed):
+        from .dag import DagModel
+
+        return DagModel(kernel=kernel or k, effort=effort, seed=seed)
+    return make
+
+
+def _direct(kernel):
+    def make(k, target, effort, seed):
+        from .timemodels import DirectModel
+
+        return DirectModel(kernel=k or kernel, target=target, effort=effort, seed=seed)
+    return make
+
+
+def _penalty(k, target, effort, seed):
+    from .timemodels import PenaltyModel
+
+    return PenaltyModel(kernel=k or "basis", effort=effort, seed=seed)
+
+
+def _baseline(name, family=None):
+    def make(k, target, effort, seed):
+        from .models import baselines
+
+        options = effort_options(family, effort) if family else {}
+        return getattr(baselines, name)(seed=seed, **options)
+    return make
+
+
+def _extrap(k, target, effort, seed):
+    from .models.extrap import ExtraP
+
+    return ExtraP(target=target)
+
+
+#: name -> :class:`Entry`. ``auto`` is resolved by :func:`choose`.
+MODELS = {
+    "dag": Entry("DagModel: one stacked mixture of closed-form laws per DAG metric, joint draws through "
+                 "time = (work + delay + no_work) / p", _dag(), needs_dag=True),
+    "dag_basis": Entry("DagModel, the 2016 paper's basis regressions for every component",
+                       _dag("basis"), needs_dag=True),
+    "dag_sm4": Entry("DagModel, GP sm4 for every component", _dag("sm4"), needs_dag=True),
+    "direct": Entry("one stacked mixture of closed-form laws of the target over (n, p, config)",
+                    _direct("laws"), any_target=True),
+    "direct_sm4": Entry("direct GP (sm4, power-law mean) of time", _direct("sm4")),
+    "direct_basis": Entry("direct basis regression of time", _direct("basis")),
+    "penalty": Entry("penalty model T(n)/p + A(n,p) (Lobachev et al. 2013), basis regressions", _penalty),
+    "twostep_lasso": Entry("TwoStepLasso (2016 paper)", _baseline("TwoStepLasso", "lasso"),
+                           needs_dag=True, per_config=True),
+    "direct_nn": Entry("DirectNN (thesis)", _baseline("DirectNN", "nn")),
+    "multitask_nn": Entry("MultiTaskNN (thesis)", _baseline("MultiTaskNN", "nn"), needs_dag=True),
+    "cilkview": Entry("Cilkview bounds", _baseline("CilkviewBounds"), needs_dag=True, per_config=True),
+    "extrap": Entry("Extra-P (default modeler, negative exponents)", _extrap, per_config=True,
+                    any_target=True, saved=False),
+}
+
+AUTO = "auto"
+
+
+def names(saved_only: bool = False) -> list[str]:
+    """``auto`` and the registered names (only those that can be saved, for ``fit -o``).
+
+    Examples
+    --------
+    >>> "extrap" in names(), "extrap" in names(saved_only=True)
+    (True, False)
+    """
+    return [AUTO, *(k for k, e in MODELS.items() if e.saved or not saved_only)]
+
+
+def make(name: str, *, kernel: str | None = None, target: str = "time", effort: str = "default", seed: int = 0):
+    """A fresh model by registry name (``auto`` is not a model: see :func:`choose`).
+
+    Examples
+    --------
+    >>> make("direct", target="work")
+    DirectModel(kernel='laws', target='work', effort='default', seed=0)
+    >>> make("penalty", target="work")
+    Traceback (most recent call last):
+    ...
+    ValueError: the penalty model predicts time only; use --model direct for work
+    """
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}; choose from {', '.join(names())}")
+    entry = MODELS[name]
+    if target != "time" and not entry.any_target:
+        raise ValueError(f"the {name} model predicts time only; use --model direct for {target}")
+    return entry.make(kernel, target, effort, seed)
+
+
+def choose(measurements: Measurements, target: str = "time") -> str:
+    """What ``auto`` means: the DAG model when the DAG metrics and the serial work
+    (a ``serial_work`` column or one-worker runs) are there and the target is time,
+    else the direct model.
+
+    Examples
+    --------
+    >>> choose(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]}))
+    'direct'
+    """
+    m = measurements
+    serial = m.has("serial_work") or bool((m.frame["p"] == 1).any())
+    return "dag" if target == "time" and m.has(*DAG_METRICS) and serial else "direct"
+
+
+def fit(measurements: Measurements, target: str = "time", model: str = AUTO, kernel: str | None = None,
+        effort: str = "default", seed: int = 0):
+    """Fit the model a user asks for by name (the CLI's ``fit``).
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.1, 4.0]})
+    >>> type(fit(m, effort="quick")).__name__
+    'DirectModel'
+    """
+    name = choose(measurements, target) if model == AUTO else model
+    estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
+    if name.startswith("dag"):
+        return estimator.fit(measurements)  # reports its components' progress itself
+    with progress.task(f"fit {name} ({target})") as step:
+        step()
+        return estimator.fit(measurements)
+
+
+__all__ = ["Entry", "MODELS", "AUTO", "names", "make", "choose", "fit"]
