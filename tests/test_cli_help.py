@@ -43,7 +43,7 @@ def prose(text):
 
 def test_every_command_is_walked():
     names = {" ".join(p) for p in PATHS}
-    assert {"", "validate", "convert", "fit", "predict", "plot", "demo", "sim run"} <= names
+    assert {"", "validate", "convert", "fit", "predict", "plot", "demo", "doctor", "sim run"} <= names
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: " ".join(p) or "probperf")
