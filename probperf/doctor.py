@@ -20,6 +20,7 @@ import numpy as np
 
 from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
+from .selection import FAR_FACTOR, MIN_DISTINCT
 
 #: Tolerance of ``work + delay + no_work = p * time`` (relative, largest over runs):
 #: the data module's :data:`~probperf.data.IDENTITY_RTOL`, 0.1 %. Why that size: a
@@ -144,9 +145,10 @@ def diagnose(m: Measurements) -> Report:
     problems += _missing(m)
     identity = _identity(m)
     if not identity.ok:
-        problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} "
-                        f"in run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): was the "
-                        "tracer on for the whole run, and are time and the DAG metrics from the same run?")
+        problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
+                        f"run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): "
+                        "was the tracer on for the whole run, and are time and the DAG metrics from "
+                        "the same run?")
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
                   dag_model=not _dag_lacks(m), identity=identity, problems=problems)
 
@@ -155,15 +157,12 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
     lo, hi, k = float(lo), float(hi), int(k)
     one, many = _WORDS.get(name, (f"value of {name}", f"values of {name}"))
     if not _extrapolates(name, lo, hi, k):
-        from .selection import MIN_DISTINCT
-
         if k == 1:
             note = f"only one {one} ({value(lo)}): cannot predict other {name}"
         else:
             note = f"only {k} {many} ({value(lo)}..{value(hi)}): cannot predict {name} outside that range"
-        return Direction(name, k, lo, hi, False, None, f"{note}; measure at least {MIN_DISTINCT} values of {name}")
-    from .selection import FAR_FACTOR
-
+        note += f"; measure at least {MIN_DISTINCT} values of {name}"
+        return Direction(name, k, lo, hi, False, None, note)
     if not hi > 0:  # the far warning measures in multiples of the largest value
         return Direction(name, k, lo, hi, True, None, f"{k} {many}: can be extrapolated")
     far = FAR_FACTOR * hi
