@@ -150,6 +150,11 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
             meta = f.metadata() or {}
             tensors = {k: f.get_tensor(k) for k in f.keys()}
     except Exception as exc:  # safetensors raises several types for corrupt files
+        from .formats import SUFFIXES
+
+        if path.suffix.lower() in SUFFIXES:  # a table of runs given where a model goes
+            raise ModelFileError(f"{path}: not a model file but measurements ({path.suffix}); "
+                                 f"make a model from them with: probperf fit {path} -o MODEL") from None
         raise ModelFileError(f"{path}: not a readable model file (truncated or corrupt: {exc})")
     if meta.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not a probperf model file")

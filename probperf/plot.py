@@ -7,6 +7,7 @@ it is given or creates one, and returns the figure.
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import Mapping
 
 import numpy as np
@@ -103,10 +104,40 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     unit = getattr(model, "unit_", "s")
     ax.set_ylabel(f"time [{unit}]")
     fixed = ", ".join(f"{k}={_fmt(v)}" for k, v in pts.iloc[0].items() if k != vs)
-    ax.set_title(title or f"predicted time vs {vs} ({fixed})")
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    fit_title(ax, title or f"predicted time vs {vs} ({fixed})")
     return fig
+
+
+def fit_title(ax, text: str, margin: float = 4.0) -> None:
+    """Give ``ax`` the title ``text`` and lay its figure out, wrapping the title onto
+    more lines until it lies inside the figure, ``margin`` pixels from each edge.
+
+    A title is centred on its axes, so a long one (a model with many fixed parameters)
+    was cut at both edges of the figure.
+
+    Examples
+    --------
+    >>> fig, ax = _axes(None)
+    >>> fit_title(ax, "predicted time vs p (" + ", ".join(f"cutoff{i}=512" for i in range(8)) + ")")
+    >>> len(ax.get_title().splitlines())
+    2
+    """
+    fig = ax.figure
+    title = ax.set_title(text)
+    fig.tight_layout()
+    # Each pass narrows the lines by the ratio of room to width; text measures almost
+    # in proportion to its characters, so one or two passes do. The bound only guards
+    # against a font whose widths defy that.
+    for _ in range(10):
+        box = title.get_window_extent(fig.canvas.get_renderer())
+        centre = (box.x0 + box.x1) / 2
+        room = 2 * (min(centre, fig.bbox.width - centre) - margin)
+        if box.width <= room:
+            return
+        longest = max(len(line) for line in title.get_text().splitlines())
+        title.set_text(textwrap.fill(text, max(1, min(longest - 1, int(longest * room / box.width)))))
+        fig.tight_layout()
 
 
 def _measured(ax, data: Measurements, vs: str, fixed: Mapping):

@@ -141,6 +141,17 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
     return entry.make(kernel, target, effort, seed)
 
 
+def has_serial(m: Measurements) -> bool:
+    """Whether the serial work is there: a ``serial_work`` column or one-worker runs.
+
+    Examples
+    --------
+    >>> has_serial(Measurements({"n": [10, 20], "p": [2, 4], "time": [1.0, 0.6]}))
+    False
+    """
+    return m.has("serial_work") or bool((m.frame["p"] == 1).any())
+
+
 def choose(measurements: Measurements, target: str = "time") -> str:
     """What ``auto`` means: the DAG model when the DAG metrics and the serial work
     (a ``serial_work`` column or one-worker runs) are there and the target is time,
@@ -152,8 +163,7 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     'direct'
     """
     m = measurements
-    serial = m.has("serial_work") or bool((m.frame["p"] == 1).any())
-    return "dag" if target == "time" and m.has(*DAG_METRICS) and serial else "direct"
+    return "dag" if target == "time" and m.has(*DAG_METRICS) and has_serial(m) else "direct"
 
 
 def fit(measurements: Measurements, target: str = "time", model: str = AUTO, kernel: str | None = None,
@@ -175,4 +185,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "make", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "make", "has_serial", "choose", "fit"]

@@ -34,6 +34,12 @@ CUTS = (0.75, 0.5)
 #: a direction) is not determined by fewer.
 MIN_DISTINCT = 3
 
+#: Beyond this factor past the largest training value of a parameter, ``probperf
+#: predict`` warns with the distance. 16x = 4 doublings: the forward validation inside
+#: the data sees at most about 2 (:data:`CUTS`), so past 4 the interval rests on the
+#: laws' agreement rather than on checked predictions; the user should know.
+FAR_FACTOR = 16.0
+
 
 @dataclass(frozen=True)
 class Split:

@@ -130,3 +130,33 @@ def test_version_prints_the_installed_version():
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0
     assert res.output.strip() == f"probperf {version('probperf')}"
+
+
+@pytest.fixture
+def grid_runs(tmp_path):
+    """Runs of time = 1e-6 n / p on 4 sizes x 4 worker counts, as CSV and Parquet, and a
+    laws model fitted on them."""
+    n, p = np.meshgrid([2**12, 2**13, 2**14, 2**15], [1, 2, 4, 8])
+    frame = pd.DataFrame({"n": n.ravel(), "p": p.ravel(), "time": 1e-6 * n.ravel() / p.ravel()})
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    frame.to_parquet(tmp_path / "runs.parquet")
+    assert run("fit", tmp_path / "runs.csv", "--model", "direct", "-q", "-o", tmp_path / "m.model").exit_code == 0
+    return tmp_path
+
+
+def test_an_unknown_at_parameter_is_named(grid_runs):
+    res = run("predict", grid_runs / "m.model", "--at", "m=2**24,p=36")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip() == "error: --at: the model has no parameter 'm'; its parameters are n, p"
+
+
+@pytest.mark.parametrize("command", [["predict"], ["plot", "-o", "{dir}/band.png"]])
+@pytest.mark.parametrize("name", ["runs.csv", "runs.parquet"])
+def test_a_data_file_given_as_the_model_is_called_so(grid_runs, command, name):
+    args = [a.format(dir=grid_runs) for a in command]
+    res = run(*args[:1], grid_runs / name, "--at", "n=2**20,p=36", *args[1:])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip() == (f"error: {grid_runs / name}: not a model file but measurements "
+                                  f"({name[4:]}); make a model from them with: probperf fit "
+                                  f"{grid_runs / name} -o MODEL")
+    assert not (grid_runs / "band.png").exists()

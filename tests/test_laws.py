@@ -162,7 +162,7 @@ def test_readme_use_commands_run_as_written(tmp_path, monkeypatch):
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     use = text.split("## Use", 1)[1].split("\n## ", 1)[0]
     commands = [line.strip() for line in use.splitlines() if line.startswith("    probperf ")]
-    assert [c.split()[1] for c in commands] == ["sim", "fit", "predict", "plot"]
+    assert [c.split()[1] for c in commands] == ["sim", "doctor", "fit", "predict", "plot"]
     monkeypatch.chdir(tmp_path)
     for command in commands:
         res = runner.invoke(app, shlex.split(command)[1:])

@@ -1,4 +1,4 @@
-"""``probperf`` command line: ``validate``, ``convert``, ``sim``, ``fit``, ``predict``,
+"""``probperf`` command line: ``validate``, ``convert``, ``doctor``, ``sim``, ``fit``, ``predict``,
 ``plot``, ``demo``, ``record``, ``bench``."""
 
 import importlib

@@ -7,6 +7,7 @@ Commands live in sibling modules by topic (data, sim, models, record) and regist
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import re
 import signal
@@ -20,7 +21,72 @@ from rich.markup import escape
 from ..limits import NumberError, parse_expression
 from ..limits import parse_list as limits_parse_list
 
-class _OneLineErrors(typer.core.TyperGroup):
+def _plain_flags(params):
+    """``params`` with no type shown for flags: they take no value, yet this typer
+    prints ``<bool>`` after each (an empty metavar is what it shows instead)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+def reflowed(text):
+    """A docstring as help text: each paragraph on one line, so the terminal wraps it.
+
+    Typer keeps the line breaks of a docstring's later paragraphs, so a line wrapped
+    at 88 columns in the source broke mid-sentence again at 80. A paragraph that
+    starts with ``\\b`` (click's mark for preformatted text) is kept as written.
+
+    Examples
+    --------
+    >>> print(reflowed('''Check files.
+    ...
+    ...     Prints the rows and the
+    ...     metrics present.
+    ...     '''))
+    Check files.
+    <BLANKLINE>
+    Prints the rows and the metrics present.
+    """
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs)
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose ``--help`` shows flags without a type and reflowed prose."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
+
+    def get_params(self, ctx):
+        return _plain_flags(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    """A command group with the help of :class:`_Command`."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
+
+    def get_params(self, ctx):
+        return _plain_flags(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """``typer.Typer`` whose commands are :class:`_Command` and groups :class:`_Group`."""
+
+    def __init__(self, *args, cls=_Group, **kwargs):
+        super().__init__(*args, cls=cls, **kwargs)
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or _Command, **kwargs)
+
+
+class _OneLineErrors(_Group):
     """The command group, with every error on one stderr line and status 2.
 
     Click prints usage errors (an unknown option, a missing argument) as a usage
@@ -58,7 +124,7 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
-app = typer.Typer(
+app = _Typer(
     name="probperf",
     help="Predict run times of task-parallel programs, with honest intervals.",
     no_args_is_help=True,
@@ -66,8 +132,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=_OneLineErrors,
 )
-sim_app = typer.Typer(help="Simulate task-parallel programs and generate datasets.", no_args_is_help=True)
-bench_app = typer.Typer(help="Benchmark programs (C + OpenMP tasks).", no_args_is_help=True)
+sim_app = _Typer(help="Simulate task-parallel programs and generate datasets.", no_args_is_help=True)
+bench_app = _Typer(help="Benchmark programs (C + OpenMP tasks).", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
 app.add_typer(bench_app, name="bench")
 

@@ -1,7 +1,8 @@
-"""``probperf validate`` and ``probperf convert``: check and translate measurement files."""
+"""``probperf validate``, ``convert`` and ``doctor``: check, translate and assess measurement files."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -10,7 +11,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, number, parse_assignments, shown, warn
+from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -34,8 +35,10 @@ _STRICT = typer.Option(
 _CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
 
 
-def _read(files, params, pattern, side_table, config, strict, clock_hz):
-    """Read the inputs (warnings about the identity go to stderr, not to stdout)."""
+def _read(files, params, pattern, side_table, config, strict, clock_hz, identity_warnings=True):
+    """Read the inputs (warnings about the identity go to stderr, not to stdout, unless
+    the caller reports the identity itself)."""
+    from ..data import IdentityWarning
     from ..formats import read
 
     kw = dict(params=parse_assignments(params, "--param"), strict=strict)
@@ -52,7 +55,8 @@ def _read(files, params, pattern, side_table, config, strict, clock_hz):
         with bad_input():
             m = read(files if len(files) > 1 else files[0], **kw)
     for w in caught:
-        warn(str(w.message))
+        if identity_warnings or not issubclass(w.category, IdentityWarning):
+            warn(str(w.message))
     return m
 
 
@@ -138,3 +142,71 @@ def convert(
             highlight=False,
             soft_wrap=True,
         )
+
+
+@app.command()
+def doctor(
+    files: List[str] = typer.Argument(..., metavar="DATA", help="Measurement files or quoted globs, as for validate."),
+    param: Optional[List[str]] = _PARAM,
+    pattern: Optional[str] = _PATTERN,
+    side_table: Optional[str] = _SIDE,
+    config: Optional[List[str]] = _CONFIG,
+    clock_hz: Optional[str] = _CLOCK,
+    split: Optional[str] = typer.Option("train", help="Look at the rows with this split label, as fit does, when the table has one."),
+    format: str = typer.Option("table", "--format", help="table | json."),
+):
+    """Say what the runs can support: how far each input may be extrapolated, the DAG model, the identity.
+
+    For n, p and each configuration parameter: the number of distinct values, the
+    range, whether predict may go beyond it (it needs enough distinct values) and how
+    far before it warns that the prediction is far out. Then whether the DAG model can
+    be used, the largest residual of work + delay + no_work = p * time, and what is
+    missing, one line each.
+    """
+    from ..doctor import diagnose
+
+    if format not in ("json", "table"):
+        fail(f"--format must be json or table, got {format!r}")
+    m = _read(files, param, pattern, side_table, config, False, clock_hz, identity_warnings=False)
+    if split and "split" in m.frame:  # the rows fit would use
+        with bad_input():
+            m = m.select(split=split)
+        err_console.print(f"looking at the {len(m)} rows with split={shown(repr(split))}", highlight=False)
+    report = diagnose(m)
+    if format == "json":
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    console.print(_directions(report, shown(", ".join(files))))
+    for line in _verdicts(report):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+def _directions(report, title: str) -> Table:
+    from ..doctor import value
+
+    table = Table(title=f"{title}: {report.rows} runs, times in {shown(report.unit)}")
+    for name in ("parameter", "distinct", "range", "extrapolate", "far warning beyond"):
+        table.add_column(name, justify="left" if name == "parameter" else "right")
+    for d in report.directions:
+        span = value(d.low) if d.low == d.high else f"{value(d.low)} .. {value(d.high)}"
+        beyond = value(d.far) if d.far is not None else ("-" if d.extrapolates else "refused")
+        table.add_row(shown(d.name), str(d.distinct), span, "yes" if d.extrapolates else "no", beyond)
+    return table
+
+
+def _verdicts(report) -> list[str]:
+    """The lines under the table: metrics, DAG model, identity, what is missing."""
+    from ..doctor import percent
+
+    identity = report.identity
+    if identity.worst is None:
+        resid = "n/a (needs work, delay, no_work and time)"
+    else:
+        resid = (f"largest residual {percent(identity.worst)} (tolerance {percent(identity.tolerance)})"
+                 f"{'' if identity.ok else ' [red]too large[/]'}")
+    lines = [f"metrics: {shown(', '.join(report.metrics))}",
+             f"DAG model: {'[green]usable[/]' if report.dag_model else 'not usable (see below)'}",
+             f"identity work + delay + no_work = p * time: {resid}"]
+    if not report.problems:
+        return [*lines, "[green]nothing missing[/]"]
+    return [*lines, "[yellow]what limits the predictions:[/]", *(f"  - {shown(p)}" for p in report.problems)]

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
+from ..selection import FAR_FACTOR  # shared with probperf doctor
 from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
@@ -203,13 +204,6 @@ def checked_points(model, rows, option: str):
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
     return frame
-
-
-#: Beyond this factor past the largest training value of a parameter, ``predict``
-#: warns with the distance. 16x = 4 doublings: the laws' forward validation inside the
-#: data sees at most about 2 (selection.CUTS), so past 4 the interval rests on the
-#: laws' agreement rather than on checked predictions; the user should know.
-FAR_FACTOR = 16.0
 
 
 def far_beyond(points, ranges) -> list[str]:

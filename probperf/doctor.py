@@ -1,0 +1,247 @@
+"""What a table of runs can support: the report behind ``probperf doctor``.
+
+Before a first fit a user wants to know what the runs allow: in which directions
+(``n``, ``p``, each configuration parameter) a prediction may leave the measured
+range, how far before ``probperf predict`` warns, whether the DAG model can be used,
+and whether the traced metrics add up. :func:`diagnose` answers from the rules the
+models themselves apply, never from a second copy of them: a direction is
+extrapolated only if :func:`~probperf.models.laws.check_extrapolation` lets a point
+beyond the range through, the far warning starts at
+:data:`~probperf.selection.FAR_FACTOR` times the largest value, the DAG model needs
+:data:`~probperf.data.DAG_METRICS` and a sequential baseline, and the identity is
+:func:`~probperf.data.identity_residual`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .data import BASE_PARAMS, DAG_METRICS, IDENTITY_RTOL, MeasurementError, Measurements
+from .limits import MAX_EXACT_INT
+from .selection import FAR_FACTOR, MIN_DISTINCT
+
+#: Tolerance of ``work + delay + no_work = p * time`` (relative, largest over runs):
+#: the data module's :data:`~probperf.data.IDENTITY_RTOL`, 0.1 %. Why that size: a
+#: traced run satisfies the identity exactly (each worker is always in exactly one of
+#: the three states, and the tracer sums the same clock), so what remains is rounding
+#: where the values were written down. A value rounded to 4 significant digits is off
+#: by at most 0.05 %, the sum of three such values and ``p * time`` together by at
+#: most 0.1 %; 5 or more digits stay 10x below. A real accounting error is of another
+#: size: a worker whose states were not traced, or a tracer switched on late, removes
+#: a share of ``1/p`` of the budget (2.8 % at 36 workers, still 0.1 % at 1000).
+TOLERANCE = IDENTITY_RTOL
+
+#: How a direction's values are named in messages: (one, many).
+_WORDS = {"n": ("problem size", "problem sizes"), "p": ("worker count", "worker counts")}
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One input direction (``n``, ``p`` or a configuration parameter) of the runs.
+
+    ``extrapolates``: whether ``predict`` accepts points beyond ``[low, high]``;
+    ``far``: the value past which it warns that the prediction is far out (``None``
+    when it cannot go beyond ``high`` at all); ``note``: the same in words.
+
+    Examples
+    --------
+    >>> Direction("p", 4, 1.0, 8.0, True, 128.0, "4 worker counts").far
+    128.0
+    """
+
+    name: str
+    distinct: int
+    low: float
+    high: float
+    extrapolates: bool
+    far: float | None
+    note: str
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The identity ``work + delay + no_work = p * time`` over the runs.
+
+    ``worst``: the largest absolute relative residual (``None`` without the four
+    metrics), ``row``: the row where it occurs (from 0), ``ok``: ``worst`` within
+    ``tolerance``.
+
+    Examples
+    --------
+    >>> Identity(0.12, 3, TOLERANCE).ok, Identity(None, None, TOLERANCE).ok
+    (False, True)
+    """
+
+    worst: float | None
+    row: int | None
+    tolerance: float
+
+    @property
+    def ok(self) -> bool:
+        return self.worst is None or self.worst <= self.tolerance
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a table of runs supports (see :func:`diagnose`).
+
+    Examples
+    --------
+    >>> report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
+    >>> report.to_dict()["directions"][0]["far"]
+    64.0
+    """
+
+    rows: int
+    unit: str
+    directions: list[Direction]
+    metrics: list[str]
+    dag_model: bool
+    identity: Identity
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``)."""
+        out = asdict(self)
+        out["identity"]["ok"] = self.identity.ok
+        worst = self.identity.worst
+        if worst is not None and not np.isfinite(worst):
+            out["identity"]["worst"] = str(worst)
+        return out
+
+
+def diagnose(m: Measurements) -> Report:
+    """What the runs in ``m`` can support, and what is missing.
+
+    Parameters
+    ----------
+    m : Measurements
+        The runs a model would be fitted on.
+
+    Returns
+    -------
+    Report
+        One :class:`Direction` per parameter, whether the DAG model can be fitted,
+        the :class:`Identity` check and ``problems``: one sentence per thing that
+        limits the predictions (empty when nothing does).
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [1024, 2048, 4096, 1024], "p": [8, 8, 8, 8],
+    ...                   "time": [1.0, 2.1, 4.3, 1.1]})
+    >>> report = diagnose(m)
+    >>> [(d.name, d.distinct, d.extrapolates, d.far) for d in report.directions]
+    [('n', 3, True, 65536.0), ('p', 1, False, None)]
+    >>> report.problems[0]
+    'only one worker count (8): cannot predict other p; measure at least 3 values of p'
+    """
+    directions = [_direction(name, lo, hi, k) for name, (lo, hi, k) in m.ranges().items()]
+    # A configuration parameter held at one value is a choice, not a gap: the model
+    # predicts for that value. n and p at one value, or anything at two, limit predictions.
+    problems = [d.note for d in directions
+                if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
+    problems += _missing(m)
+    identity = _identity(m)
+    if not identity.ok:
+        problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
+                        f"run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): "
+                        "was the tracer on for the whole run, and are time and the DAG metrics from "
+                        "the same run?")
+    return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
+                  dag_model=not _dag_lacks(m), identity=identity, problems=problems)
+
+
+def _direction(name: str, lo, hi, k: int) -> Direction:
+    lo, hi, k = float(lo), float(hi), int(k)
+    one, many = _WORDS.get(name, (f"value of {name}", f"values of {name}"))
+    if not _extrapolates(name, lo, hi, k):
+        if k == 1:
+            note = f"only one {one} ({value(lo)}): cannot predict other {name}"
+        else:
+            note = f"only {k} {many} ({value(lo)}..{value(hi)}): cannot predict {name} outside that range"
+        note += f"; measure at least {MIN_DISTINCT} values of {name}"
+        return Direction(name, k, lo, hi, False, None, note)
+    if not hi > 0:  # the far warning measures in multiples of the largest value
+        return Direction(name, k, lo, hi, True, None, f"{k} {many}: can be extrapolated")
+    far = FAR_FACTOR * hi
+    return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
+                     f"beyond {value(far)} ({FAR_FACTOR:g}x the largest)")
+
+
+def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
+    """Whether ``predict`` accepts a point beyond ``hi``: asks the very check the law
+    models run (:func:`~probperf.models.laws.check_extrapolation`), so doctor and
+    predict cannot disagree."""
+    from .models.laws import check_extrapolation
+
+    try:
+        check_extrapolation(np.array([[hi + max(1.0, abs(hi))]]), [name], {name: [lo, hi, k]})
+    except ValueError:
+        return False
+    return True
+
+
+def _dag_lacks(m: Measurements) -> list[str]:
+    """What the DAG model (``fit --model dag``; ``auto`` picks it when nothing lacks)
+    would miss in ``m``, as phrases."""
+    from .registry import has_serial
+
+    lacks = [f"metric {c}" for c in DAG_METRICS if not m.has(c)]
+    if "n" not in m.params:
+        lacks.insert(0, "parameter n")
+    if not has_serial(m):
+        lacks.append("the sequential baseline (runs with p=1 or a serial_work column)")
+    return lacks
+
+
+def _missing(m: Measurements) -> list[str]:
+    """Sentences for what is missing beyond the directions: ``n``, DAG metrics, time."""
+    out = []
+    try:
+        m.require("n")
+    except MeasurementError as exc:  # the message that names the three ways to give n
+        out.append(f"no problem size: {exc.message}")
+    lacks = _dag_lacks(m)
+    if lacks:
+        out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}; "
+                   "fit uses a direct model of the time instead")
+    if not m.has("time") and lacks:
+        out.append("no time in every run and no DAG model: run times cannot be predicted")
+    return out
+
+
+def _identity(m: Measurements) -> Identity:
+    resid = np.abs(m.identity_residual())
+    if np.isnan(resid).all():
+        return Identity(None, None, TOLERANCE)
+    row = int(np.nanargmax(resid))
+    return Identity(float(resid[row]), row, TOLERANCE)
+
+
+def value(x: float) -> str:
+    """A parameter value for people: integers in full, others to 6 digits.
+
+    Examples
+    --------
+    >>> value(16 * 65536.0), value(0.25), value(1e300)
+    ('1048576', '0.25', '1e+300')
+    """
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) <= MAX_EXACT_INT else f"{x:.6g}"
+
+
+def percent(x: float) -> str:
+    """A relative value as a percentage for people: three significant digits.
+
+    Examples
+    --------
+    >>> percent(0.12), percent(0.001), percent(0.123456), percent(0.0)
+    ('12 %', '0.1 %', '12.3 %', '0 %')
+    """
+    v = 100 * float(x)
+    return f"{v:.3g} %" if abs(v) < 1000 or not np.isfinite(v) else f"{v:.0f} %"
+
+
+__all__ = ["Direction", "Identity", "Report", "TOLERANCE", "diagnose", "percent", "value"]

@@ -1,0 +1,59 @@
+"""Band plots: the title is inside the figure however many parameters it names."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from probperf.plot import plot_band  # noqa: E402
+from probperf.predict import Predictive  # noqa: E402
+
+CUTOFFS = {"quick_cutoff": 512, "merge_cutoff": 512, "insertion_cutoff": 20, "block_size": 1000}
+
+
+class PowerLaw:
+    """A fitted model stand-in: time = 1e-8 n / p, with the sort's constant cut-offs."""
+
+    train_ranges_ = {"n": [2**12, 2**16], "p": [1, 8]}
+    defaults_ = CUTOFFS
+
+    def predict(self, pts, n_draws):
+        t = 1e-8 * pts["n"].to_numpy() / pts["p"].to_numpy()
+        return Predictive(t * np.random.default_rng(0).lognormal(0, 0.05, (n_draws, len(pts))), pts)
+
+
+def assert_title_inside(fig):
+    fig.canvas.draw()
+    title = fig.axes[0].title
+    box, frame = title.get_window_extent(), fig.bbox
+    assert frame.x0 <= box.x0 and box.x1 <= frame.x1, (box, frame)
+    assert frame.y0 <= box.y0 and box.y1 <= frame.y1, (box, frame)
+
+
+@pytest.mark.parametrize("vs", ["n", "p"])
+def test_a_title_naming_many_fixed_parameters_fits(vs):
+    fig = plot_band(PowerLaw(), vs=vs, at={"n": 2**24, "p": 36})
+    text = fig.axes[0].get_title()
+    for name, value in CUTOFFS.items():
+        assert f"{name}={value:g}" in text.replace("\n", " ")
+    assert_title_inside(fig)
+    assert len(text.splitlines()) >= 2  # it did not fit on one line at 6.4 inches
+    plt.close(fig)
+
+
+def test_a_short_title_stays_on_one_line():
+    fig = plot_band(PowerLaw(), vs="p", at={"n": 2**24, "p": 36}, title="sort at n = 2^24")
+    assert fig.axes[0].get_title() == "sort at n = 2^24"
+    assert_title_inside(fig)
+    plt.close(fig)
+
+
+def test_a_title_without_spaces_is_broken_inside_the_figure():
+    fig = plot_band(PowerLaw(), vs="n", at={"p": 36}, title="x" * 300)
+    assert fig.axes[0].get_title().replace("\n", "") == "x" * 300
+    assert_title_inside(fig)
+    plt.close(fig)
+

@@ -1,0 +1,164 @@
+"""``probperf doctor``: what a table of runs can support, with the numbers it says."""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from probperf import Measurements
+from probperf.cli import app
+from probperf.cli.model_cmds import far_beyond
+from probperf.data import IdentityWarning
+from probperf.doctor import TOLERANCE, diagnose
+from probperf.timemodels import DirectModel
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("│", " "))
+
+
+def dag_frame(off_by=0.0, bad_row=2, workers=(1, 2, 4)):
+    """Traced runs on 4 sizes x 3 ``workers`` whose identity holds exactly, except
+    ``bad_row``, where work + delay + no_work is ``1 + off_by`` times p * time."""
+    n = np.repeat([1024, 2048, 4096, 8192], 3)
+    p = np.tile(workers, 4)
+    time = 1e-6 * n / p + 0.01 * p
+    work = 1e-6 * n * (1 + 0.05 * (p - 1))
+    delay = 0.4 * (p * time - work)
+    no_work = p * time - work - delay
+    no_work[bad_row] += off_by * p[bad_row] * time[bad_row]
+    return pd.DataFrame({"n": n, "p": p, "time": time, "work": work, "delay": delay, "no_work": no_work,
+                         "create_task": n / 64, "wait_tasks": n / 64})
+
+
+def test_distinct_counts_ranges_and_far_limits():
+    frame = dag_frame().assign(cutoff=np.tile([8, 16], 6))
+    report = diagnose(Measurements(frame, config=["cutoff"]))
+    got = {d.name: (d.distinct, d.low, d.high, d.extrapolates, d.far) for d in report.directions}
+    assert got == {"n": (4, 1024, 8192, True, 16 * 8192), "p": (3, 1, 4, True, 16 * 4),
+                   "cutoff": (2, 8, 16, False, None)}
+    assert report.rows == 12 and report.dag_model
+    assert report.problems == ["only 2 values of cutoff (8..16): cannot predict cutoff outside that range; "
+                               "measure at least 3 values of cutoff"]
+
+
+def test_the_far_limit_is_where_predict_starts_warning():
+    report = diagnose(Measurements(dag_frame()))
+    ranges = {d.name: [d.low, d.high, d.distinct] for d in report.directions}
+    for d in report.directions:
+        at_limit = pd.DataFrame({d.name: [d.far]})
+        assert far_beyond(at_limit, ranges) == []
+        just_past = pd.DataFrame({d.name: [d.far * 1.001]})
+        assert len(far_beyond(just_past, ranges)) == 1
+
+
+def test_a_single_worker_count_cannot_predict_other_p():
+    frame = pd.DataFrame({"n": [1000, 2000, 4000, 8000], "p": 8, "time": [1.0, 2.1, 4.3, 8.9]})
+    m = Measurements(frame)
+    report = diagnose(m)
+    p = next(d for d in report.directions if d.name == "p")
+    assert (p.distinct, p.low, p.high, p.extrapolates, p.far) == (1, 8, 8, False, None)
+    assert report.problems[0] == "only one worker count (8): cannot predict other p; measure at least 3 values of p"
+    # ... and predict indeed refuses other p, while n may go beyond its range
+    model = DirectModel(kernel="laws").fit(m)
+    with pytest.raises(ValueError, match="only 1 distinct value of 'p'"):
+        model.predict(n=4000, p=16)
+    assert np.isfinite(model.predict(n=16000, p=8).median[0])
+
+
+def test_a_12_percent_identity_error_is_reported_as_12_percent():
+    with pytest.warns(IdentityWarning, match=r"\+12\.000%"):  # the reader warns too
+        m = Measurements(dag_frame(off_by=0.12, bad_row=5))
+    report = diagnose(m)
+    assert report.identity.worst == pytest.approx(0.12, rel=1e-9)
+    assert report.identity.row == 5 and not report.identity.ok
+    assert report.problems == [
+        "identity work + delay + no_work = p * time off by 12 % in run 6 of 12 (tolerance 0.1 %): "
+        "was the tracer on for the whole run, and are time and the DAG metrics from the same run?"]
+
+
+def test_rounding_to_4_significant_digits_stays_within_the_tolerance():
+    frame = dag_frame()
+    cols = ["time", "work", "delay", "no_work"]
+    rounded = frame.assign(**{c: [float(f"{v:.4g}") for v in frame[c]] for c in cols})
+    report = diagnose(Measurements(rounded))
+    assert 0 < report.identity.worst <= TOLERANCE == 1e-3
+    assert report.identity.ok and report.problems == []
+
+
+def test_without_the_dag_metrics_it_says_what_the_dag_model_needs():
+    frame = dag_frame()[["n", "p", "time", "work"]]
+    report = diagnose(Measurements(frame))
+    assert not report.dag_model and report.identity.worst is None
+    assert report.problems == ["the DAG model cannot be used: it needs metric delay, metric no_work, "
+                               "metric create_task, metric wait_tasks; fit uses a direct model of the "
+                               "time instead"]
+    no_baseline = diagnose(Measurements(dag_frame().query("p > 1")))
+    assert not no_baseline.dag_model
+    assert no_baseline.problems[-1] == ("the DAG model cannot be used: it needs the sequential baseline "
+                                        "(runs with p=1 or a serial_work column); fit uses a direct model "
+                                        "of the time instead")
+
+
+def test_without_n_it_says_how_to_give_it():
+    report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
+    assert [d.name for d in report.directions] == ["p"]
+    assert report.problems[0].startswith("no problem size: parameter 'n' is needed but missing "
+                                         "(give it with --param n=VALUE")
+
+
+def test_cli_table_and_json(tmp_path):
+    path = tmp_path / "runs.csv"
+    dag_frame(off_by=0.12, bad_row=5, workers=(8, 8, 8)).to_csv(path, index=False)
+    res = run("doctor", path)
+    assert res.exit_code == 0, res.output
+    out = one_line(res.stdout)
+    assert "n 4 1024 .. 8192 yes 131072" in out and "p 1 8 no refused" in out
+    assert "largest residual 12 % (tolerance 0.1 %) too large" in out
+    assert "- only one worker count (8): cannot predict other p" in out
+    assert res.stderr == ""  # the identity is reported once, on stdout, not also as a warning
+    data = json.loads(run("doctor", path, "--format", "json").stdout)
+    assert data["identity"]["worst"] == pytest.approx(0.12) and data["identity"]["ok"] is False
+    assert [(d["name"], d["distinct"], d["far"]) for d in data["directions"]] == [("n", 4, 131072.0), ("p", 1, None)]
+
+
+def test_cli_looks_at_the_training_rows_like_fit(tmp_path):
+    path = tmp_path / "runs.csv"
+    frame = dag_frame().assign(split=["train"] * 9 + ["test"] * 3)  # n = 8192 is the test
+    frame.to_csv(path, index=False)
+    data = json.loads(run("doctor", path, "--format", "json").stdout)
+    assert data["rows"] == 9 and data["directions"][0]["high"] == 4096
+    everything = json.loads(run("doctor", path, "--format", "json", "--split", "").stdout)
+    assert everything["rows"] == 12
+
+
+@pytest.mark.parametrize("content, message", [
+    ("n,p,time\n10,1,1.0\n20,1,fast\n", "runs.csv, line 3, column time"),
+    ("n,time\n10,1.0\n", "runs.csv, line 1, column p: required parameter column 'p' is missing"),
+])
+def test_cli_bad_file_is_one_line_and_exit_2(tmp_path, content, message):
+    path = tmp_path / "runs.csv"
+    path.write_text(content)
+    res = run("doctor", path)
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert len(res.stderr.strip().splitlines()) == 1 and message in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_cli_missing_file_and_bad_format(tmp_path):
+    res = run("doctor", tmp_path / "nope.csv")
+    assert res.exit_code == 2 and "nope.csv" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    path = tmp_path / "runs.csv"
+    dag_frame().to_csv(path, index=False)
+    res = run("doctor", path, "--format", "yaml")
+    assert res.exit_code == 2 and "--format must be json or table" in res.stderr
