@@ -228,11 +228,12 @@ class DagModel(TableModel):
 
     Parameters
     ----------
-    models : mapping of component -> spec, optional
+    models : mapping of component -> spec or model, optional
         Per-component model spec (:mod:`probperf.models.specs`): ``"laws"`` (the
-        default), ``"basis"``, ``"basis-steal"`` (delay), a GP kernel spec, or ``"auto"``:
+        default), ``"basis"``, ``"basis-steal"`` (delay), a GP kernel spec, ``"auto"``:
         the candidate of :func:`auto_candidates` that best predicts held-out training
-        runs (see :meth:`_choose`). Components: ``serial_work``, ``work``,
+        runs (see :meth:`_choose`), or a metric model object (cloned, then fitted on the
+        component's parameters). Components: ``serial_work``, ``work``,
         ``create_task``, ``wait_tasks``, ``delay``, ``no_work``, ``critical_path``.
     kernel : str, optional
         Shorthand: use this spec for every component (``models`` entries win).
@@ -355,7 +356,7 @@ class DagModel(TableModel):
                 if comp.name not in measured:
                     continue  # no critical path measured: no span law
                 spec = wanted[comp.name]
-                if spec == AUTO_SPEC:
+                if specs.parse(spec).family == specs.AUTO:
                     spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
                 self.specs_[comp.name] = spec
                 inputs, y, _, _ = self._training_data(comp, spec, frame, measured)

@@ -339,7 +339,8 @@ def state(obj, key: str, tensors: dict) -> dict:
 
 def rebuild(cls, saved: dict, tensors: dict):
     """A new ``cls`` from :func:`state`'s output: constructed from its parameters, then
-    its fitted fields set (in declared order), then its ``_loaded()`` check if any.
+    its fitted fields set (in declared order), then, if it was fitted, its ``_loaded()``
+    check.
 
     Examples
     --------
@@ -363,7 +364,7 @@ def rebuild(cls, saved: dict, tensors: dict):
     for f in fields:
         if f in saved["fitted"]:
             setattr(obj, f, _decode(saved["fitted"][f], tensors))
-    if hasattr(obj, "_loaded"):
+    if saved["fitted"] and hasattr(obj, "_loaded"):  # an unfitted object (a parameter) has nothing to check
         obj._loaded()
     return obj
 

@@ -267,3 +267,33 @@ def test_wiring_draws_every_parent_before_its_child():
             assert order.index(parent) < order.index(comp.name), (comp.name, parent)
     assert sorted(order) == sorted(["serial_work", "create_task", "wait_tasks", "critical_path",
                                     "work", "delay", "no_work"])
+
+
+def test_a_component_model_object_is_cloned_fitted_and_saved(tmp_path):
+    from probperf.models import LawMixture
+
+    mine = LawMixture(guard=False, seed=7)
+    model = DagModel(models={"no_work": mine}, effort="quick").fit(paper_table(ns=(2**10, 2**12, 2**14), reps=1))
+    used = model.components_["no_work"]
+    # a clone with the same parameters is fitted; the object given stays untouched
+    assert isinstance(used, LawMixture) and used is not mine and used.seed == 7
+    assert not hasattr(mine, "features_")
+    model.save(tmp_path / "m.model")
+    back = DagModel.load(tmp_path / "m.model")
+    assert back.models["no_work"].seed == 7
+    at = pd.DataFrame({"n": [2**16], "p": [16]})
+    np.testing.assert_array_equal(back.predict(at, seed=1).draws, model.predict(at, seed=1).draws)
+
+
+def test_a_model_file_of_the_previous_format_asks_for_a_refit(tmp_path):
+    # files written before persistence was declared per class (format version 1)
+    from safetensors.numpy import save_file
+
+    from probperf import persist
+
+    config = '{"extras": {}, "state": {"params": {"kernel": "laws"}, "parts": {}}}'
+    meta = {"format": persist.FORMAT, "version": "1", "kind": "DirectModel", "config": config,
+            "sha256": persist._digest(config, {})}
+    save_file({}, str(tmp_path / "old.model"), metadata=meta)
+    with pytest.raises(persist.ModelFileError, match=r"version 1 was written by another probperf .*re-fit"):
+        persist.load(tmp_path / "old.model")

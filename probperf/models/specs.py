@@ -15,6 +15,10 @@ experiments' kernel lists take:
 ``auto``           (DAG components) chosen by forward validation among candidates
 =================  ==================================================================
 
+Where a spec is taken, a metric model object may be given instead: it is cloned (its
+constructor parameters, scikit-learn's ``clone``) and fitted on the component's
+parameters, so one instance can serve several components.
+
 A kernel is a sum/product of registered base kernels
 (:data:`~probperf.models.kernels.BASE_KERNELS`); the full grammar is checked when the
 GP is built (:func:`~probperf.models.kernels.parse_kernel`), its sizes here, before any
@@ -55,18 +59,20 @@ EFFORTS = {
 
 @dataclass(frozen=True)
 class Spec:
-    """A parsed spec: ``family`` is ``"laws"``, ``"basis"``, ``"gp"`` or ``"auto"``.
+    """A parsed spec: ``family`` is ``"laws"``, ``"basis"``, ``"gp"``, ``"auto"`` or
+    ``"model"`` (a model object given instead of a string, kept in ``model``).
 
     Examples
     --------
     >>> parse("exp:matern52")
-    Spec(family='gp', kernel='matern52', exponential=True, steal=False)
+    Spec(family='gp', kernel='matern52', exponential=True, steal=False, model=None)
     """
 
     family: str
     kernel: str | None = None
     exponential: bool = False
     steal: bool = False
+    model: object = None
 
 
 def parse(spec) -> Spec:
@@ -83,6 +89,8 @@ def parse(spec) -> Spec:
     ...
     ValueError: model spec 'sm65': sm65 must have 1 to 64 components (MAX_SM_MIXTURES)
     """
+    if hasattr(spec, "get_params") and hasattr(spec, "fit"):
+        return Spec("model", model=spec)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a model spec must be '{LAWS}', '{BASIS}' or a kernel spec, got {spec!r}")
     text = spec.strip()
@@ -134,8 +142,14 @@ def build(spec, effort: str = "default", **options):
     (('n',), 1)
     >>> type(build("laws")).__name__
     'LawMixture'
+    >>> mine = build("rbf", n_restarts=2)
+    >>> clone = build(mine, effort="quick", seed=5)
+    >>> clone is mine, clone.n_restarts, clone.seed
+    (False, 2, 0)
     """
     parsed = parse(spec)
+    if parsed.family == "model":
+        return type(parsed.model)(**parsed.model.get_params())
     if parsed.family == AUTO:
         raise ValueError("'auto' is a choice among specs, not a model; resolve it first")
     kwargs = {**effort_options(parsed.family, effort), **options}
