@@ -354,17 +354,7 @@ def demo(
 
     points = pd.DataFrame(targets, columns=["n", "p"])
     pred = model.predict(points, n_draws=2000, seed=seed)
-    lo, hi = pred.interval(0.9)
-    table = Table(title="sort: predicted vs simulated time \\[ms] (90 % interval)")
-    for c in ("n", "beyond", "p", "predicted", "90 % interval", "simulated", "error", "inside"):
-        table.add_column(c, justify="right", no_wrap=True)
-    for i, (n, p) in enumerate(targets):
-        true = float(truth.loc[(truth["n"] == n) & (truth["p"] == p), "time"].iloc[0])
-        err = pred.median[i] / true - 1
-        ms = [1e3 * v for v in (pred.median[i], lo[i], hi[i], true)]  # sort runs take ms: readable at 80 columns
-        table.add_row(f"2^{int(np.log2(n))}", f"{n // sizes[-1]}x", str(p), f"{ms[0]:.3g}",
-                      f"[{ms[1]:.3g}, {ms[2]:.3g}]", f"{ms[3]:.3g}", f"{err:+.0%}",
-                      "yes" if lo[i] <= true <= hi[i] else "NO")
+    table = _demo_table(pred, truth, targets, sizes[-1])
     console.print(table)
     _print_decomposition(pred[[2]].decomposition(0.9), 0.9)
     measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + 2000)
@@ -373,3 +363,21 @@ def demo(
     with bad_input():
         save_figure(fig, output, fmt)
     console.print(f"band plot: {shown(output)}   total {clock.perf_counter() - started:.0f} s", highlight=False)
+
+
+def _demo_table(pred, truth, targets, largest) -> Table:
+    """The demo's predicted-vs-simulated table, in ms (sort runs take milliseconds:
+    readable at 80 columns)."""
+    import numpy as np
+
+    lo, hi = pred.interval(0.9)
+    table = Table(title="sort: predicted vs simulated time \\[ms] (90 % interval)")
+    for c in ("n", "beyond", "p", "predicted", "90 % interval", "simulated", "error", "inside"):
+        table.add_column(c, justify="right", no_wrap=True)
+    for i, (n, p) in enumerate(targets):
+        true = float(truth.loc[(truth["n"] == n) & (truth["p"] == p), "time"].iloc[0])
+        ms = [1e3 * v for v in (pred.median[i], lo[i], hi[i], true)]
+        table.add_row(f"2^{int(np.log2(n))}", f"{n // largest}x", str(p), f"{ms[0]:.3g}",
+                      f"[{ms[1]:.3g}, {ms[2]:.3g}]", f"{ms[3]:.3g}", f"{pred.median[i] / true - 1:+.0%}",
+                      "yes" if lo[i] <= true <= hi[i] else "NO")
+    return table
