@@ -122,6 +122,12 @@ def test_dag_fit_reports_components_and_predict_explains(tmp_path):
     assert sum(shares) == pytest.approx(1.0, abs=0.05)
     truth = generate("fib", [22], [16], config={"cutoff": 6}, seed=1).frame["time"].iloc[0]
     assert row["lower"] <= truth <= row["upper"]
+    # at 80 columns the constant cut-off goes to the title and no number is cut
+    res = runner.invoke(app, ["predict", str(model), "--at", "n=22,p=16", "--explain"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert "at cutoff=6" in res.stdout and "…" not in res.stdout, res.stdout
+    assert f"{row['median']:.4g}" in res.stdout
+    assert "terms in s" in res.stdout
 
 
 def test_version_prints_the_installed_version():

@@ -166,9 +166,9 @@ def predict(
         print(text)
         return
     unit = getattr(model, "unit_", "s")
-    _print_table(summary, shown(f"predicted time [{unit}], {level:.0%} interval"))
+    _print_table(summary, f"predicted time [{unit}], {level:.0%} interval", list(getattr(model, "features_", frame.columns)))
     if explain:
-        _print_decomposition(pred.decomposition(level), level)
+        _print_decomposition(pred.decomposition(level), level, unit)
 
 
 def _level(text: str) -> float:
@@ -235,17 +235,23 @@ def _json_rows(summary):
     return rows
 
 
-def _print_table(summary, title):
-    table = Table(title=title)
+def _print_table(summary, title, params=()):
+    """The predictions, numbers never wrapped: a configuration parameter with one value
+    at every point moves to the title, so that at 80 columns the numbers keep the room."""
+    fixed = [c for c in params if c not in ("n", "p") and c in summary and summary[c].nunique() == 1]
+    if fixed:
+        title += " at " + ", ".join(f"{c}={_fmt(summary[c].iloc[0])}" for c in fixed)
+    summary = summary.drop(columns=fixed)
+    table = Table(title=shown(title))
     for c in summary.columns:
-        table.add_column(shown(c), justify="right")
+        table.add_column(shown(c), justify="right", no_wrap=True)
     for rec in summary.itertuples(index=False):
         table.add_row(*(_fmt(v) for v in rec))
     console.print(table)
 
 
-def _print_decomposition(decomp, level):
-    table = Table(title=f"decomposition of p * time ({level:.0%} intervals)")
+def _print_decomposition(decomp, level, unit="s"):
+    table = Table(title=shown(f"decomposition of p * time ({level:.0%} intervals, terms in {unit})"))
     params = [c for c in decomp.columns if c not in ("term", "share", "share_lower", "share_upper", "median", "lower", "upper")]
     # n, p and the parameters that differ between points; constant config is noise here
     params = [c for c in params if c in ("n", "p") or decomp[c].nunique() > 1]
