@@ -220,10 +220,8 @@ def run_svi(model, args, kwargs, init, *, seed, steps, num_samples, init_scale=0
 
     Parameters
     ----------
-    model : callable
-        The Pyro model; called as ``model(*args, **kwargs)``.
-    args, kwargs : tuple, dict
-        Its arguments.
+    model, args, kwargs : callable, tuple, dict
+        The Pyro model and its arguments, as for :func:`run_nuts`.
     init : dict
         Starting location of the guide by site name.
     seed : int
