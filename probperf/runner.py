@@ -61,7 +61,7 @@ RESERVED = ("key", "status", "error", "seconds", "task")
 log = logging.getLogger(__name__)
 
 #: Tasks per worker between restarts of the embedded cluster's workers: a DAG-model fit
-#: still leaves ~70 MB behind (TorchScript traces, see bayes._run_svi; other fit functions
+#: still leaves ~70 MB behind (TorchScript traces, see inference.run_svi; other fit functions
 #: may leak more), and workers at 80 % of their memory limit stop working.
 RESTART_EVERY = 8
 
