@@ -200,6 +200,21 @@ def validate_frame(
     if frame.shape[0] == 0:
         raise loc.error("the table has no rows")
     columns = [str(c) for c in frame.columns]
+    _check_header(columns, config, loc)
+    out = frame.copy()
+    out.columns = columns
+    for c in (c for c in columns if c != "split"):
+        out[c] = _checked_numbers(out[c], c, c in BASE_PARAMS or c in config, loc)
+    _check_counts(out, loc)
+    if "split" in out:
+        out["split"] = out["split"].astype(str)
+    _check_identity(out, loc, strict, identity_rtol)
+    return out
+
+
+def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> None:
+    """Column names: no duplicates, ``p`` and the declared configuration present,
+    nothing unknown (a typo must not pass as a new parameter), at least one metric."""
     seen = set()
     for c in columns:
         if c in seen:
@@ -223,25 +238,28 @@ def validate_frame(
     if not any(c in METRICS for c in columns):
         raise loc.error(f"no metric column; expected at least one of {', '.join(METRICS)}")
 
-    out = frame.copy()
-    out.columns = columns
-    numeric = [c for c in columns if c != "split"]
-    for c in numeric:
-        values = _numeric(out[c], loc, c)
-        # Blank cells are allowed only in metric columns (a metric measured for some
-        # rows only, like serial_time in the published data); parameters need values.
-        if c in BASE_PARAMS or c in config:
-            if values.isna().any():
-                row = int(np.flatnonzero(values.isna().to_numpy())[0])
-                raise loc.error("missing value (NaN) in a parameter column", row, c)
-        finite = values.dropna()
-        if np.isinf(finite.to_numpy(dtype=float)).any():
-            row = int(np.flatnonzero(np.isinf(values.to_numpy(dtype=float)))[0])
-            raise loc.error("value is infinite", row, c)
-        if (finite < 0).any():
-            row = int(np.flatnonzero((values < 0).to_numpy())[0])
-            raise loc.error(f"negative value {_show(values.iloc[row])}", row, c)
-        out[c] = values
+
+def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -> pd.Series:
+    """Column ``c`` as finite, non-negative numbers (NaN allowed in metrics only)."""
+    values = _numeric(column, loc, c)
+    # Blank cells are allowed only in metric columns (a metric measured for some
+    # rows only, like serial_time in the published data); parameters need values.
+    if is_param and values.isna().any():
+        row = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise loc.error("missing value (NaN) in a parameter column", row, c)
+    finite = values.dropna()
+    if np.isinf(finite.to_numpy(dtype=float)).any():
+        row = int(np.flatnonzero(np.isinf(values.to_numpy(dtype=float)))[0])
+        raise loc.error("value is infinite", row, c)
+    if (finite < 0).any():
+        row = int(np.flatnonzero((values < 0).to_numpy())[0])
+        raise loc.error(f"negative value {_show(values.iloc[row])}", row, c)
+    return values
+
+
+def _check_counts(out: pd.DataFrame, loc: Location) -> None:
+    """``p`` a positive integer, ``n`` positive, ``reps`` whole; ``p`` and ``reps``
+    become int64 in place."""
     p = out["p"].to_numpy(dtype=float)
     bad_p = (p < 1) | (p != np.round(p))
     if bad_p.any():
@@ -263,10 +281,6 @@ def validate_frame(
             row = int(np.flatnonzero(bad)[0])
             raise loc.error(f"reps must be a whole number up to 2**53, got {_show(reps[row])}", row, "reps")
         out["reps"] = out["reps"].astype("int64")
-    if "split" in out:
-        out["split"] = out["split"].astype(str)
-    _check_identity(out, loc, strict, identity_rtol)
-    return out
 
 
 def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
@@ -356,6 +370,22 @@ def _check_identity(frame, loc, strict, rtol):
     if strict:
         raise loc.error(msg, row, "time")
     warnings.warn(str(loc.error(msg, row, "time")), IdentityWarning, stacklevel=3)
+
+
+def _condition_mask(values: pd.Series, cond) -> np.ndarray:
+    """Rows whose value meets ``cond``: a ``(low, high)`` tuple (inclusive, ``None`` an
+    open end), a collection of values, or one value (see :meth:`Measurements.select`)."""
+    if isinstance(cond, tuple):
+        lo, hi = cond
+        mask = np.ones(len(values), dtype=bool)
+        if lo is not None:
+            mask &= (values >= lo).to_numpy()
+        if hi is not None:
+            mask &= (values <= hi).to_numpy()
+        return mask
+    if isinstance(cond, (list, set, np.ndarray, range)):
+        return values.isin(list(cond)).to_numpy()
+    return (values == cond).to_numpy()
 
 
 class Measurements:
@@ -517,17 +547,7 @@ class Measurements:
         for col, cond in where.items():
             if col not in self._frame:
                 raise MeasurementError(f"no column {col!r} to select on", self.source, column=col)
-            values = self._frame[col]
-            if isinstance(cond, tuple):
-                lo, hi = cond
-                if lo is not None:
-                    mask &= (values >= lo).to_numpy()
-                if hi is not None:
-                    mask &= (values <= hi).to_numpy()
-            elif isinstance(cond, (list, set, np.ndarray, range)):
-                mask &= values.isin(list(cond)).to_numpy()
-            else:
-                mask &= (values == cond).to_numpy()
+            mask &= _condition_mask(self._frame[col], cond)
         if not mask.any():
             raise MeasurementError(
                 f"no rows match split={split!r} {where!r}", self.source

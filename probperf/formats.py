@@ -590,11 +590,31 @@ def read_parquet(
     >>> back.unit, back.clock_hz, back.frame["time"].tolist()
     ('cycles', 2000000000.0, [7])
     """
+    source = str(path)
+    table = _parquet_table(path, source)
+    _check_header([str(n) for n in table.column_names], source, line=None)
+    meta = _parquet_meta(table.schema.metadata or {}, source)
+    frame = _parquet_frame(table, source)
+    loc = Location(source)
+    stored = list(meta.get("config", []))
+    config = stored + [c for c in config or () if c not in stored]
+    return _make(
+        frame,
+        source,
+        config,
+        params,
+        loc,
+        unit=unit or meta.get("unit", "s"),
+        clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"),
+        strict=strict,
+    )
+
+
+def _parquet_table(path, source: str):
+    """The file as a pyarrow Table; a clear error for a missing, empty or foreign file."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    source = str(path)
     if not os.path.exists(path):
         raise MeasurementError("file not found", source)
     if os.path.isdir(path):
@@ -602,11 +622,17 @@ def read_parquet(
     if os.path.getsize(path) == 0:
         raise MeasurementError("the file is empty", source)
     try:
-        table = pq.read_table(path)
+        return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
         raise MeasurementError(f"not a readable Parquet file ({exc})", source) from None
-    _check_header([str(n) for n in table.column_names], source, line=None)
-    meta = _parquet_meta(table.schema.metadata or {}, source)
+
+
+def _parquet_frame(table, source: str) -> pd.DataFrame:
+    """The table as a DataFrame: NaN refused (null is the missing value), and each
+    non-numeric column but ``split`` checked value by value and made numeric."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     for j, name in enumerate(table.column_names):
         col = table.column(j)
         if pa.types.is_floating(col.type):
@@ -625,19 +651,7 @@ def read_parquet(
                 except NumberError as exc:
                     raise MeasurementError(f"row {row}: {exc}", source, None, name) from None
             frame[name] = _column_array(values)
-    loc = Location(source)
-    stored = list(meta.get("config", []))
-    config = stored + [c for c in config or () if c not in stored]
-    return _make(
-        frame,
-        source,
-        config,
-        params,
-        loc,
-        unit=unit or meta.get("unit", "s"),
-        clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"),
-        strict=strict,
-    )
+    return frame
 
 
 def _parquet_meta(metadata: Mapping, source: str) -> dict:

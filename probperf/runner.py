@@ -61,7 +61,7 @@ RESERVED = ("key", "status", "error", "seconds", "task")
 log = logging.getLogger(__name__)
 
 #: Tasks per worker between restarts of the embedded cluster's workers: a DAG-model fit
-#: still leaves ~70 MB behind (TorchScript traces, see bayes._run_svi; other fit functions
+#: still leaves ~70 MB behind (TorchScript traces, see inference.run_svi; other fit functions
 #: may leak more), and workers at 80 % of their memory limit stop working.
 RESTART_EVERY = 8
 
@@ -319,35 +319,27 @@ def _connect(scheduler: str | None, n_workers: int | None):
     return Client(cluster), cluster
 
 
-def run_grid(
-    tasks: Sequence[dict],
-    fn: Callable[[dict], dict],
-    out,
-    scheduler: str | None = None,
-    n_workers: int | None = None,
-    progress: bool = True,
-    key: Callable[[dict], str] = task_key,
-    rerun_errors: bool = False,
-    restart_every: int | None = RESTART_EVERY,
-) -> pd.DataFrame:
+def run_grid(tasks: Sequence[dict], fn: Callable[[dict], dict], out, scheduler: str | None = None,
+             n_workers: int | None = None, progress: bool = True, key: Callable[[dict], str] = task_key,
+             rerun_errors: bool = False, restart_every: int | None = RESTART_EVERY) -> pd.DataFrame:
     """Run ``fn`` on every task on a Dask cluster; one row per task in ``out``.
 
     Parameters
     ----------
     tasks : sequence of dict
-        One dict per fit. Its fields become columns of the result (non-scalars as
-        JSON). Tasks with the same key run once.
+        One dict per fit. Its fields become columns of the result (non-scalars as JSON).
+        Tasks with the same key run once.
     fn : callable
-        ``fn(task) -> dict`` of result fields; a module-level function (workers
-        import it by name).
+        ``fn(task) -> dict`` of result fields; a module-level function (workers import it
+        by name).
     out : path
-        Final Parquet file. Tasks already recorded there (or in its ``.parts``
-        directory, after a crash) are skipped.
+        Final Parquet file. Tasks already recorded there (or in its ``.parts`` directory,
+        after a crash) are skipped.
     scheduler : str, optional
-        Address of an existing Dask scheduler (``"tcp://host:8786"``). Default: an
-        embedded ``LocalCluster`` with ``n_workers`` single-threaded processes.
-        ``"inline"`` runs the tasks one after the other in this process, without
-        Dask (for debugging a task function; same files and rows).
+        Address of an existing Dask scheduler (``"tcp://host:8786"``). Default: an embedded
+        ``LocalCluster`` with ``n_workers`` single-threaded processes. ``"inline"`` runs the
+        tasks one after the other in this process, without Dask (for debugging a task
+        function; same files and rows).
     n_workers : int, optional
         Size of the embedded cluster (default: the machine's cores).
     progress : bool
@@ -357,15 +349,15 @@ def run_grid(
     rerun_errors : bool
         Run again the tasks recorded with ``status="error"``.
     restart_every : int, optional
-        Replace the embedded cluster's worker processes after this many tasks per
-        worker (``None``: never). Ignored on an existing cluster (``scheduler``).
+        Replace the embedded cluster's worker processes after this many tasks per worker
+        (``None``: never). Ignored on an existing cluster (``scheduler``).
 
     Returns
     -------
     pandas.DataFrame
-        One row per task of ``tasks`` (in their order): the task's fields, ``fn``'s
-        fields, ``key``, ``status`` (``"ok"``/``"error"``), ``error`` (message or
-        None), ``seconds`` (run time of ``fn``) and ``task`` (the task as JSON).
+        One row per task of ``tasks`` (in their order): the task's fields, ``fn``'s fields,
+        ``key``, ``status`` (``"ok"``/``"error"``), ``error`` (message or None), ``seconds``
+        (run time of ``fn``) and ``task`` (the task as JSON).
 
     Examples
     --------
@@ -384,6 +376,13 @@ def run_grid(
     _check_fn(fn)
     todo_all = _check_tasks(tasks, key)
     store = ResultStore(out)
+    _run_pending(todo_all, fn, store, rerun_errors, scheduler, n_workers, progress, restart_every)
+    table = store.compact()
+    return table.set_index("key", drop=False).loc[list(todo_all)].reset_index(drop=True)
+
+
+def _run_pending(todo_all, fn, store, rerun_errors, scheduler, n_workers, progress, restart_every):
+    """Run the tasks ``store`` holds no result for (or an error, with ``rerun_errors``)."""
     done = store.done_keys(rerun_errors)
     todo = {k: t for k, t in todo_all.items() if k not in done}
     already = len(todo_all) - len(todo)
@@ -391,9 +390,6 @@ def run_grid(
         _run_inline(todo, fn, store, progress, already, len(todo_all))
     elif todo:
         _submit_all(todo, fn, store, scheduler, n_workers, progress, already, len(todo_all), restart_every)
-    table = store.compact()
-    by_key = table.set_index("key", drop=False)
-    return by_key.loc[list(todo_all)].reset_index(drop=True)
 
 
 def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total, restart_every):

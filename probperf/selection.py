@@ -243,9 +243,6 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
     """
     import warnings
 
-    import pandas as pd
-    from scipy.optimize import nnls
-
     frame = measurements.frame
     sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
     if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
@@ -261,6 +258,15 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
     except Exception as exc:  # a sub-fit that fails leaves intervals uninflated, loudly
         warnings.warn(f"DagModel: extrapolation calibration skipped ({exc})", RuntimeWarning, stacklevel=3)
         return (0.0, 0.0), None
+    table = _held_out_errors(held, pred, n_cut, p_cut)
+    return _excess_error_rates(table), table
+
+
+def _held_out_errors(held, pred, n_cut, p_cut):
+    """Per held-out run: its distance beyond the cuts, the overhead's share of the
+    predicted time, the log-time error and the model's own log-time variance."""
+    import pandas as pd
+
     log_draws = np.log(pred.draws)
     r = np.log(held["time"].to_numpy()) - np.median(log_draws, axis=0)
     s2 = log_draws.var(axis=0)
@@ -268,12 +274,21 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
     work, overhead = pred["work"].draws, pred["delay"].draws + pred["no_work"].draws
     total = work + overhead
     share = np.median(np.divide(overhead, total, out=np.zeros_like(total), where=total > 0), axis=0)
-    table = pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(), "distance": d,
-                          "overhead_share": share, "log_error": r, "log_variance": s2})
+    return pd.DataFrame({"n": held["n"].to_numpy(), "p": held["p"].to_numpy(), "distance": d,
+                         "overhead_share": share, "log_error": r, "log_variance": s2})
+
+
+def _excess_error_rates(table) -> tuple[float, float]:
+    """``kappa_w, kappa_o`` of ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``
+    (non-negative least squares; 0 when no run lies beyond the cuts)."""
+    from scipy.optimize import nnls
+
+    d, share = table["distance"].to_numpy(), table["overhead_share"].to_numpy()
+    r, s2 = table["log_error"].to_numpy(), table["log_variance"].to_numpy()
     if not np.any(d > 0):
-        return (0.0, 0.0), table
+        return 0.0, 0.0
     rates, _ = nnls(np.column_stack([(1 - share) * d, share * d]), np.sqrt(np.maximum(r**2 - s2, 0.0)))
-    return (float(rates[0]), float(rates[1])), table
+    return float(rates[0]), float(rates[1])
 
 
 # -- the single choice of the "auto" DAG components ---------------------------------------

@@ -22,7 +22,7 @@ from gpytorch.kernels import (
 
 from probperf import persist
 from probperf.models.base import MetricModel
-from probperf.models.gp import GaussianProcessModel, GPFitError
+from probperf.models.gp import GaussianProcessModel, GPFitError, _Restarts
 from probperf.models.kernels import SpectralMixture, parse_kernel
 
 FAST = dict(n_restarts=1, adam_iters=40, lbfgs_iters=20)
@@ -368,14 +368,14 @@ def test_cuda_request_without_cuda_is_an_error():
 
 
 def test_failed_restarts_are_skipped(monkeypatch):
-    real = GaussianProcessModel._initialise
+    real = _Restarts._initialise
 
     def fail_first(self, model, x, ty, restart):
         if restart == 0:
             raise RuntimeError("cholesky_cpu: the leading minor of order 3 is not positive")
         real(self, model, x, ty, restart)
 
-    monkeypatch.setattr(GaussianProcessModel, "_initialise", fail_first)
+    monkeypatch.setattr(_Restarts, "_initialise", fail_first)
     x = np.linspace(4, 12, 20)
     model = GaussianProcessModel("rbf", n_restarts=2, adam_iters=10, lbfgs_iters=5)
     model.fit(frame(x), np.exp(0.5 * x), features=["n"])
@@ -386,7 +386,7 @@ def test_all_restarts_failing_is_a_clear_error(monkeypatch):
     def always_fail(self, model, x, ty, restart):
         raise RuntimeError("not positive definite")
 
-    monkeypatch.setattr(GaussianProcessModel, "_initialise", always_fail)
+    monkeypatch.setattr(_Restarts, "_initialise", always_fail)
     with pytest.raises(GPFitError, match="all 2 GP restarts failed.*restart 0.*restart 1"):
         GaussianProcessModel("rbf", n_restarts=2).fit(frame(np.arange(4.0, 10)), np.ones(6))
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import math
 import warnings
 
@@ -222,16 +223,7 @@ class GaussianProcessModel(MetricModel):
             raise ValueError(
                 f"mean must be one of {MEANS} or a MetricModel, got {self.mean!r}"
             )
-        for name in ("n_restarts", "joint_block", "n_draws", "screen_points"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        for name in ("adam_iters", "lbfgs_iters"):
-            if int(getattr(self, name)) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr!r}")
-        if not self.noise_floor > 0:
-            raise ValueError(f"noise_floor must be positive, got {self.noise_floor!r}")
+        _check_ranges(self.get_params())
         self.device_ = _resolve_device(self.device)
 
     # -- fitting -----------------------------------------------------------------
@@ -251,85 +243,26 @@ class GaussianProcessModel(MetricModel):
             self.y_scaler_.transform(t[:, None])[:, 0], dtype=_DTYPE, device=self.device_
         )
         with _threads_for(len(ty)):
-            self.model_, self.mll_ = self._optimise(x, ty)
+            self.model_, self.mll_, self.restart_mlls_ = self._restarts().run(x, ty)
         self.model_.eval()
 
-    def _optimise(self, x, ty):
-        """Run the restarts; return the kept model and its marginal log-likelihood.
-
-        With more than ``screen_points`` observations the restarts run on a random
-        subset of that size (the restart comparison only needs the hyper-parameters'
-        ranking, and each restart then costs ~(N/screen)^3 less); the best restart is
-        then refined on all the data with L-BFGS. If its refinement fails, the next
-        best is tried.
-        """
-        subset = self._screen_subset(len(ty))
-        xs, ts = (x, ty) if subset is None else (x[subset], ty[subset])
-        fitted, self.restart_mlls_, errors = [], [], []
-        for restart in range(int(self.n_restarts)):
-            try:
-                model, mll = self._train_restart(xs, ts, restart)
-            except _RestartFailed as exc:
-                self.restart_mlls_.append(None)
-                errors.append(f"restart {restart}: {exc}")
-                continue
-            self.restart_mlls_.append(mll)
-            fitted.append((mll, restart, model))
-        fitted.sort(key=lambda item: -item[0])
-        if subset is None and fitted:
-            return fitted[0][2], fitted[0][0]
-        for _, restart, model in fitted:
-            try:
-                return self._refine(model, x, ty)
-            except _RestartFailed as exc:
-                errors.append(f"restart {restart} on all data: {exc}")
-        raise GPFitError(
-            f"all {self.n_restarts} GP restarts failed (kernel {self.kernel!r}): "
-            + "; ".join(errors)
+    def _restarts(self) -> _Restarts:
+        return _Restarts(
+            kernel=self.kernel, linear_mean=bool(self.mean == "linear"), ard=self.ard,
+            noise_floor=float(self.noise_floor), seed=int(self.seed), n_restarts=self.n_restarts,
+            adam_iters=int(self.adam_iters), lbfgs_iters=int(self.lbfgs_iters), lr=float(self.lr),
+            screen_points=int(self.screen_points), device=self.device_,
         )
-
-    def _screen_subset(self, n: int):
-        if n <= int(self.screen_points):
-            return None
-        rng = np.random.default_rng(int(self.seed))
-        idx = np.sort(rng.choice(n, size=int(self.screen_points), replace=False))
-        return torch.as_tensor(idx, device=self.device_)
-
-    def _refine(self, screened, x, ty):
-        with _numerics():
-            model = self._build(x, ty)
-            model.load_state_dict(screened.state_dict())
-            model.train()
-            mll = ExactMarginalLogLikelihood(model.likelihood, model)
-            if _loss_or_none(model, mll, x, ty) is None:
-                raise _RestartFailed("the covariance matrix is not positive definite")
-            _run_lbfgs(model, mll, x, ty, int(self.lbfgs_iters))
-            loss = _loss_or_none(model, mll, x, ty)
-            if loss is None:
-                raise _RestartFailed("the refined covariance matrix is not positive definite")
-        return model, -loss * len(ty)
 
     def _target_scale(self, X, y) -> np.ndarray:
         """The (unstandardised) regression target: log y, its residual, or y."""
         self.mean_model_ = None
         if isinstance(self.mean, MetricModel):
-            self.mean_model_ = self._fitted_mean_model(X, y)
+            self.mean_model_ = _fitted_mean_model(self.mean, X, y, self.features_)
             self.log_target_ = True
             return log_target(y) - self._log_mean_median(X)
         self.log_target_ = bool(np.all(y > 0))
         return np.log(y) if self.log_target_ else np.asarray(y, dtype=np.float64)
-
-    def _fitted_mean_model(self, X, y) -> MetricModel:
-        if hasattr(self.mean, "features_"):
-            missing = [f for f in self.mean.features_ if f not in self.features_]
-            if missing:
-                raise ValueError(
-                    f"the mean model needs parameter(s) {missing} the GP is not fitted on"
-                )
-            return self.mean
-        # Fit a copy: constructor parameters stay untouched (scikit-learn convention).
-        model = copy.deepcopy(self.mean)
-        return model.fit(pd.DataFrame(X, columns=self.features_), y)
 
     def _log_mean_median(self, X) -> np.ndarray:
         frame = pd.DataFrame(X, columns=self.features_)
@@ -337,57 +270,6 @@ class GaussianProcessModel(MetricModel):
         if not np.all(np.isfinite(median) & (median > 0)):
             raise ValueError("the mean model's median must be positive to model a log residual")
         return np.log(median)
-
-    def _build(self, x, ty):
-        d = x.shape[-1]
-        likelihood = GaussianLikelihood(noise_constraint=GreaterThan(float(self.noise_floor)))
-        if self.mean == "linear":
-            mean_module = LinearMean(input_size=d)
-        else:
-            mean_module = ConstantMean()
-        covar = parse_kernel(self.kernel, d, ard=self.ard)
-        model = _ExactGP(x, ty, likelihood, mean_module, covar)
-        return model.to(device=x.device, dtype=_DTYPE)
-
-    def _initialise(self, model, x, ty, restart: int) -> None:
-        """Starting point of one restart (restart 0 is deterministic given the data)."""
-        gen = torch.Generator().manual_seed(int(self.seed) * 7919 + restart)
-        with torch.no_grad():
-            resid = ty
-            if isinstance(model.mean_module, LinearMean):
-                coef = _least_squares(x, ty)
-                model.mean_module.weights.copy_(coef[:-1, None])
-                model.mean_module.bias.fill_(float(coef[-1]))
-                resid = ty - (x @ coef[:-1] + coef[-1])
-            else:
-                model.mean_module.constant.fill_(float(ty.mean()))
-            noise = 0.05 if restart == 0 else float(10 ** (-3 + 2 * torch.rand(1, generator=gen)))
-            model.likelihood.noise = max(noise, 2 * float(self.noise_floor))
-            if restart > 0:
-                randomise_lengthscales(model.covar_module, gen)
-        # Alternate empirical-spectrum and random starts for the SM components.
-        with seeded(int(self.seed) * 7919 + restart):
-            for sm in spectral_kernels(model.covar_module):
-                init_spectral_mixture(sm, x, resid, empirical=restart % 2 == 0)
-
-    def _train_restart(self, x, ty, restart: int):
-        with _numerics():
-            try:
-                model = self._build(x, ty)
-                self._initialise(model, x, ty, restart)
-            except (RuntimeError, ValueError) as exc:
-                raise _RestartFailed(f"initialisation failed ({exc})") from exc
-            model.train()
-            mll = ExactMarginalLogLikelihood(model.likelihood, model)
-            loss = _loss_or_none(model, mll, x, ty)
-            if loss is None:
-                raise _RestartFailed("the initial covariance matrix is not positive definite")
-            _run_adam(model, mll, x, ty, int(self.adam_iters), float(self.lr))
-            _run_lbfgs(model, mll, x, ty, int(self.lbfgs_iters))
-            loss = _loss_or_none(model, mll, x, ty)
-            if loss is None:
-                raise _RestartFailed("the optimised covariance matrix is not positive definite")
-        return model, -loss * len(ty)
 
     # -- prediction --------------------------------------------------------------
 
@@ -417,28 +299,16 @@ class GaussianProcessModel(MetricModel):
         out = np.empty((len(X), n_draws))
         model = self.model_
         model.eval()
-        with _numerics(), torch.no_grad(), warnings.catch_warnings(), \
-                _threads_for(min(len(X), int(self.joint_block)) + len(model.train_targets)), \
-                gpytorch.settings.fast_pred_var(), \
-                gpytorch.settings.fast_computations(covar_root_decomposition=False):
-            # fast_pred_var caches a root of (K + s^2 I)^-1 once; with root decomposition
-            # forced to Cholesky that root is exact, not a Lanczos approximation.
-            warnings.simplefilter("ignore", gpytorch.utils.warnings.GPInputWarning)
+        with _prediction_settings(min(len(X), int(self.joint_block)) + len(model.train_targets)):
             for idx in blocks:
                 xb = x[torch.as_tensor(idx, device=x.device)]
-                out[idx] = self._draw_block(xb, offset[idx], n_draws, gen, noise)
+                mvn = model(xb)
+                out[idx] = self._to_original_scale(
+                    _joint_draws(model.likelihood(mvn) if noise else mvn, n_draws, gen), offset[idx])
         return out.T
 
-    def _draw_block(self, xb, offset, n_draws, gen, noise=True) -> np.ndarray:
-        """(points x draws) on the original scale for one block of points."""
-        mvn = self.model_(xb)
-        if noise:
-            mvn = self.model_.likelihood(mvn)
-        mean = mvn.mean
-        L = _safe_cholesky(mvn.covariance_matrix)
-        z = torch.randn((n_draws, len(mean)), generator=gen, dtype=_DTYPE, device=gen.device)
-        draws = torch.addmm(mean[:, None], L, z.to(mean.device).T)
-        # Undo the target standardisation (and the log) in place.
+    def _to_original_scale(self, draws, offset) -> np.ndarray:
+        """Undo the target standardisation (and the log, adding ``offset``) in place."""
         draws.mul_(float(self.y_scaler_.scale_[0])).add_(float(self.y_scaler_.mean_[0]))
         if self.log_target_:
             draws.add_(torch.as_tensor(offset, dtype=_DTYPE, device=draws.device)[:, None]).exp_()
@@ -473,7 +343,7 @@ class GaussianProcessModel(MetricModel):
         x = torch.as_tensor(saved["train_x"], dtype=_DTYPE, device=self.device_)
         ty = torch.as_tensor(saved["train_y"], dtype=_DTYPE, device=self.device_)
         try:
-            model = self._build(x, ty)
+            model = _build_gp(x, ty, self.kernel, self.mean == "linear", self.ard, self.noise_floor)
             model.load_state_dict({k: torch.as_tensor(v) for k, v in saved["state"].items()}, strict=True)
         except (RuntimeError, ValueError, KeyError) as exc:
             raise persist.ModelFileError(f"GP state does not match kernel {self.kernel!r}: {exc}") from exc
@@ -484,8 +354,167 @@ class GaussianProcessModel(MetricModel):
         self.log_target_ = bool(self.log_target_)
 
 
+def _check_ranges(params: dict) -> None:
+    """Raise on constructor parameters out of range (counts, learning rate, noise floor)."""
+    for name in ("n_restarts", "joint_block", "n_draws", "screen_points"):
+        if int(params[name]) < 1:
+            raise ValueError(f"{name} must be >= 1, got {params[name]!r}")
+    for name in ("adam_iters", "lbfgs_iters"):
+        if int(params[name]) < 0:
+            raise ValueError(f"{name} must be >= 0, got {params[name]!r}")
+    if not params["lr"] > 0:
+        raise ValueError(f"lr must be positive, got {params['lr']!r}")
+    if not params["noise_floor"] > 0:
+        raise ValueError(f"noise_floor must be positive, got {params['noise_floor']!r}")
+
+
+def _fitted_mean_model(mean: MetricModel, X, y, features) -> MetricModel:
+    """``mean`` if fitted (on features the GP has), else a fitted copy of it."""
+    if hasattr(mean, "features_"):
+        missing = [f for f in mean.features_ if f not in features]
+        if missing:
+            raise ValueError(
+                f"the mean model needs parameter(s) {missing} the GP is not fitted on"
+            )
+        return mean
+    # Fit a copy: constructor parameters stay untouched (scikit-learn convention).
+    model = copy.deepcopy(mean)
+    return model.fit(pd.DataFrame(X, columns=features), y)
+
+
 class _RestartFailed(Exception):
     pass
+
+
+def _build_gp(x, ty, kernel: str, linear_mean: bool, ard: bool, noise_floor) -> _ExactGP:
+    """An untrained exact GP on ``(x, ty)``: the kernel spec, a linear or constant mean,
+    a Gaussian likelihood whose noise stays above ``noise_floor``."""
+    d = x.shape[-1]
+    likelihood = GaussianLikelihood(noise_constraint=GreaterThan(float(noise_floor)))
+    mean_module = LinearMean(input_size=d) if linear_mean else ConstantMean()
+    covar = parse_kernel(kernel, d, ard=ard)
+    model = _ExactGP(x, ty, likelihood, mean_module, covar)
+    return model.to(device=x.device, dtype=_DTYPE)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Restarts:
+    """Type-II maximum likelihood from ``n_restarts`` starting points (one GP fit).
+
+    Holds the estimator's optimisation parameters (see
+    :meth:`GaussianProcessModel._restarts`); :meth:`run` returns the kept model.
+    """
+
+    kernel: str
+    linear_mean: bool
+    ard: bool
+    noise_floor: float
+    seed: int
+    n_restarts: int
+    adam_iters: int
+    lbfgs_iters: int
+    lr: float
+    screen_points: int
+    device: torch.device
+
+    def run(self, x, ty):
+        """Run the restarts; return the kept model, its marginal log-likelihood and
+        each restart's final one (None: it failed).
+
+        With more than ``screen_points`` observations the restarts run on a random
+        subset of that size (the restart comparison only needs the hyper-parameters'
+        ranking, and each restart then costs ~(N/screen)^3 less); the best restart is
+        then refined on all the data with L-BFGS. If its refinement fails, the next
+        best is tried.
+        """
+        subset = self._screen_subset(len(ty))
+        xs, ts = (x, ty) if subset is None else (x[subset], ty[subset])
+        fitted, mlls, errors = [], [], []
+        for restart in range(int(self.n_restarts)):
+            try:
+                model, mll = self._train_restart(xs, ts, restart)
+            except _RestartFailed as exc:
+                mlls.append(None)
+                errors.append(f"restart {restart}: {exc}")
+                continue
+            mlls.append(mll)
+            fitted.append((mll, restart, model))
+        fitted.sort(key=lambda item: -item[0])
+        if subset is None and fitted:
+            return fitted[0][2], fitted[0][0], mlls
+        for _, restart, model in fitted:
+            try:
+                return (*self._refine(model, x, ty), mlls)
+            except _RestartFailed as exc:
+                errors.append(f"restart {restart} on all data: {exc}")
+        raise GPFitError(
+            f"all {self.n_restarts} GP restarts failed (kernel {self.kernel!r}): "
+            + "; ".join(errors)
+        )
+
+    def _screen_subset(self, n: int):
+        if n <= self.screen_points:
+            return None
+        rng = np.random.default_rng(self.seed)
+        idx = np.sort(rng.choice(n, size=self.screen_points, replace=False))
+        return torch.as_tensor(idx, device=self.device)
+
+    def _build(self, x, ty) -> _ExactGP:
+        return _build_gp(x, ty, self.kernel, self.linear_mean, self.ard, self.noise_floor)
+
+    def _refine(self, screened, x, ty):
+        with _numerics():
+            model = self._build(x, ty)
+            model.load_state_dict(screened.state_dict())
+            model.train()
+            mll = ExactMarginalLogLikelihood(model.likelihood, model)
+            if _loss_or_none(model, mll, x, ty) is None:
+                raise _RestartFailed("the covariance matrix is not positive definite")
+            _run_lbfgs(model, mll, x, ty, self.lbfgs_iters)
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the refined covariance matrix is not positive definite")
+        return model, -loss * len(ty)
+
+    def _initialise(self, model, x, ty, restart: int) -> None:
+        """Starting point of one restart (restart 0 is deterministic given the data)."""
+        gen = torch.Generator().manual_seed(self.seed * 7919 + restart)
+        with torch.no_grad():
+            resid = ty
+            if isinstance(model.mean_module, LinearMean):
+                coef = _least_squares(x, ty)
+                model.mean_module.weights.copy_(coef[:-1, None])
+                model.mean_module.bias.fill_(float(coef[-1]))
+                resid = ty - (x @ coef[:-1] + coef[-1])
+            else:
+                model.mean_module.constant.fill_(float(ty.mean()))
+            noise = 0.05 if restart == 0 else float(10 ** (-3 + 2 * torch.rand(1, generator=gen)))
+            model.likelihood.noise = max(noise, 2 * self.noise_floor)
+            if restart > 0:
+                randomise_lengthscales(model.covar_module, gen)
+        # Alternate empirical-spectrum and random starts for the SM components.
+        with seeded(self.seed * 7919 + restart):
+            for sm in spectral_kernels(model.covar_module):
+                init_spectral_mixture(sm, x, resid, empirical=restart % 2 == 0)
+
+    def _train_restart(self, x, ty, restart: int):
+        with _numerics():
+            try:
+                model = self._build(x, ty)
+                self._initialise(model, x, ty, restart)
+            except (RuntimeError, ValueError) as exc:
+                raise _RestartFailed(f"initialisation failed ({exc})") from exc
+            model.train()
+            mll = ExactMarginalLogLikelihood(model.likelihood, model)
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the initial covariance matrix is not positive definite")
+            _run_adam(model, mll, x, ty, self.adam_iters, self.lr)
+            _run_lbfgs(model, mll, x, ty, self.lbfgs_iters)
+            loss = _loss_or_none(model, mll, x, ty)
+            if loss is None:
+                raise _RestartFailed("the optimised covariance matrix is not positive definite")
+        return model, -loss * len(ty)
 
 
 #: Below this many points one thread is faster: the matrices are too small to split,
@@ -594,6 +623,33 @@ def _run_lbfgs(model, mll, x, ty, iters: int) -> None:
 
 def _snapshot(model) -> dict:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def _prediction_settings(n_points: int) -> contextlib.ExitStack:
+    """Settings of posterior draws for ``n_points`` at a time (training plus block).
+
+    :func:`_numerics`, no gradients, the thread count for that size, and
+    ``fast_pred_var`` with Cholesky roots: it caches a root of (K + s^2 I)^-1 once, and
+    with root decomposition forced to Cholesky that root is exact, not a Lanczos
+    approximation.
+    """
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_numerics())
+        stack.enter_context(torch.no_grad())
+        stack.enter_context(warnings.catch_warnings())
+        stack.enter_context(_threads_for(n_points))
+        stack.enter_context(gpytorch.settings.fast_pred_var())
+        stack.enter_context(gpytorch.settings.fast_computations(covar_root_decomposition=False))
+        warnings.simplefilter("ignore", gpytorch.utils.warnings.GPInputWarning)
+        return stack.pop_all()
+
+
+def _joint_draws(mvn, n_draws: int, gen) -> torch.Tensor:
+    """(points x draws) joint draws of a multivariate normal (standardised scale)."""
+    mean = mvn.mean
+    L = _safe_cholesky(mvn.covariance_matrix)
+    z = torch.randn((n_draws, len(mean)), generator=gen, dtype=_DTYPE, device=gen.device)
+    return torch.addmm(mean[:, None], L, z.to(mean.device).T)
 
 
 def _safe_cholesky(cov: torch.Tensor) -> torch.Tensor:

@@ -394,47 +394,68 @@ def init_spectral_mixture(sm: SpectralMixtureKernel, x: torch.Tensor, r: torch.T
     >>> round(sm.mixture_means.item(), 2)
     0.25
     """
-    d = x.shape[-1]
     with torch.no_grad():
-        sm.initialize_from_data(x, r)
-        # A constant input (one worker count only) has zero range: GPyTorch then
-        # draws infinite scales. Any finite value works there, as distances are 0.
-        means = torch.nan_to_num(sm.mixture_means, nan=0.0, posinf=0.0)
-        scales = torch.nan_to_num(sm.mixture_scales, nan=1.0, posinf=1.0)
-        sm.mixture_means = means
-        sm.mixture_scales = scales
-        if not empirical:
-            return
-        means, scales = means.clone(), scales.clone()
-        weights = None
-        for j in range(d):
-            series = _even_series(x[:, j].cpu().numpy(), r.cpu().numpy())
-            if series is None:
-                continue
-            grid, values, step = series
-            one = SpectralMixtureKernel(num_mixtures=sm.num_mixtures, ard_num_dims=1)
-            one = one.to(dtype=x.dtype)
-            try:
-                with np.errstate(all="ignore"):
-                    one.initialize_from_data_empspect(
-                        torch.as_tensor(grid, dtype=x.dtype), torch.as_tensor(values, dtype=x.dtype)
-                    )
-            except (ValueError, RuntimeError, ZeroDivisionError, IndexError):
-                # A flat series has no spectrum, and a dimension with fewer distinct
-                # values than mixture components makes GPyTorch index past its
-                # spectrum (seen on farm/B): keep the random start there.
-                continue
-            if not all(torch.isfinite(t).all() for t in (one.mixture_means, one.mixture_scales)):
-                continue
-            means[..., j] = one.mixture_means[..., 0].to(means) / step
-            scales[..., j] = one.mixture_scales[..., 0].to(scales).clamp_min(1e-12).sqrt() / step
-            if weights is None:
-                weights = one.mixture_weights.to(means)
-        sm.mixture_means = means.abs()
-        sm.mixture_scales = scales
-        if weights is not None:
-            var = float(r.var()) if r.numel() > 1 else 1.0
-            sm.mixture_weights = weights.clamp_min(1e-3) * max(var, 1e-3)
+        means, scales = _random_start(sm, x, r)
+        if empirical:
+            _empirical_start(sm, x, r, means, scales)
+
+
+def _random_start(sm: SpectralMixtureKernel, x, r):
+    """GPyTorch's random start, made finite; returns the means and scales it set."""
+    sm.initialize_from_data(x, r)
+    # A constant input (one worker count only) has zero range: GPyTorch then
+    # draws infinite scales. Any finite value works there, as distances are 0.
+    means = torch.nan_to_num(sm.mixture_means, nan=0.0, posinf=0.0)
+    scales = torch.nan_to_num(sm.mixture_scales, nan=1.0, posinf=1.0)
+    sm.mixture_means = means
+    sm.mixture_scales = scales
+    return means, scales
+
+
+def _empirical_start(sm: SpectralMixtureKernel, x, r, means, scales) -> None:
+    """Replace the random start of each input dimension with a fit to its empirical
+    spectrum where there is one (see :func:`init_spectral_mixture`)."""
+    means, scales = means.clone(), scales.clone()
+    weights = None
+    for j in range(x.shape[-1]):
+        fitted = _dimension_spectrum(sm.num_mixtures, x[:, j], r)
+        if fitted is None:
+            continue
+        one, step = fitted
+        means[..., j] = one.mixture_means[..., 0].to(means) / step
+        scales[..., j] = one.mixture_scales[..., 0].to(scales).clamp_min(1e-12).sqrt() / step
+        if weights is None:
+            weights = one.mixture_weights.to(means)
+    sm.mixture_means = means.abs()
+    sm.mixture_scales = scales
+    if weights is not None:
+        var = float(r.var()) if r.numel() > 1 else 1.0
+        sm.mixture_weights = weights.clamp_min(1e-3) * max(var, 1e-3)
+
+
+def _dimension_spectrum(num_mixtures: int, xj, r):
+    """A one-dimensional mixture fitted to the empirical spectrum of ``r`` along input
+    ``xj``, and the grid step (GPyTorch's frequencies are per sample); None if there
+    is no usable spectrum."""
+    series = _even_series(xj.cpu().numpy(), r.cpu().numpy())
+    if series is None:
+        return None
+    grid, values, step = series
+    one = SpectralMixtureKernel(num_mixtures=num_mixtures, ard_num_dims=1)
+    one = one.to(dtype=xj.dtype)
+    try:
+        with np.errstate(all="ignore"):
+            one.initialize_from_data_empspect(
+                torch.as_tensor(grid, dtype=xj.dtype), torch.as_tensor(values, dtype=xj.dtype)
+            )
+    except (ValueError, RuntimeError, ZeroDivisionError, IndexError):
+        # A flat series has no spectrum, and a dimension with fewer distinct
+        # values than mixture components makes GPyTorch index past its
+        # spectrum (seen on farm/B): keep the random start there.
+        return None
+    if not all(torch.isfinite(t).all() for t in (one.mixture_means, one.mixture_scales)):
+        return None
+    return one, step
 
 
 def _even_series(xj: np.ndarray, r: np.ndarray):

@@ -132,6 +132,27 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
     names = list(names)
     n_rows = len(X) if n_rows is None else n_rows
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
+    base = _power_terms(X, names, distinct)
+    logged = [t[1] for t in base if t[0] == "log"]
+    curved = [c for c in logged if distinct[c] >= MIN_DISTINCT]
+
+    def column(c):
+        return X[:, names.index(c)]
+
+    laws = {"power": base, **_power_variants(base, logged, curved, column),
+            **_shape_laws(base, logged, curved, column)}
+    # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
+    # posterior proper with a single residual degree of freedom, and a size-only
+    # metric may have only 4 sizes. (A stricter rule left no law admissible on a
+    # 4-size table and the fallback took an arbitrary one; found on strassen's
+    # Dataset A. The fix is the rule's first-principles minimum plus evidence weights
+    # when nothing can be validated, not a tuned number.)
+    return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 1}
+
+
+def _power_terms(X, names, distinct) -> list[tuple]:
+    """The power law's terms: log (or, for a non-positive parameter, linear) in each
+    varying parameter that is not a product of the others already in."""
     # p first: when p = nnodes * ppn, keep p and one of the two
     order = sorted((c for c in names if distinct[c] >= 2), key=lambda c: c != "p")
     base, cols = [], []
@@ -141,19 +162,19 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
         if _independent(cols, v):
             base.append(term)
             cols.append(v)
-    logged = [t[1] for t in base if t[0] == "log"]
-    curved = [c for c in logged if distinct[c] >= MIN_DISTINCT]
+    return base
+
+
+def _power_variants(base, logged, curved, column) -> dict[str, list[tuple]]:
+    """The power law with one change: ``p - 1``, curvature, log log n, interactions,
+    all of those (quadratic), or exponential in ``n``. ``column(c)`` is parameter c."""
     sizes = [c for c in curved if c != "p"]
-    laws = {"power": base}
-
-    def swap(old, new):
-        return [new if t == old else t for t in base]
-
-    if "p" in logged and X[:, names.index("p")].min() >= 2:
-        laws["power(p-1)"] = swap(("log", "p"), ("logm1", "p"))
+    laws = {}
+    if "p" in logged and column("p").min() >= 2:
+        laws["power(p-1)"] = _swap(base, ("log", "p"), ("logm1", "p"))
     for c in curved:
         laws[f"power+curv({c})"] = base + [("sq", c)]
-    if "n" in curved and X[:, names.index("n")].min() >= 4:
+    if "n" in curved and column("n").min() >= 4:
         laws["power+loglog(n)"] = base + [("loglog", "n")]
     if "p" in curved:
         for c in sizes:
@@ -161,9 +182,16 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
     if len(curved) >= 2:
         laws["quadratic"] = base + [("sq", c) for c in curved] + [
             ("cross", a, b) for i, a in enumerate(curved) for b in curved[i + 1:]]
-    if "n" in curved and X[:, names.index("n")].max() <= EXP_MAX_N:
-        laws["exp(n)"] = swap(("log", "n"), ("lin", "n"))
-    if "n" in curved and X[:, names.index("n")].min() >= 2:
+    if "n" in curved and column("n").max() <= EXP_MAX_N:
+        laws["exp(n)"] = _swap(base, ("log", "n"), ("lin", "n"))
+    return laws
+
+
+def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
+    """Fixed shapes ``n^j log^k n`` (:data:`FIXED_SHAPES`) in place of the power of n,
+    and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``."""
+    laws = {}
+    if "n" in curved and column("n").min() >= 2:
         others = [t for t in base if t != ("log", "n")]
         for j, k in FIXED_SHAPES:
             laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
@@ -171,13 +199,11 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
             with_p = int("p" in logged)
             for j, k in FIXED_SHAPES:
                 laws[f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "")] = [("affine", "n", j, k, with_p)]
-    # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
-    # posterior proper with a single residual degree of freedom, and a size-only
-    # metric may have only 4 sizes. (A stricter rule left no law admissible on a
-    # 4-size table and the fallback took an arbitrary one; found on strassen's
-    # Dataset A. The fix is the rule's first-principles minimum plus evidence weights
-    # when nothing can be validated, not a tuned number.)
-    return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 1}
+    return laws
+
+
+def _swap(terms, old, new) -> list[tuple]:
+    return [new if t == old else t for t in terms]
 
 
 def _n_coefficients(terms) -> int:

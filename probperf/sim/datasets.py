@@ -83,37 +83,23 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
     machine = machine or Machine()
     defaults = APPS[app].config
-    points = [(n, int(p), {**defaults, **dict(cfg)}, split) for n, p, cfg, split in points]
-    if not points:
-        raise ValueError("no points to simulate")
-    groups: dict[tuple, list] = {}
-    for pt in points:
-        groups.setdefault((pt[0], tuple(sorted(pt[2].items()))), []).append(pt)
-    total = sum(len(g) for g in groups.values()) * reps
-    bar = _progress(total, progress, f"simulating {app}")
+    groups = _by_dag(points, defaults)
+    bar = _progress(sum(len(g) for g in groups.values()) * reps, progress, f"simulating {app}")
+
+    def tick():
+        if bar is not None:
+            bar.advance(bar.task_ids[0])
+
     rows = []
     try:
         for (n, cfg_key), pts in groups.items():
             cfg = dict(cfg_key)
             dag = build(app, n, **cfg)
             for rep in range(reps):
-                cache: dict[int, dict] = {}
+                def seed_of(p, n=n, cfg=cfg, rep=rep):
+                    return _run_seed(seed, app, n, cfg, p, rep)
 
-                def metrics(p):
-                    if p not in cache:
-                        tr = simulate(dag, p, machine, scheduler, seed=np.random.default_rng(
-                            _run_seed(seed, app, n, cfg, p, rep)))
-                        cache[p] = dag_metrics(tr)
-                    return cache[p]
-
-                serial = metrics(1)["work"]
-                for n_, p, _, split in pts:
-                    row = {"n": n_, "p": p, **cfg, **metrics(p), "serial_work": serial}
-                    if split is not None:
-                        row["split"] = split
-                    rows.append(row)
-                    if bar is not None:
-                        bar.advance(bar.task_ids[0])
+                rows += _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, tick)
     finally:
         if bar is not None:
             bar.stop()
@@ -122,6 +108,41 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
         frame[c] = frame[c] / machine.clock_hz
     cols = ["n", "p", *defaults, *METRIC_COLUMNS] + (["split"] if "split" in frame else [])
     return frame[cols]
+
+
+def _by_dag(points, defaults) -> dict[tuple, list]:
+    """Points (configuration completed with ``defaults``) grouped by ``(n, config)``,
+    i.e. by the DAG they run, which is then built once."""
+    points = [(n, int(p), {**defaults, **dict(cfg)}, split) for n, p, cfg, split in points]
+    if not points:
+        raise ValueError("no points to simulate")
+    groups: dict[tuple, list] = {}
+    for pt in points:
+        groups.setdefault((pt[0], tuple(sorted(pt[2].items()))), []).append(pt)
+    return groups
+
+
+def _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, tick) -> list[dict]:
+    """One repetition's rows for the points ``pts`` of one DAG; each worker count is
+    simulated once (seeded by ``seed_of(p)``), and the one-worker run gives
+    ``serial_work``. ``tick()`` after each row."""
+    cache: dict[int, dict] = {}
+
+    def metrics(p):
+        if p not in cache:
+            tr = simulate(dag, p, machine, scheduler, seed=np.random.default_rng(seed_of(p)))
+            cache[p] = dag_metrics(tr)
+        return cache[p]
+
+    serial = metrics(1)["work"]
+    rows = []
+    for n_, p, _, split in pts:
+        row = {"n": n_, "p": p, **cfg, **metrics(p), "serial_work": serial}
+        if split is not None:
+            row["split"] = split
+        rows.append(row)
+        tick()
+    return rows
 
 
 def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None = None,
