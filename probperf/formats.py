@@ -962,76 +962,88 @@ def read_extrap(
     text = _read_text(path)
     if not text.strip():
         raise MeasurementError("the file is empty", source, 1)
-    names: list[str] = []
-    points: list[tuple] = []
-    points_line = param_line = 0
-    blocks: dict[tuple[str, str], list[tuple[int, list]]] = {}
-    current_region, current_metric = "", ""
+    parsed = _ExtrapText(source)
     for line, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
+        parsed.read_line(raw.strip(), line)
+    if not parsed.blocks:
+        raise MeasurementError("no DATA lines", source, line)
+    key = _choose_block(parsed.blocks, region, metric, source)
+    frame, lines = parsed.table(key)
+    names = parsed.names
+    config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in config if c not in names)]
+    loc = Location(source, row_lines=lines, header_line=parsed.param_line or None)
+    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+
+
+class _ExtrapText:
+    """The state of reading an Extra-P text file line by line: declared parameters and
+    points, and the ``DATA`` lines of every (region, metric) block."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.names: list[str] = []
+        self.points: list[tuple] = []
+        self.points_line = self.param_line = 0
+        self.blocks: dict[tuple[str, str], list[tuple[int, list]]] = {}
+        self.region = self.metric = ""
+
+    def read_line(self, stripped: str, line: int) -> None:
         if not stripped or stripped.startswith("#"):
-            continue
+            return
         keyword, _, rest = stripped.partition(" ")
         rest = rest.strip()
         if keyword == "PARAMETER":
-            new = rest.split()
-            if not new:
-                raise MeasurementError("PARAMETER without a name", source, line)
-            for name in new:
-                if name in names:
-                    raise MeasurementError(f"parameter {name!r} declared twice", source, line, name)
-            names.extend(new)
-            param_line = param_line or line
+            self._parameters(rest.split(), line)
         elif keyword == "POINTS":
-            if not names:
-                raise MeasurementError("POINTS before any PARAMETER line", source, line)
-            points.extend(_extrap_points(rest, len(names), names, source, line))
-            points_line = line
+            if not self.names:
+                raise MeasurementError("POINTS before any PARAMETER line", self.source, line)
+            self.points.extend(_extrap_points(rest, len(self.names), self.names, self.source, line))
+            self.points_line = line
         elif keyword == "REGION":
-            current_region = rest
+            self.region = rest
         elif keyword == "METRIC":
-            current_metric = rest
+            self.metric = rest
         elif keyword == "DATA":
-            block = blocks.setdefault((current_region, current_metric), [])
-            column = current_metric if current_metric in METRICS else "time"
-            values = []
-            for token in rest.split():
-                values.append(_number(token, source, line, column))
-            if not values:
-                raise MeasurementError("DATA line without values", source, line, column)
-            block.append((line, values))
+            self._data(rest, line)
         else:
             raise MeasurementError(
-                f"unknown keyword {keyword!r}; expected PARAMETER, POINTS, REGION, METRIC or DATA",
-                source,
-                line,
-            )
-    if not blocks:
-        raise MeasurementError("no DATA lines", source, line)
-    key = _choose_block(blocks, region, metric, source)
-    data = blocks[key]
-    column = key[1] if key[1] in METRICS else "time"
-    if len(data) != len(points):
-        where = data[len(points)][0] if len(data) > len(points) else data[-1][0]
-        raise MeasurementError(
-            f"{len(data)} DATA lines for {len(points)} POINTS (declared up to line {points_line})",
-            source,
-            where,
-            column,
-        )
-    rows = {name: [] for name in names}
-    metric_values, lines = [], []
-    for point, (line, values) in zip(points, data):
-        for v in values:
-            for name, x in zip(names, point):
-                rows[name].append(x)
-            metric_values.append(v)
-            lines.append(line)
-    frame = pd.DataFrame({name: _column_array(v) for name, v in rows.items()})
-    frame[column] = _column_array(metric_values)
-    config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in config if c not in names)]
-    loc = Location(source, row_lines=lines, header_line=param_line or None)
-    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+                f"unknown keyword {keyword!r}; expected PARAMETER, POINTS, REGION, METRIC or DATA", self.source, line)
+
+    def _parameters(self, new: list[str], line: int) -> None:
+        if not new:
+            raise MeasurementError("PARAMETER without a name", self.source, line)
+        for name in new:
+            if name in self.names:
+                raise MeasurementError(f"parameter {name!r} declared twice", self.source, line, name)
+        self.names.extend(new)
+        self.param_line = self.param_line or line
+
+    def _data(self, rest: str, line: int) -> None:
+        column = self.metric if self.metric in METRICS else "time"
+        values = [_number(token, self.source, line, column) for token in rest.split()]
+        if not values:
+            raise MeasurementError("DATA line without values", self.source, line, column)
+        self.blocks.setdefault((self.region, self.metric), []).append((line, values))
+
+    def table(self, key) -> tuple[pd.DataFrame, list[int]]:
+        """One row per repetition of block ``key``, and the file line of each row."""
+        data = self.blocks[key]
+        column = key[1] if key[1] in METRICS else "time"
+        if len(data) != len(self.points):
+            where = data[len(self.points)][0] if len(data) > len(self.points) else data[-1][0]
+            raise MeasurementError(f"{len(data)} DATA lines for {len(self.points)} POINTS "
+                                   f"(declared up to line {self.points_line})", self.source, where, column)
+        rows = {name: [] for name in self.names}
+        metric_values, lines = [], []
+        for point, (line, values) in zip(self.points, data):
+            for v in values:
+                for name, x in zip(self.names, point):
+                    rows[name].append(x)
+                metric_values.append(v)
+                lines.append(line)
+        frame = pd.DataFrame({name: _column_array(v) for name, v in rows.items()})
+        frame[column] = _column_array(metric_values)
+        return frame, lines
 
 
 def _extrap_points(text: str, k: int, names, source, line) -> list[tuple]:
