@@ -143,9 +143,11 @@ def test_undeferred_task_and_unjoined_task_in_a_serial_team():
     assert (tr.create_task, tr.wait_tasks, tr.end_task) == (1, 0, 1)
 
 
-def test_taskgroup_joins_only_children_that_ended_before_it():
-    # X0 creates A (outside the group) and B (inside), then ends the taskgroup; A is
-    # still running on worker 1 when the group ends, so only B may be joined there.
+def test_taskgroup_joins_the_children_created_inside_it():
+    # X0 creates A before its taskgroup and B inside it, then waits at the group's end
+    # (libomp reports the group's begin where it starts, and the waiting part with
+    # sync_region_wait); A is still running on worker 1 when the group ends, so only B
+    # is joined there. X0 runs on between the group's begin and its wait.
     A, B = 6, 7
     t0 = [
         (0, ev.INIT, 0, 0, 0),
@@ -153,10 +155,12 @@ def test_taskgroup_joins_only_children_that_ended_before_it():
         (1, ev.PARALLEL_BEGIN, 2, I, P),
         (2, ev.IMPLICIT_BEGIN, 2, X0, P),
         (3, ev.TASK_CREATE, 4, X0, A),
-        (4, ev.TASK_CREATE, 4, X0, B),
-        (5, ev.SYNC_BEGIN, 6, X0, P),
-        (6, ev.TASK_SCHEDULE, 7, X0, B),
+        (4, ev.SYNC_BEGIN, 6, X0, P),
+        (5, ev.TASK_CREATE, 4, X0, B),
+        (7, ev.WAIT_BEGIN, 6, X0, P),
+        (8, ev.TASK_SCHEDULE, 7, X0, B),
         (9, ev.TASK_SCHEDULE, 1, B, X0),
+        (10, ev.WAIT_END, 6, X0, P),
         (10, ev.SYNC_END, 6, X0, P),
         (12, ev.SYNC_BEGIN, 2, X0, P),
         (40, ev.SYNC_END, 2, X0, 0),
@@ -171,12 +175,17 @@ def test_taskgroup_joins_only_children_that_ended_before_it():
         (30, ev.TASK_SCHEDULE, 1, A, X1),
     ]
     tr = events_to_trace(_events([t0, t1]), n_workers=2)
-    a, b = _strand(tr, 4, 30), _strand(tr, 6, 9)
+    a, b = _strand(tr, 4, 30), _strand(tr, 8, 9)
+    inside = [_strand(tr, 3, 4), _strand(tr, 4, 5), _strand(tr, 5, 7)]  # X0 runs on
     after_group, after_region = _strand(tr, 10, 12), _strand(tr, 42, 45)
     edges = _edges(tr)
     assert (b, after_group) in edges and (a, after_group) not in edges
+    assert (inside[1], b) in edges and (inside[2], after_group) in edges
     assert (a, after_region) in edges  # A is joined at the end of the region
     assert tr.wait_tasks == 1 and tr.end_task == 2
+    m = dag_metrics(tr)
+    # initial 1 + 3, X0 1 + 1 + 1 + 2 + 2, X1 1, A 26, B 1
+    assert m["work"] == 39 and m["critical_path"] == 31  # 1 + 1 + 26 + 3 through A
 
 
 def test_events_file_errors(tmp_path):

@@ -29,7 +29,8 @@ Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
 * continuation: each strand of a task -> the task's next strand (in time);
 * creation: the strand that created a task -> the task's first strand;
 * taskwait / taskgroup: the last strand of each child created since the previous wait
-  -> the parent's strand after the wait;
+  (for a taskgroup, also of their descendants no wait joined) -> the parent's strand
+  after the wait;
 * fork / barriers / join: the strand that opened a parallel region -> the first strand
   of every implicit task; every implicit task's strand before a barrier -> every
   implicit task's strand after it; explicit tasks that no taskwait joined -> the
@@ -49,8 +50,9 @@ traced, and the runtime's own start-up (up to the first parallel region) counts 
 of the initial task.
 
 Known limits: OMPT reports only the end of a taskgroup, so a taskgroup joins the
-children of its task that ended before the wait ended (deeper descendants, and
-children created before the group that were still running, are joined at the next
+children of its task created since the task's previous wait that ended before the
+group ended, and their descendants that no wait joined and that ended before it (a
+child created before the group that was still running is joined at the next
 barrier); dependences between sibling tasks (``depend`` clauses) are not recorded, so
 such a task counts as ready when its creator's strand ends. Nested parallel regions
 (a ``parallel`` construct met by anything but the initial task) are refused.
@@ -141,20 +143,33 @@ def _search(keys, query, side):
     return i if side == "right" else i - 1
 
 
-def _in_sync_region(c: _Columns, task, rank):
-    """Whether each ``task`` is inside a sync region just before event ``rank``."""
-    sync = np.flatnonzero((c.kind == ev.SYNC_BEGIN) | (c.kind == ev.SYNC_END))
-    if not sync.size:
-        return np.zeros(task.shape[0], bool)
-    keys = c.a[sync] * c.span + c.rank[sync]
+def _nesting(c: _Columns, opens, closes):
+    """Events that open or close regions of their task, sorted by (task, time), and the
+    number of the task's regions open after each."""
+    ev_ = np.flatnonzero(opens | closes)
+    keys = c.a[ev_] * c.span + c.rank[ev_]
     order = np.argsort(keys, kind="stable")
-    keys, sync = keys[order], sync[order]
-    # depth[i]: sync regions open after sorted event i, counted from the task's first
-    depth = np.cumsum(np.where(c.kind[sync] == ev.SYNC_BEGIN, 1, -1))
-    depth = np.append(depth, 0)  # depth[-1]: before the first event
+    ev_, keys = ev_[order], keys[order]
+    # counts run over all tasks; subtracting the count before a task's first event
+    # gives the task's own
+    count = np.cumsum(np.where(opens[ev_], 1, -1))
+    first = np.searchsorted(keys, c.a[ev_] * c.span, side="left")
+    base = np.where(first > 0, count[np.maximum(first - 1, 0)], 0)
+    return ev_, keys, count - base
+
+
+def _waiting(c: _Columns, task, rank):
+    """Whether each ``task`` waits (in a barrier, a taskwait, the end of a taskgroup)
+    just before event ``rank``."""
+    group = c.x == _TASKGROUP
+    opens = (c.kind == ev.WAIT_BEGIN) | ((c.kind == ev.SYNC_BEGIN) & ~group)
+    closes = (c.kind == ev.WAIT_END) | ((c.kind == ev.SYNC_END) & ~group)
+    ev_, keys, depth = _nesting(c, opens, closes)
+    if not ev_.size:
+        return np.zeros(task.shape[0], bool)
     j = _search(keys, task * c.span + rank, "left")
-    first = np.searchsorted(keys, task * c.span, side="left")
-    return (j >= first) & (depth[j] - depth[first - 1] > 0)
+    jj = np.maximum(j, 0)
+    return (j >= 0) & (c.a[ev_[jj]] == task) & (depth[jj] > 0)
 
 
 def _running(c: _Columns, initial: int) -> np.ndarray:
@@ -163,8 +178,11 @@ def _running(c: _Columns, initial: int) -> np.ndarray:
     for kind in (ev.IMPLICIT_BEGIN, ev.TASK_CREATE, ev.SYNC_END, ev.PARALLEL_END):
         hit = c.kind == kind
         run[hit] = c.a[hit]
+    # a taskgroup region spans its task's code: the task waits only at its end
+    group = (c.kind == ev.SYNC_BEGIN) & (c.x == _TASKGROUP)
+    run[group] = c.a[group]
     sched = np.flatnonzero((c.kind == ev.TASK_SCHEDULE) & (c.b != 0))
-    busy = _in_sync_region(c, c.b[sched], c.rank[sched])
+    busy = _waiting(c, c.b[sched], c.rank[sched])
     run[sched[~busy]] = c.b[sched[~busy]]
     return run
 
@@ -267,20 +285,50 @@ def _pairs(left: pd.DataFrame, right: pd.DataFrame, on) -> tuple[np.ndarray, np.
 
 
 def _joining_wait(c: _Columns, S: _Strands, parent, when):
-    """For each creation (``parent`` at event ``when``), the parent's first taskwait /
-    taskgroup after it (an event index) and the parent's strand after that wait (-1:
-    none)."""
-    wt = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & np.isin(c.x, (_TASKWAIT, _TASKGROUP)))
-    none = np.full(parent.shape[0], -1, np.int64)
+    """For each creation (``parent`` at event ``when``), the parent's strand after its
+    first taskwait after the creation (-1: none)."""
+    wt = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & (c.x == _TASKWAIT))
     if not wt.size:
-        return np.zeros_like(none), none
+        return np.full(parent.shape[0], -1, np.int64)
     wkeys = c.a[wt] * c.span + c.rank[wt]
     order = np.argsort(wkeys, kind="stable")
     wt, wkeys = wt[order], wkeys[order]
     found = _search(wkeys, parent * c.span + when, "right")
     j = np.minimum(found, wt.shape[0] - 1)
     post = S.first_after(c.a[wt], c.rank[wt])
-    return wt[j], np.where((found == j) & (c.a[wt[j]] == parent), post[j], none)
+    return np.where((found == j) & (c.a[wt[j]] == parent), post[j], -1)
+
+
+def _joining_group(c: _Columns, S: _Strands, parent, when):
+    """For each creation, the parent's strand after the end of the innermost taskgroup
+    open at the creation (-1: none).
+
+    A region opened at level ``d`` (``d`` regions open after its begin) is closed by
+    the task's next event that leaves ``d - 1`` open; the innermost group open at a
+    creation is the latest begin at the level the creation sees.
+    """
+    group = c.x == _TASKGROUP
+    ev_, keys, level = _nesting(c, group & (c.kind == ev.SYNC_BEGIN), group & (c.kind == ev.SYNC_END))
+    none = np.full(parent.shape[0], -1, np.int64)
+    if not ev_.size:
+        return none
+    top = int(level.max()) + 2
+    opens = c.kind[ev_] == ev.SYNC_BEGIN
+    # key (task, level of the region, time): a begin at level d, an end leaving d - 1
+    lk = (c.a[ev_] * top + np.where(opens, level, level + 1)) * c.span + c.rank[ev_]
+    order = np.argsort(lk, kind="stable")
+    lk, lev, lopen = lk[order], ev_[order], opens[order]
+    nxt = np.minimum(np.arange(lk.shape[0]) + 1, lk.shape[0] - 1)
+    # the creation's level: regions open just before it
+    j = _search(keys, parent * c.span + when, "left")
+    jj = np.maximum(j, 0)
+    d = np.where((j >= 0) & (c.a[ev_[jj]] == parent), level[jj], 0)
+    b = _search(lk, (parent * top + d) * c.span + when, "left")
+    bb = np.maximum(b, 0)
+    ok = (d > 0) & (b >= 0) & lopen[bb] & (lk[bb] // c.span == parent * top + d)
+    ok &= ~lopen[nxt[bb]] & (lk[nxt[bb]] // c.span == parent * top + d)
+    end = lev[nxt[bb]]
+    return np.where(ok, S.first_after(parent, c.rank[end] - 1), none)
 
 
 def _task_edges(c: _Columns, S: _Strands, edges: _Edges) -> tuple[np.ndarray, np.ndarray]:
@@ -294,13 +342,35 @@ def _task_edges(c: _Columns, S: _Strands, edges: _Edges) -> tuple[np.ndarray, np
     parent, child, when = c.a[cr], c.b[cr], c.rank[cr]
     edges.add(S.last_before(parent, when), S.first(child), "task creation")
     last = S.last(child)
-    wait, after = _joining_wait(c, S, parent, when)
-    ended = S.end_rank[last] <= np.where(after >= 0, S.start_rank[after], -1)
-    # OMPT reports a taskgroup only at its end: a child still running then was
-    # created before the group (see "Known limits")
-    joined = (last >= 0) & (after >= 0) & ((c.x[wait] == _TASKWAIT) | ended)
-    edges.add(last[joined], after[joined], "taskwait/taskgroup")
+    after_wait = _joining_wait(c, S, parent, when)
+    after_group = _joining_group(c, S, parent, when)
+    edges.add(last, after_wait, "taskwait")
+    edges.add(last, after_group, "taskgroup")
+    joined = (last >= 0) & ((after_wait >= 0) | (after_group >= 0))
+    _group_descendants(c, S, edges, parent, child, joined, after_group)
     return child, joined
+
+
+def _group_descendants(c, S, edges, parent, child, joined, group_post) -> None:
+    """A taskgroup waits for the descendants of its tasks too: a task no wait joined
+    goes to the end of the taskgroup that joined its nearest ancestor, if it ended
+    before that (``joined`` is updated)."""
+    up = np.zeros(c.n_ids, np.int64)
+    up[child] = parent
+    gp = np.full(c.n_ids, -1, np.int64)
+    gp[child] = group_post
+    idx = np.flatnonzero(~joined)
+    anc, post = parent[idx], np.full(idx.shape[0], -1, np.int64)
+    live = np.arange(idx.shape[0])
+    while live.size:  # one step up the ancestry per round
+        post[live] = gp[anc[live]]
+        live = live[(post[live] < 0) & (up[anc[live]] != 0)]
+        anc[live] = up[anc[live]]
+    last = S.last(child[idx])
+    ok = (post >= 0) & (last >= 0)
+    ok[ok] = S.end_rank[last[ok]] <= S.start_rank[post[ok]]
+    edges.add(last[ok], post[ok], "taskgroup (descendant)")
+    joined[idx[ok]] = True
 
 
 def _teams(c: _Columns, initial: int) -> tuple[np.ndarray, np.ndarray]:
