@@ -272,6 +272,14 @@ def test_benchmarks_compute_the_right_answers(bench_bin):
     assert out("strassen", "128", "16").startswith("strassen(128): checked")
     lu = [out("sparselu", "8", "8", p=p) for p in (1, 2)]
     assert lu[0] == lu[1] and "blocks after fill-in" in lu[0]  # same factors at p=1, 2
+    # health: each village has its own random stream, so the schedule cannot matter
+    health = {out(name, "4", "10", p=p) for name in ("health", "health_untied") for p in (1, 2)}
+    assert len(health) == 1 and "patients treated" in health.pop()
+    assert out("fib_untied", "20", "5", p=1) == "fib(20) = 6765\n"
+    assert out("nqueens_untied", "8", "2") == "nqueens(8) = 92\n"
+    assert out("mergesort_untied", "100000", "64", "256") == "mergesort(100000): sorted\n"
+    assert out("strassen_untied", "128", "16") == out("strassen", "128", "16")
+    assert out("sparselu_untied", "8", "8", p=1) == lu[0]
     bad = subprocess.run([str(bench_bin / "strassen"), "100"], capture_output=True, text=True)
     assert bad.returncode == 2 and "power of two" in bad.stderr
 

@@ -86,7 +86,8 @@ def bench_build(
     output: Path = typer.Option(..., "--output", "-o", help="Directory for the executables."),
     only: Optional[str] = typer.Option(None, "--only", help="Comma-separated subset, e.g. fib,nqueens."),
 ):
-    """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen)."""
+    """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen, health),
+    each also as NAME_untied with untied tasks."""
     from ..record import BENCHMARKS, BuildError, build_benchmarks
 
     names = [n.strip() for n in only.split(",") if n.strip()] if only else list(BENCHMARKS)
