@@ -408,12 +408,35 @@ def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):
     crash = _c_program(tmp_path, "crash", "#include <stdlib.h>\nint main(void){abort();}\n")
     res = _cli("record", "--workers", "1,2", "--param", "n=3", "-o", str(out), "--", str(crash))
     assert res.exit_code == 2 and "SIGABRT" in res.output and not out.exists()
+    assert "nothing was written" in " ".join(res.output.split())
     res = _cli("record", "--workers", "1", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "--param n=VALUE" in res.output and not out.exists()
     res = _cli("record", "--param", "n=3", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "no trace was written" in res.output and not out.exists()
     res = _cli("record", "--workers", "x", "--param", "n=3", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "--workers" in res.output
+
+
+def test_cli_record_failure_keeps_the_rows_before_it(bench_bin, tmp_path):
+    # Fine with one worker; with two, a nested parallel region the recorder refuses.
+    exe = _c_program(tmp_path, "nests", "#include <omp.h>\nint main(void){\n"
+                     "int nest = omp_get_max_threads() > 1, s = 0;\n"
+                     "#pragma omp parallel\n#pragma omp single\n{\n#pragma omp task\ns = 1;\n}\n"
+                     "if (nest) {\n#pragma omp parallel num_threads(2)\n"
+                     "#pragma omp parallel num_threads(2)\ns += 1;\n}\nreturn s == 0;}\n")
+    out = tmp_path / "runs.csv"
+    res = _cli("record", "--workers", "1,2", "--reps", "2", "--param", "n=1", "-o", str(out),
+               "--", str(exe))
+    assert res.exit_code == 2
+    message = " ".join(res.output.split())
+    assert f"'{exe}' (traced run 1 of 2, p=2)" in message
+    assert "nested parallel region" in message and "not supported" in message
+    assert "the 2 row(s) recorded before it are in" in message
+    assert "Traceback" not in res.output
+    from probperf.formats import read
+
+    m = read(out)
+    assert m.frame["p"].tolist() == [1, 1] and (m.frame["create_task"] == 1).all()
 
 
 def test_cli_bench_build(tmp_path):

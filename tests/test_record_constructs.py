@@ -220,3 +220,14 @@ def test_taskyield(programs):
 def test_nested_parallel_region_is_refused(programs):
     with pytest.raises(RecordError, match="nested parallel region.*not supported"):
         run_traced([str(programs["untied"]), "nested", "1"], 2)
+
+
+def test_idle_worker_spinning_is_not_work(programs):
+    # A final task runs its children itself, so with two workers one of them has
+    # nothing to do and spins (libomp's default active wait, see
+    # probperf.record.run.WAIT_POLICY). Its spinning is in no strand: work is one
+    # worker's busy time, at most the elapsed time, not two workers' worth.
+    m, tr = _run(programs["untied"], "final", 2)
+    assert int(_spins(tr).sum()) == 4
+    assert m["work"] <= m["time"] * 1.01
+    assert m["delay"] + m["no_work"] >= m["time"] * 0.9  # the idle worker
