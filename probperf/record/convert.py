@@ -83,6 +83,7 @@ _TASKWAIT, _TASKGROUP = 5, 6
 #: ompt_sync_region_t values of team barriers.
 _BARRIERS = (1, 2, 3, 4, 8, 9, 10)
 _INITIAL = 0x1  # ompt_task_initial
+_ID_SHIFT = 40  # ID_SHIFT in ompt_tool.c
 
 
 class UnsupportedConstruct(TraceFileError):
@@ -118,6 +119,32 @@ class _Columns:
         return self.t.shape[0] + 2
 
 
+def _dense_ids(raw) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dense ranks of the ids in ``a`` and ``b`` (0 stays 0) without sorting them.
+
+    The tool makes an id from the creating thread's index + 1 (high bits) and a
+    per-thread counter (low bits, from 1), so the rank is the counter plus the counts
+    of the threads before; a thread's count is the largest id it created.
+    """
+    kind = raw["kind"]
+    made = np.concatenate((raw["b"][(kind == ev.TASK_CREATE) | (kind == ev.PARALLEL_BEGIN)],
+                           raw["a"][kind == ev.IMPLICIT_BEGIN]))
+    shift, low = np.uint64(_ID_SHIFT), np.uint64((1 << _ID_SHIFT) - 1)
+    top = np.zeros(int(made.max() >> shift) + 1 if made.size else 1, np.int64)
+    np.maximum.at(top, (made >> shift).astype(np.int64), (made & low).astype(np.int64))
+    offset = np.concatenate(([0], np.cumsum(top)))[:-1]
+
+    def rank(ids):
+        hi = (ids >> shift).astype(np.int64)
+        lo = (ids & low).astype(np.int64)
+        bad = (hi >= top.shape[0]) | (lo > top[np.minimum(hi, top.shape[0] - 1)])
+        if (bad & (ids != 0)).any():
+            raise TraceFileError("an event names a task or region the trace never created")
+        return np.where(ids == 0, 0, offset[np.minimum(hi, top.shape[0] - 1)] + lo)
+
+    return rank(raw["a"]), rank(raw["b"]), int(top.sum()) + 1
+
+
 def _columns(events: Events) -> _Columns:
     parts = [(w, th) for w, th in enumerate(events.threads) if len(th)]
     if not parts:
@@ -130,11 +157,20 @@ def _columns(events: Events) -> _Columns:
     t = raw["t"].astype(np.int64)
     t -= t.min()
     n = t.shape[0]
-    ids, inv = np.unique(np.concatenate(([0], raw["a"], raw["b"])), return_inverse=True)
+    a, b, n_ids = _dense_ids(raw)
     rank = np.empty(n, np.int64)
-    rank[np.lexsort((w, t))] = np.arange(n)  # lexsort is stable: thread order kept
-    return _Columns(t, raw["kind"].astype(np.int64), raw["x"].astype(np.int64),
-                    inv[1:n + 1], inv[n + 1:], w, rank, len(ids))
+    # a stable sort keeps each thread's order on ties; the input is one sorted run
+    # per thread, which timsort merges in O(n log threads)
+    rank[np.argsort(t, kind="stable")] = np.arange(n)
+    return _Columns(t, raw["kind"].astype(np.int64), raw["x"].astype(np.int64), a, b, w, rank,
+                    n_ids)
+
+
+def _among(x, values) -> np.ndarray:
+    """``np.isin(x, values)`` for small non-negative codes: one table look-up."""
+    table = np.zeros(max(values) + 2, bool)
+    table[list(values)] = True
+    return table[np.minimum(x, table.shape[0] - 1)]
 
 
 def _search(keys, query, side):
@@ -231,7 +267,7 @@ def _strands(c: _Columns, run: np.ndarray, initial: int, t_fini: int) -> _Strand
     last = ~has_next[s]
     e = np.where(last, s, s + 1)
     # a worker's piece after the region's final barrier (reported late, see above)
-    late = (~last & (c.kind[s] == ev.SYNC_END) & np.isin(c.x[s], _BARRIERS)
+    late = (~last & (c.kind[s] == ev.SYNC_END) & _among(c.x[s], _BARRIERS)
             & (c.kind[e] == ev.IMPLICIT_END))
     s, e, last = s[~late], e[~late], last[~late]
     task = run[s]
@@ -399,7 +435,7 @@ def _teams(c: _Columns, initial: int) -> tuple[np.ndarray, np.ndarray]:
 def _barriers(c: _Columns, S: _Strands, team: np.ndarray) -> pd.DataFrame:
     """One row per implicit task and barrier: team, k (the task's k-th barrier), the
     strands before (``src``) and after (``dst``; -1 after the region's last one)."""
-    br = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & np.isin(c.x, _BARRIERS) & (team[c.a] != 0))
+    br = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & _among(c.x, _BARRIERS) & (team[c.a] != 0))
     br = br[np.lexsort((c.rank[br], c.a[br]))]
     task = c.a[br]
     first = np.searchsorted(task, task, side="left")
@@ -447,15 +483,17 @@ def _initial_and_fini(c: _Columns) -> tuple[int, int]:
 
 
 def _counts(c: _Columns, explicit: np.ndarray) -> dict:
-    done = (c.kind == ev.TASK_SCHEDULE) & np.isin(c.x, _BODY_DONE)
+    done = (c.kind == ev.TASK_SCHEDULE) & _among(c.x, _BODY_DONE)
     is_explicit = np.zeros(c.n_ids, bool)
     is_explicit[explicit] = True
     ended = c.a[done]
+    seen = np.zeros(c.n_ids, bool)
+    seen[ended[is_explicit[ended]]] = True
     return {
         "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE)),
         "wait_tasks": int(np.count_nonzero(
-            (c.kind == ev.SYNC_BEGIN) & np.isin(c.x, (_TASKWAIT, _TASKGROUP)))),
-        "end_task": int(np.unique(ended[is_explicit[ended]]).shape[0]),
+            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP)))),
+        "end_task": int(np.count_nonzero(seen)),
     }
 
 
