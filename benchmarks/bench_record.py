@@ -136,16 +136,19 @@ INPUTS = {"fib": ["36", "24"], "nqueens": ["11", "2"], "mergesort": ["2000000", 
 
 
 def tied_untied(bins: Path, reps: int) -> None:
-    print("\n## 4. tied vs untied (medians of --reps traced runs; work in seconds)")
+    print("\n## 4. tied vs untied (medians of --reps traced runs, builds interleaved; work in seconds)")
     print(f"{'program':>10} {'p':>2} {'tasks tied':>10} {'untied':>7} {'waits tied':>10} {'untied':>7} "
           f"{'work tied':>9} {'untied':>7} {'ratio':>6} {'us/task':>8}")
     for name, args in INPUTS.items():
         for p in (1, 2):
-            res = {}
-            for kind in (name, name + "_untied"):
-                cmd = [str(bins / kind), *args]
-                rs = [_traced_result(cmd, p, *run_program(cmd, p)) for _ in range(reps)]
-                res[kind] = {k: med([r.metrics[k] for r in rs]) for k in ("create_task", "wait_tasks", "work")}
+            kinds = (name, name + "_untied")
+            runs = {kind: [] for kind in kinds}
+            for _ in range(reps):  # interleaved, so both builds see the same load
+                for kind in kinds:
+                    cmd = [str(bins / kind), *args]
+                    runs[kind].append(_traced_result(cmd, p, *run_program(cmd, p)))
+            res = {kind: {k: med([r.metrics[k] for r in rs]) for k in ("create_task", "wait_tasks", "work")}
+                   for kind, rs in runs.items()}
             t, u = res[name], res[name + "_untied"]
             print(f"{name:>10} {p:>2} {int(t['create_task']):>10} {int(u['create_task']):>7} "
                   f"{int(t['wait_tasks']):>10} {int(u['wait_tasks']):>7} {t['work']:>9.4f} "
