@@ -5,13 +5,15 @@ intervals, each spent either running one task or in the runtime. The task a thre
 runs after an event is read off that event alone (OpenMP 5.x, section 19.5.2):
 
 * ``implicit_task`` begin, ``task_create`` (the parent goes on), the end of a
-  ``sync_region``, ``parallel_end``: the event's task;
+  ``sync_region``, the begin of a taskgroup (a taskgroup region spans its task's
+  code; the task waits only at its end, between ``sync_region_wait`` begin and end),
+  ``parallel_end``: the event's task;
 * ``task_schedule(prior, status, next)``: ``next``, whatever ``prior`` was and
-  whatever the thread ran before, unless ``next`` is inside a sync region (a
-  taskwait, taskgroup or barrier that executed tasks while it waited): then the
+  whatever the thread ran before, unless ``next`` is waiting (in a barrier, a
+  taskwait or the end of a taskgroup that executed tasks while it waited): then the
   thread is back in the runtime;
-* anything else (a sync region begins, a region forks, an implicit task ends):
-  nothing.
+* anything else (a barrier or taskwait begins, a wait begins or ends, a region
+  forks, an implicit task ends): nothing.
 
 A *strand* is one such interval that runs a task: a task's run is cut where it
 creates a task, starts waiting, is switched out and where it ends. Reading the
@@ -28,9 +30,11 @@ Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
 
 * continuation: each strand of a task -> the task's next strand (in time);
 * creation: the strand that created a task -> the task's first strand;
-* taskwait / taskgroup: the last strand of each child created since the previous wait
-  (for a taskgroup, also of their descendants no wait joined) -> the parent's strand
-  after the wait;
+* taskwait: the last strand of each child created before it (and after the previous
+  taskwait) -> the parent's strand after the wait;
+* taskgroup: the last strand of each child created inside the group (innermost group
+  if nested), and of their descendants that no wait joined -> the parent's strand
+  after the group;
 * fork / barriers / join: the strand that opened a parallel region -> the first strand
   of every implicit task; every implicit task's strand before a barrier -> every
   implicit task's strand after it; explicit tasks that no taskwait joined -> the
@@ -49,12 +53,8 @@ starts its runtime at the first OpenMP construct, so serial code before that is 
 traced, and the runtime's own start-up (up to the first parallel region) counts as work
 of the initial task.
 
-Known limits: OMPT reports only the end of a taskgroup, so a taskgroup joins the
-children of its task created since the task's previous wait that ended before the
-group ended, and their descendants that no wait joined and that ended before it (a
-child created before the group that was still running is joined at the next
-barrier); dependences between sibling tasks (``depend`` clauses) are not recorded, so
-such a task counts as ready when its creator's strand ends. Nested parallel regions
+Known limits: dependences between sibling tasks (``depend`` clauses) are not
+recorded, so such a task counts as ready when its creator's strand ends. Nested parallel regions
 (a ``parallel`` construct met by anything but the initial task) are refused.
 LLVM reports a worker's exit from the last barrier of a region only when the worker
 next wakes up, so the worker's piece after that barrier is dropped (it runs no user
