@@ -143,6 +143,86 @@ def test_undeferred_task_and_unjoined_task_in_a_serial_team():
     assert (tr.create_task, tr.wait_tasks, tr.end_task) == (1, 0, 1)
 
 
+UNTIED_UNDEFERRED = 0x18000004  # ompt_task_explicit | undeferred | untied
+
+
+def test_untied_task_at_one_worker():
+    # libomp's sequence for an untied child with one worker: part 0 of C runs and
+    # re-queues C (C -> X0), then the queued part starts at once (C -> C): the
+    # thread runs X0 in between, never both at once.
+    t0 = [
+        (0, ev.INIT, 0, 0, 0),
+        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
+        (5, ev.PARALLEL_BEGIN, 1, I, P),
+        (6, ev.IMPLICIT_BEGIN, 2, X0, P),
+        (10, ev.TASK_CREATE, UNTIED_UNDEFERRED, X0, C),
+        (11, ev.TASK_SCHEDULE, 7, X0, C),
+        (12, ev.TASK_SCHEDULE, 7, C, X0),
+        (13, ev.TASK_SCHEDULE, 7, C, C),
+        (33, ev.TASK_SCHEDULE, 1, C, X0),
+        (35, ev.SYNC_BEGIN, 5, X0, P),
+        (35, ev.WAIT_BEGIN, 5, X0, P),
+        (36, ev.WAIT_END, 5, X0, P),
+        (36, ev.SYNC_END, 5, X0, P),
+        (40, ev.SYNC_BEGIN, 2, X0, P),
+        (41, ev.SYNC_END, 2, X0, P),
+        (42, ev.IMPLICIT_END, 2, X0, 0),
+        (43, ev.PARALLEL_END, 0, I, P),
+        (50, ev.FINI, 0, 0, 0),
+    ]
+    tr = events_to_trace(_events([t0]), n_workers=1)
+    assert sorted(zip(tr.start.tolist(), tr.end.tolist())) == [
+        (0, 5), (6, 10), (10, 11), (11, 12), (12, 13), (13, 33), (33, 35), (36, 40), (43, 50)
+    ]
+    c0, c1, after_wait = _strand(tr, 11, 12), _strand(tr, 13, 33), _strand(tr, 36, 40)
+    edges = _edges(tr)
+    assert (c0, c1) in edges and (c1, after_wait) in edges
+    assert (c1, _strand(tr, 33, 35)) not in edges  # no edge to the host's next strand
+    m = dag_metrics(tr)
+    assert (m["time"], m["work"], m["delay"] + m["no_work"]) == (50, 45, 5)
+    assert m["critical_path"] == 41  # 5 + 4 + 1 + 20 + 4 + 7 through C
+    assert (tr.create_task, tr.wait_tasks, tr.end_task) == (1, 1, 1)
+
+
+def test_untied_task_resumed_on_another_thread_before_the_switch_is_reported():
+    # U re-queues itself on worker 0, worker 1 starts the queued part at 7, and
+    # worker 0 reports the switch away from U only at 9: U's piece on worker 0 ends
+    # at 7, where its next part starts.
+    U = 8
+    t0 = [
+        (0, ev.INIT, 0, 0, 0),
+        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
+        (1, ev.PARALLEL_BEGIN, 2, I, P),
+        (2, ev.IMPLICIT_BEGIN, 2, X0, P),
+        (3, ev.TASK_CREATE, 0x10000004, X0, U),
+        (4, ev.SYNC_BEGIN, 5, X0, P),
+        (5, ev.TASK_SCHEDULE, 7, X0, U),
+        (9, ev.TASK_SCHEDULE, 7, U, X0),
+        (28, ev.SYNC_END, 5, X0, P),
+        (30, ev.SYNC_BEGIN, 2, X0, P),
+        (31, ev.SYNC_END, 2, X0, P),
+        (32, ev.IMPLICIT_END, 2, X0, 0),
+        (33, ev.PARALLEL_END, 0, I, P),
+        (40, ev.FINI, 0, 0, 0),
+    ]
+    t1 = [
+        (2, ev.IMPLICIT_BEGIN, 2, X1, P),
+        (3, ev.SYNC_BEGIN, 2, X1, P),
+        (7, ev.TASK_SCHEDULE, 7, X1, U),
+        (27, ev.TASK_SCHEDULE, 1, U, X1),
+        (31, ev.SYNC_END, 2, X1, P),
+        (32, ev.IMPLICIT_END, 2, X1, 0),
+    ]
+    tr = events_to_trace(_events([t0, t1]), n_workers=2)
+    u0, u1 = _strand(tr, 5, 7), _strand(tr, 7, 27)
+    assert tr.worker[u0] != tr.worker[u1]
+    assert (u0, u1) in _edges(tr) and (u1, _strand(tr, 28, 30)) in _edges(tr)
+    m = dag_metrics(tr)
+    assert (m["time"], m["work"]) == (40, 35)  # 1 + 1 + 1 + 2 + 20 + 1 + 2 + 7
+    assert m["critical_path"] == 33  # 1 + 1 + 2 + 20 + 2 + 7 through U
+    assert m["work"] + m["delay"] + m["no_work"] == 2 * m["time"]
+
+
 def test_taskgroup_joins_the_children_created_inside_it():
     # X0 creates A before its taskgroup and B inside it, then waits at the group's end
     # (libomp reports the group's begin where it starts, and the waiting part with
