@@ -13,7 +13,8 @@
    task counts and work. libomp runs an untied task as parts that re-queue the task,
    which costs runtime time inside the task's span; the last column is that cost per
    task. The inputs have tasks of 0.1 ms or more except health (BOTS-like, tasks of
-   a few microseconds), where the cost shows.
+   a few microseconds). The last column is the untied build's untraced elapsed time
+   over the tied build's: where the untied program itself is slower, so is its work.
 
     python benchmarks/bench_record.py [--pairs 5] [--reps 3]
 """
@@ -136,24 +137,28 @@ INPUTS = {"fib": ["36", "24"], "nqueens": ["11", "2"], "mergesort": ["2000000", 
 
 
 def tied_untied(bins: Path, reps: int) -> None:
-    print("\n## 4. tied vs untied (medians of --reps traced runs, builds interleaved; work in seconds)")
+    print("\n## 4. tied vs untied (medians of --reps traced and untraced runs, builds interleaved;"
+          " work in seconds)")
     print(f"{'program':>10} {'p':>2} {'tasks tied':>10} {'untied':>7} {'waits tied':>10} {'untied':>7} "
-          f"{'work tied':>9} {'untied':>7} {'ratio':>6} {'us/task':>8}")
+          f"{'work tied':>9} {'untied':>7} {'ratio':>6} {'us/task':>8} {'untraced ratio':>14}")
     for name, args in INPUTS.items():
         for p in (1, 2):
             kinds = (name, name + "_untied")
-            runs = {kind: [] for kind in kinds}
+            runs, plain = {kind: [] for kind in kinds}, {kind: [] for kind in kinds}
             for _ in range(reps):  # interleaved, so both builds see the same load
                 for kind in kinds:
                     cmd = [str(bins / kind), *args]
                     runs[kind].append(_traced_result(cmd, p, *run_program(cmd, p)))
+                    plain[kind].append(_untraced_result(cmd, p, *run_program(cmd, p, events=False)))
             res = {kind: {k: med([r.metrics[k] for r in rs]) for k in ("create_task", "wait_tasks", "work")}
                    for kind, rs in runs.items()}
+            elapsed = {kind: med([r["elapsed"] for r in rs]) for kind, rs in plain.items()}
             t, u = res[name], res[name + "_untied"]
             print(f"{name:>10} {p:>2} {int(t['create_task']):>10} {int(u['create_task']):>7} "
                   f"{int(t['wait_tasks']):>10} {int(u['wait_tasks']):>7} {t['work']:>9.4f} "
                   f"{u['work']:>7.4f} {u['work'] / t['work']:>6.2f} "
-                  f"{(u['work'] - t['work']) / t['create_task'] * 1e6:>8.2f}")
+                  f"{(u['work'] - t['work']) / t['create_task'] * 1e6:>8.2f} "
+                  f"{elapsed[name + '_untied'] / elapsed[name]:>14.2f}")
 
 
 def main() -> None:
