@@ -1,57 +1,179 @@
-"""Tracing overhead of the OMPT recorder on fib with a cut-off (about 10^5 tasks).
+"""The OMPT recorder: conversion speed, tracing overhead, wait policy, tied vs untied.
 
-Prints, per worker count, the median elapsed time of untraced and traced runs (the
-OpenMP runtime's start to end, see probperf.record.run_untraced), the overhead, the
-same for the process's wall and CPU time, and the time to turn a trace into DAG
-metrics. Runs of the two kinds alternate, so on a shared machine both see the same
-load. Target (issue 8): overhead < 20 %.
+1. Conversion: time to turn the trace of ``health 7 86`` (469,560 tasks, the size of
+   the issue-18 report) into strands and edges, against the converter this project
+   had before issue 18 (read from git, commit BEFORE; its loop cannot handle untied
+   tasks at one worker, so it is timed on the tied program).
+2. Tracing overhead: untraced and traced runs alternate (on a shared machine both
+   see the same load); medians of the runtime's elapsed time, the process's wall and
+   CPU time. Target (issue 8): overhead < 20 %.
+3. Wait policy: work, delay, no_work and CPU time under libomp's default (active
+   waiting, KMP_BLOCKTIME 200 ms), KMP_BLOCKTIME=0 and OMP_WAIT_POLICY=passive.
+4. Tied vs untied: the bundled programs and their NAME_untied builds, same inputs:
+   task counts and work. libomp runs an untied task as parts that re-queue the task,
+   which costs runtime time inside the task's span; the last column is that cost per
+   task. The inputs have tasks of 0.1 ms or more except health (BOTS-like, tasks of
+   a few microseconds). The last column is the untied build's untraced elapsed time
+   over the tied build's: where the untied program itself is slower, so is its work.
 
-    python benchmarks/bench_record.py [--n 40] [--cutoff 18] [--pairs 5] [--workers 1,2]
+    python benchmarks/bench_record.py [--pairs 5] [--reps 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from probperf.record import build_benchmarks, run_program, tool_path
+from probperf.record import build_benchmarks, events_to_trace, run_program, tool_path
+from probperf.record import run as record_run
 from probperf.record.run import _traced_result, _untraced_result
+from probperf.trace import dag_metrics
+
+#: main before issue 18 (the per-event converter)
+BEFORE = "20c77be"
+ROOT = Path(__file__).resolve().parents[1]
+HEALTH = ["7", "86"]  # 4^7 - 1 / 3 villages, 86 steps: 469,560 tasks
+med = lambda xs: float(np.median(xs))  # noqa: E731
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=40)
-    ap.add_argument("--cutoff", type=int, default=18)
-    ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--workers", default="1,2")
-    args = ap.parse_args()
-    tool_path()  # build outside the timed runs
-    with tempfile.TemporaryDirectory() as tmp:
-        fib = build_benchmarks(tmp, ["fib"])[0]
-        cmd = [str(fib), str(args.n), str(args.cutoff)]
-        print(f"program: fib {args.n} {args.cutoff}; {args.pairs} untraced/traced pairs per p")
-        header = ("p", "tasks", "untraced s", "traced s", "overhead", "wall ovh", "CPU ovh", "convert s")
-        print("{:>3} {:>7} {:>11} {:>9} {:>9} {:>9} {:>8} {:>10}".format(*header))
-        for p in [int(x) for x in args.workers.split(",")]:
+def old_converter():
+    """events_to_trace as of commit BEFORE, or None outside a git checkout."""
+    try:
+        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{BEFORE}:probperf/record/convert.py"],
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    spec = importlib.util.spec_from_loader("probperf.record._convert_before", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "probperf.record"
+    exec(compile(source, f"{BEFORE}:convert.py", "exec"), module.__dict__)
+    return module.events_to_trace
+
+
+def best_time(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def conversion(bins: Path, reps: int) -> None:
+    print("\n## 1. conversion of one trace (best of --reps; seconds)")
+    old = old_converter()
+    print(f"{'program':>16} {'p':>2} {'tasks':>8} {'events':>9} {'now':>7} {'before':>8} {'speed-up':>9}"
+          f" {'same metrics':>12} {'identity':>9}")
+    for name, p in (("health", 1), ("health", 2), ("health_untied", 1), ("health_untied", 2)):
+        _, _, events = run_program([str(bins / name), *HEALTH], p)
+        t_new, trace = best_time(lambda: events_to_trace(events, p), reps)
+        m = dag_metrics(trace)
+        ident = abs(m["work"] + m["delay"] + m["no_work"] - p * m["time"]) / (p * m["time"])
+        t_old, same = float("nan"), "-"
+        if old is not None and name == "health":
+            t_old, before = best_time(lambda: old(events, p), 1)
+            same = str(dag_metrics(before) == m)
+        print(f"{name:>16} {p:>2} {int(m['create_task']):>8} {events.n_events:>9} {t_new:>7.2f} "
+              f"{t_old:>8.2f} {t_old / t_new:>8.1f}x {same:>12} {ident:>9.1e}")
+    if old is None:
+        print(f"(not a git checkout: the converter of {BEFORE} is not available)")
+
+
+def overhead(bins: Path, pairs: int) -> None:
+    print("\n## 2. tracing overhead (medians of --pairs alternated untraced/traced runs)")
+    print(f"{'program':>24} {'p':>2} {'tasks':>7} {'untraced s':>10} {'traced s':>9} {'overhead':>9} "
+          f"{'wall ovh':>9} {'CPU ovh':>8}")
+    for cmd in (["fib", "40", "18"], ["fib_untied", "40", "18"], ["health", "6", "40"]):
+        cmd = [str(bins / cmd[0]), *cmd[1:]]
+        for p in (1, 2):
             raw = []
-            for i in range(args.pairs):
+            for i in range(pairs):
                 a = run_program(cmd, p, events=bool(i % 2))
                 b = run_program(cmd, p, events=not i % 2)
                 raw.append((b, a) if i % 2 else (a, b))
             base = [_untraced_result(cmd, p, *u) for u, _ in raw]
-            t0 = time.perf_counter()
             runs = [_traced_result(cmd, p, *t) for _, t in raw]
-            convert = (time.perf_counter() - t0) / len(runs)
-            med = lambda xs: float(np.median(xs))  # noqa: E731
-            u_el, t_el = med([b["elapsed"] for b in base]), med([r.metrics["time"] for r in runs])
-            u_wall, t_wall = med([b["wall"] for b in base]), med([r.wall for r in runs])
-            u_cpu, t_cpu = med([b["cpu"] for b in base]), med([r.cpu for r in runs])
-            print(f"{p:>3} {int(runs[0].metrics['create_task']):>7} {u_el:>11.4f} {t_el:>9.4f} "
-                  f"{t_el / u_el - 1:>+9.1%} {t_wall / u_wall - 1:>+9.1%} {t_cpu / u_cpu - 1:>+8.1%} "
-                  f"{convert:>10.3f}")
+            u = {k: med([b[k] for b in base]) for k in ("elapsed", "wall", "cpu")}
+            t = {"elapsed": med([r.metrics["time"] for r in runs]), "wall": med([r.wall for r in runs]),
+                 "cpu": med([r.cpu for r in runs])}
+            label = " ".join([Path(cmd[0]).name, *cmd[1:]])
+            print(f"{label:>24} {p:>2} {int(runs[0].metrics['create_task']):>7} {u['elapsed']:>10.4f} "
+                  f"{t['elapsed']:>9.4f} {t['elapsed'] / u['elapsed'] - 1:>+9.1%} "
+                  f"{t['wall'] / u['wall'] - 1:>+9.1%} {t['cpu'] / u['cpu'] - 1:>+8.1%}")
+
+
+POLICIES = {"default (active)": {}, "KMP_BLOCKTIME=0": {"KMP_BLOCKTIME": "0"},
+            "passive": {"OMP_WAIT_POLICY": "passive"}}
+
+
+def wait_policy(bins: Path, reps: int) -> None:
+    print("\n## 3. wait policy (medians of --reps traced runs, policies interleaved; seconds)")
+    print(f"{'program':>14} {'p':>2} {'policy':>17} {'time':>7} {'work':>7} {'delay':>7} "
+          f"{'no_work':>7} {'CPU':>7}")
+    for cmd in (["fib", "38", "16"], ["health", "6", "40"]):
+        cmd = [str(bins / cmd[0]), *cmd[1:]]
+        for p in (1, 2):
+            runs = {name: [] for name in POLICIES}
+            for _ in range(reps):
+                for name, env in POLICIES.items():
+                    record_run.WAIT_POLICY = env
+                    runs[name].append(_traced_result(cmd, p, *run_program(cmd, p)))
+            record_run.WAIT_POLICY = {}
+            for name, rs in runs.items():
+                m = {k: med([r.metrics[k] for r in rs]) for k in ("time", "work", "delay", "no_work")}
+                print(f"{' '.join([Path(cmd[0]).name, *cmd[1:]]):>14} {p:>2} {name:>17} {m['time']:>7.4f} "
+                      f"{m['work']:>7.4f} {m['delay']:>7.4f} {m['no_work']:>7.4f} "
+                      f"{med([r.cpu for r in rs]):>7.4f}")
+
+
+INPUTS = {"fib": ["36", "24"], "nqueens": ["11", "2"], "mergesort": ["2000000", "65536", "131072"],
+          "sparselu": ["12", "64"], "strassen": ["512", "64"], "health": ["6", "30"]}
+
+
+def tied_untied(bins: Path, reps: int) -> None:
+    print("\n## 4. tied vs untied (medians of --reps traced and untraced runs, builds interleaved;"
+          " work in seconds)")
+    print(f"{'program':>10} {'p':>2} {'tasks tied':>10} {'untied':>7} {'waits tied':>10} {'untied':>7} "
+          f"{'work tied':>9} {'untied':>7} {'ratio':>6} {'us/task':>8} {'untraced ratio':>14}")
+    for name, args in INPUTS.items():
+        for p in (1, 2):
+            kinds = (name, name + "_untied")
+            runs, plain = {kind: [] for kind in kinds}, {kind: [] for kind in kinds}
+            for _ in range(reps):  # interleaved, so both builds see the same load
+                for kind in kinds:
+                    cmd = [str(bins / kind), *args]
+                    runs[kind].append(_traced_result(cmd, p, *run_program(cmd, p)))
+                    plain[kind].append(_untraced_result(cmd, p, *run_program(cmd, p, events=False)))
+            res = {kind: {k: med([r.metrics[k] for r in rs]) for k in ("create_task", "wait_tasks", "work")}
+                   for kind, rs in runs.items()}
+            elapsed = {kind: med([r["elapsed"] for r in rs]) for kind, rs in plain.items()}
+            t, u = res[name], res[name + "_untied"]
+            print(f"{name:>10} {p:>2} {int(t['create_task']):>10} {int(u['create_task']):>7} "
+                  f"{int(t['wait_tasks']):>10} {int(u['wait_tasks']):>7} {t['work']:>9.4f} "
+                  f"{u['work']:>7.4f} {u['work'] / t['work']:>6.2f} "
+                  f"{(u['work'] - t['work']) / t['create_task'] * 1e6:>8.2f} "
+                  f"{elapsed[name + '_untied'] / elapsed[name]:>14.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    tool_path()  # build outside the timed runs
+    with tempfile.TemporaryDirectory() as tmp:
+        bins = Path(tmp)
+        build_benchmarks(bins)
+        conversion(bins, args.reps)
+        overhead(bins, args.pairs)
+        wait_policy(bins, args.reps)
+        tied_untied(bins, args.reps)
 
 
 if __name__ == "__main__":

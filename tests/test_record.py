@@ -143,9 +143,91 @@ def test_undeferred_task_and_unjoined_task_in_a_serial_team():
     assert (tr.create_task, tr.wait_tasks, tr.end_task) == (1, 0, 1)
 
 
-def test_taskgroup_joins_only_children_that_ended_before_it():
-    # X0 creates A (outside the group) and B (inside), then ends the taskgroup; A is
-    # still running on worker 1 when the group ends, so only B may be joined there.
+UNTIED_UNDEFERRED = 0x18000004  # ompt_task_explicit | undeferred | untied
+
+
+def test_untied_task_at_one_worker():
+    # libomp's sequence for an untied child with one worker: part 0 of C runs and
+    # re-queues C (C -> X0), then the queued part starts at once (C -> C): the
+    # thread runs X0 in between, never both at once.
+    t0 = [
+        (0, ev.INIT, 0, 0, 0),
+        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
+        (5, ev.PARALLEL_BEGIN, 1, I, P),
+        (6, ev.IMPLICIT_BEGIN, 2, X0, P),
+        (10, ev.TASK_CREATE, UNTIED_UNDEFERRED, X0, C),
+        (11, ev.TASK_SCHEDULE, 7, X0, C),
+        (12, ev.TASK_SCHEDULE, 7, C, X0),
+        (13, ev.TASK_SCHEDULE, 7, C, C),
+        (33, ev.TASK_SCHEDULE, 1, C, X0),
+        (35, ev.SYNC_BEGIN, 5, X0, P),
+        (35, ev.WAIT_BEGIN, 5, X0, P),
+        (36, ev.WAIT_END, 5, X0, P),
+        (36, ev.SYNC_END, 5, X0, P),
+        (40, ev.SYNC_BEGIN, 2, X0, P),
+        (41, ev.SYNC_END, 2, X0, P),
+        (42, ev.IMPLICIT_END, 2, X0, 0),
+        (43, ev.PARALLEL_END, 0, I, P),
+        (50, ev.FINI, 0, 0, 0),
+    ]
+    tr = events_to_trace(_events([t0]), n_workers=1)
+    assert sorted(zip(tr.start.tolist(), tr.end.tolist())) == [
+        (0, 5), (6, 10), (10, 11), (11, 12), (12, 13), (13, 33), (33, 35), (36, 40), (43, 50)
+    ]
+    c0, c1, after_wait = _strand(tr, 11, 12), _strand(tr, 13, 33), _strand(tr, 36, 40)
+    edges = _edges(tr)
+    assert (c0, c1) in edges and (c1, after_wait) in edges
+    assert (c1, _strand(tr, 33, 35)) not in edges  # no edge to the host's next strand
+    m = dag_metrics(tr)
+    assert (m["time"], m["work"], m["delay"] + m["no_work"]) == (50, 45, 5)
+    assert m["critical_path"] == 41  # 5 + 4 + 1 + 20 + 4 + 7 through C
+    assert (tr.create_task, tr.wait_tasks, tr.end_task) == (1, 1, 1)
+
+
+def test_untied_task_resumed_on_another_thread_before_the_switch_is_reported():
+    # U re-queues itself on worker 0, worker 1 starts the queued part at 7, and
+    # worker 0 reports the switch away from U only at 9: U's piece on worker 0 ends
+    # at 7, where its next part starts.
+    U = 8
+    t0 = [
+        (0, ev.INIT, 0, 0, 0),
+        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
+        (1, ev.PARALLEL_BEGIN, 2, I, P),
+        (2, ev.IMPLICIT_BEGIN, 2, X0, P),
+        (3, ev.TASK_CREATE, 0x10000004, X0, U),
+        (4, ev.SYNC_BEGIN, 5, X0, P),
+        (5, ev.TASK_SCHEDULE, 7, X0, U),
+        (9, ev.TASK_SCHEDULE, 7, U, X0),
+        (28, ev.SYNC_END, 5, X0, P),
+        (30, ev.SYNC_BEGIN, 2, X0, P),
+        (31, ev.SYNC_END, 2, X0, P),
+        (32, ev.IMPLICIT_END, 2, X0, 0),
+        (33, ev.PARALLEL_END, 0, I, P),
+        (40, ev.FINI, 0, 0, 0),
+    ]
+    t1 = [
+        (2, ev.IMPLICIT_BEGIN, 2, X1, P),
+        (3, ev.SYNC_BEGIN, 2, X1, P),
+        (7, ev.TASK_SCHEDULE, 7, X1, U),
+        (27, ev.TASK_SCHEDULE, 1, U, X1),
+        (31, ev.SYNC_END, 2, X1, P),
+        (32, ev.IMPLICIT_END, 2, X1, 0),
+    ]
+    tr = events_to_trace(_events([t0, t1]), n_workers=2)
+    u0, u1 = _strand(tr, 5, 7), _strand(tr, 7, 27)
+    assert tr.worker[u0] != tr.worker[u1]
+    assert (u0, u1) in _edges(tr) and (u1, _strand(tr, 28, 30)) in _edges(tr)
+    m = dag_metrics(tr)
+    assert (m["time"], m["work"]) == (40, 35)  # 1 + 1 + 1 + 2 + 20 + 1 + 2 + 7
+    assert m["critical_path"] == 33  # 1 + 1 + 2 + 20 + 2 + 7 through U
+    assert m["work"] + m["delay"] + m["no_work"] == 2 * m["time"]
+
+
+def test_taskgroup_joins_the_children_created_inside_it():
+    # X0 creates A before its taskgroup and B inside it, then waits at the group's end
+    # (libomp reports the group's begin where it starts, and the waiting part with
+    # sync_region_wait); A is still running on worker 1 when the group ends, so only B
+    # is joined there. X0 runs on between the group's begin and its wait.
     A, B = 6, 7
     t0 = [
         (0, ev.INIT, 0, 0, 0),
@@ -153,10 +235,12 @@ def test_taskgroup_joins_only_children_that_ended_before_it():
         (1, ev.PARALLEL_BEGIN, 2, I, P),
         (2, ev.IMPLICIT_BEGIN, 2, X0, P),
         (3, ev.TASK_CREATE, 4, X0, A),
-        (4, ev.TASK_CREATE, 4, X0, B),
-        (5, ev.SYNC_BEGIN, 6, X0, P),
-        (6, ev.TASK_SCHEDULE, 7, X0, B),
+        (4, ev.SYNC_BEGIN, 6, X0, P),
+        (5, ev.TASK_CREATE, 4, X0, B),
+        (7, ev.WAIT_BEGIN, 6, X0, P),
+        (8, ev.TASK_SCHEDULE, 7, X0, B),
         (9, ev.TASK_SCHEDULE, 1, B, X0),
+        (10, ev.WAIT_END, 6, X0, P),
         (10, ev.SYNC_END, 6, X0, P),
         (12, ev.SYNC_BEGIN, 2, X0, P),
         (40, ev.SYNC_END, 2, X0, 0),
@@ -171,12 +255,17 @@ def test_taskgroup_joins_only_children_that_ended_before_it():
         (30, ev.TASK_SCHEDULE, 1, A, X1),
     ]
     tr = events_to_trace(_events([t0, t1]), n_workers=2)
-    a, b = _strand(tr, 4, 30), _strand(tr, 6, 9)
+    a, b = _strand(tr, 4, 30), _strand(tr, 8, 9)
+    inside = [_strand(tr, 3, 4), _strand(tr, 4, 5), _strand(tr, 5, 7)]  # X0 runs on
     after_group, after_region = _strand(tr, 10, 12), _strand(tr, 42, 45)
     edges = _edges(tr)
     assert (b, after_group) in edges and (a, after_group) not in edges
+    assert (inside[1], b) in edges and (inside[2], after_group) in edges
     assert (a, after_region) in edges  # A is joined at the end of the region
     assert tr.wait_tasks == 1 and tr.end_task == 2
+    m = dag_metrics(tr)
+    # initial 1 + 3, X0 1 + 1 + 1 + 2 + 2, X1 1, A 26, B 1
+    assert m["work"] == 39 and m["critical_path"] == 31  # 1 + 1 + 26 + 3 through A
 
 
 def test_events_file_errors(tmp_path):
@@ -263,6 +352,14 @@ def test_benchmarks_compute_the_right_answers(bench_bin):
     assert out("strassen", "128", "16").startswith("strassen(128): checked")
     lu = [out("sparselu", "8", "8", p=p) for p in (1, 2)]
     assert lu[0] == lu[1] and "blocks after fill-in" in lu[0]  # same factors at p=1, 2
+    # health: each village has its own random stream, so the schedule cannot matter
+    health = {out(name, "4", "10", p=p) for name in ("health", "health_untied") for p in (1, 2)}
+    assert len(health) == 1 and "patients treated" in health.pop()
+    assert out("fib_untied", "20", "5", p=1) == "fib(20) = 6765\n"
+    assert out("nqueens_untied", "8", "2") == "nqueens(8) = 92\n"
+    assert out("mergesort_untied", "100000", "64", "256") == "mergesort(100000): sorted\n"
+    assert out("strassen_untied", "128", "16") == out("strassen", "128", "16")
+    assert out("sparselu_untied", "8", "8", p=1) == lu[0]
     bad = subprocess.run([str(bench_bin / "strassen"), "100"], capture_output=True, text=True)
     assert bad.returncode == 2 and "power of two" in bad.stderr
 
@@ -391,12 +488,35 @@ def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):
     crash = _c_program(tmp_path, "crash", "#include <stdlib.h>\nint main(void){abort();}\n")
     res = _cli("record", "--workers", "1,2", "--param", "n=3", "-o", str(out), "--", str(crash))
     assert res.exit_code == 2 and "SIGABRT" in res.output and not out.exists()
+    assert "nothing was written" in " ".join(res.output.split())
     res = _cli("record", "--workers", "1", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "--param n=VALUE" in res.output and not out.exists()
     res = _cli("record", "--param", "n=3", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "no trace was written" in res.output and not out.exists()
     res = _cli("record", "--workers", "x", "--param", "n=3", "-o", str(out), "--", "/bin/true")
     assert res.exit_code == 2 and "--workers" in res.output
+
+
+def test_cli_record_failure_keeps_the_rows_before_it(bench_bin, tmp_path):
+    # Fine with one worker; with two, a nested parallel region the recorder refuses.
+    exe = _c_program(tmp_path, "nests", "#include <omp.h>\nint main(void){\n"
+                     "int nest = omp_get_max_threads() > 1, s = 0;\n"
+                     "#pragma omp parallel\n#pragma omp single\n{\n#pragma omp task\ns = 1;\n}\n"
+                     "if (nest) {\n#pragma omp parallel num_threads(2)\n"
+                     "#pragma omp parallel num_threads(2)\ns += 1;\n}\nreturn s == 0;}\n")
+    out = tmp_path / "runs.csv"
+    res = _cli("record", "--workers", "1,2", "--reps", "2", "--param", "n=1", "-o", str(out),
+               "--", str(exe))
+    assert res.exit_code == 2
+    message = " ".join(res.output.split())
+    assert f"'{exe}' (traced run 1 of 2, p=2)" in message
+    assert "nested parallel region" in message and "not supported" in message
+    assert "the 2 row(s) recorded before it are in" in message
+    assert "Traceback" not in res.output
+    from probperf.formats import read
+
+    m = read(out)
+    assert m.frame["p"].tolist() == [1, 1] and (m.frame["create_task"] == 1).all()
 
 
 def test_cli_bench_build(tmp_path):

@@ -12,19 +12,30 @@ from ._app import (app, bad_input, bench_app, console, err_console, fail, number
                    parse_list, shown)
 
 
-def _append(new, out: Path):
-    """``new`` after the rows already in ``out`` (if it exists)."""
-    from ..formats import read
+class _RowWriter:
+    """Writes the rows recorded so far after the rows already in ``out``, atomically,
+    after every run, so a later failure keeps them."""
 
-    if not out.exists():
-        return new
-    old = read(out, config=new.config)
-    if sorted(old.params) != sorted(new.params):
-        fail(
-            f"{out}: its parameters {old.params} differ from this recording's {new.params}; "
-            "write to another file"
-        )
-    return old.concat(new)
+    def __init__(self, out: Path):
+        self.out, self.old, self.written, self.loaded = out, None, 0, False
+
+    def __call__(self, new):
+        from ..formats import read, write
+
+        if not self.loaded and self.out.exists():  # the rows from before this command
+            self.old = read(self.out, config=new.config)
+            if sorted(self.old.params) != sorted(new.params):
+                fail(
+                    f"{self.out}: its parameters {self.old.params} differ from this "
+                    f"recording's {new.params}; write to another file"
+                )
+        self.loaded = True
+        write(self.old.concat(new) if self.old is not None else new, self.out)
+        self.written = len(new)
+
+    @property
+    def total(self) -> int:
+        return self.written + (len(self.old) if self.old is not None else 0)
 
 
 def _overhead_table(overhead) -> Table:
@@ -53,9 +64,11 @@ def record_cmd(
 ):
     """Run PROGRAM under the OMPT tool and append one row of DAG metrics per run.
 
+    Each run's row is written as soon as the run is recorded: if a later run fails, the
+    rows before it stay in the output and the command exits with status 2.
+
     Example: probperf record --workers 1,2 --reps 2 --param n=30 -o runs.csv -- ./fib 30
     """
-    from ..formats import write
     from ..limits import MAX_LIST_VALUES
     from ..outputs import check_output
     from ..record import BuildError, RecordError, record
@@ -65,20 +78,22 @@ def record_cmd(
     if timeout is not None:
         timeout = float(number("--timeout", timeout, low=0, low_open=True))
     params = parse_assignments(param, "--param", "n=30")
+    writer = _RowWriter(output)
     with bad_input():
         check_output(output, "-o")
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,
                 progress=lambda msg: err_console.print(shown(msg), highlight=False),
+                sink=writer,
             )
-            m = _append(rec.measurements, output)
-            write(m, output)
         except (RecordError, BuildError) as exc:
-            fail(str(exc))
+            kept = (f"; the {writer.written} row(s) recorded before it are in {output}"
+                    if writer.written else "; nothing was written")
+            fail(f"{exc}{kept}")
     if untraced:
         console.print(_overhead_table(rec.overhead))
-    console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({len(m)} in total)")
+    console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({writer.total} in total)")
 
 
 @bench_app.command("build")
@@ -86,7 +101,8 @@ def bench_build(
     output: Path = typer.Option(..., "--output", "-o", help="Directory for the executables."),
     only: Optional[str] = typer.Option(None, "--only", help="Comma-separated subset, e.g. fib,nqueens."),
 ):
-    """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen)."""
+    """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen, health),
+    each also as NAME_untied with untied tasks."""
     from ..record import BENCHMARKS, BuildError, build_benchmarks
 
     names = [n.strip() for n in only.split(",") if n.strip()] if only else list(BENCHMARKS)

@@ -18,8 +18,12 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-#: Benchmark programs shipped in ``probperf/record/bench`` (one executable each).
-BENCHMARKS: tuple[str, ...] = ("fib", "nqueens", "mergesort", "sparselu", "strassen")
+#: Benchmark sources shipped in ``probperf/record/bench``.
+PROGRAMS: tuple[str, ...] = ("fib", "nqueens", "mergesort", "sparselu", "strassen", "health")
+#: Suffix of the variant built with untied tasks (``-DTIEDNESS=untied``).
+UNTIED = "_untied"
+#: Benchmark programs: each source with tied tasks, then each with untied tasks.
+BENCHMARKS: tuple[str, ...] = PROGRAMS + tuple(name + UNTIED for name in PROGRAMS)
 
 TOOL_SOURCE = "ompt_tool.c"
 TOOL_NAME = "libprobperf_ompt.so"
@@ -159,7 +163,8 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
         Directory for the executables (created if needed); each is named after its
         program, e.g. ``out_dir/fib``.
     names : sequence of str
-        Programs to build, a subset of :data:`BENCHMARKS`.
+        Programs to build, a subset of :data:`BENCHMARKS`: ``NAME`` has tied tasks,
+        ``NAME_untied`` the same code with untied tasks.
     cc : str, optional
         Compiler; default :func:`find_compiler` (clang, which links LLVM's libomp).
 
@@ -187,12 +192,15 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     out_dir.mkdir(parents=True, exist_ok=True)
     built = []
     for name in names:
+        source = name.removesuffix(UNTIED)
+        flags = ["-DTIEDNESS=untied"] if source != name else []
         with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / f"{name}.c"
-            src.write_text(_source_text("bench", f"{name}.c"), encoding="utf-8")
+            src = Path(tmp) / f"{source}.c"
+            src.write_text(_source_text("bench", f"{source}.c"), encoding="utf-8")
             target = out_dir / name
             partial = out_dir / f".{name}.tmp"
-            _compile([cc, "-fopenmp", "-O2", "-o", str(partial), str(src), "-lm"], f"benchmark {name}")
+            _compile([cc, "-fopenmp", "-O2", *flags, "-o", str(partial), str(src), "-lm"],
+                     f"benchmark {name}")
             os.replace(partial, target)
         built.append(target)
     return built

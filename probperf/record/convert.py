@@ -1,23 +1,51 @@
 """OMPT events -> :class:`probperf.trace.TaskTrace` (strands and dependency edges).
 
-A *strand* is a maximal piece of one task's execution between two of its task events:
-a task's run is cut where it creates a task, where it starts waiting (taskwait,
-taskgroup, barrier, a nested parallel region), where it is switched out for another
-task, and where it ends. The next strand of the task starts when the task resumes.
-Time a worker spends between strands (in the runtime, waiting) belongs to no strand;
-:func:`probperf.trace.dag_metrics` counts it as ``delay`` or ``no_work``.
+Every thread runs at most one task at a time, so its event stream cuts its time into
+intervals, each spent either running one task or in the runtime. The task a thread
+runs after an event is read off that event alone (OpenMP 5.x, section 19.5.2):
+
+* ``implicit_task`` begin, ``task_create`` (the parent goes on), the end of a
+  ``sync_region``, the begin of a taskgroup (a taskgroup region spans its task's
+  code; the task waits only at its end, between ``sync_region_wait`` begin and end),
+  ``parallel_end``: the event's task;
+* ``task_schedule(prior, status, next)``: ``next``, whatever ``prior`` was and
+  whatever the thread ran before, unless ``next`` is waiting (in a barrier, a
+  taskwait or the end of a taskgroup that executed tasks while it waited): then the
+  thread is back in the runtime;
+* anything else (a barrier or taskwait begins, a wait begins or ends, a region
+  forks, an implicit task ends): nothing.
+
+A *strand* is one such interval that runs a task: a task's run is cut where it
+creates a task, starts waiting, is switched out and where it ends. Reading the
+running task off the event, not off a per-task state, is what makes untied tasks
+and ``taskyield`` come out right. LLVM's libomp runs an untied task as a chain of
+parts, each re-queuing the task before it returns, and reports that return as a
+switch from the task to whoever runs next. With one worker it then reports
+``child -> parent`` and at once ``child -> child`` (the queued part, started on the
+spot); with several, another thread may start the queued part before this one
+reports the switch. A task seen running on two threads at once is therefore cut
+where its next part starts: the first thread was only leaving the runtime.
 
 Edges (``src -> dst``: ``dst`` cannot start before ``src`` ends):
 
-* continuation: each strand of a task -> the task's next strand;
+* continuation: each strand of a task -> the task's next strand (in time);
 * creation: the strand that created a task -> the task's first strand;
-* taskwait / taskgroup: the last strand of each child created since the previous wait
-  -> the parent's strand after the wait;
+* taskwait: the last strand of each child created before it (and after the previous
+  taskwait) -> the parent's strand after the wait;
+* taskgroup: the last strand of each child created inside the group (innermost group
+  if nested), and of their descendants that no wait joined -> the parent's strand
+  after the group;
 * fork / barriers / join: the strand that opened a parallel region -> the first strand
   of every implicit task; every implicit task's strand before a barrier -> every
   implicit task's strand after it; explicit tasks that no taskwait joined -> the
   strands after the first barrier that ends after them; the last strands of the team
   -> the strand after the parallel region.
+
+A task that ran on top of a suspended one on the same thread (undeferred tasks:
+``if(0)``, the tasks of a ``final`` task, every task of a one-thread team; tasks run
+at a ``taskyield``) gets no edge to its host's next strand: the DAG keeps the logical
+dependences, so the critical path is the program's, not the order this schedule
+imposed. ``mergeable`` needs nothing: libomp runs such a task as an ordinary one.
 
 The initial task's strands cover the program from the runtime's start to its shutdown,
 so ``time`` is the elapsed time of the traced program under the OpenMP runtime. LLVM
@@ -25,294 +53,484 @@ starts its runtime at the first OpenMP construct, so serial code before that is 
 traced, and the runtime's own start-up (up to the first parallel region) counts as work
 of the initial task.
 
-Known limits: OMPT reports only the end of a taskgroup, so a taskgroup joins the
-children of its task that ended before the wait ended (deeper descendants, and
-children created before the group that were still running, are joined at the next
-barrier); dependences between sibling tasks (``depend`` clauses) are not recorded, so
-such a task counts as ready when its creator's strand ends; untied tasks and nested
-teams are not special-cased.
+Known limits: dependences between sibling tasks (``depend`` clauses) are not
+recorded, so such a task counts as ready when its creator's strand ends. Nested parallel regions
+(a ``parallel`` construct met by anything but the initial task) are refused.
 LLVM reports a worker's exit from the last barrier of a region only when the worker
 next wakes up, so the worker's piece after that barrier is dropped (it runs no user
 code).
+
+The conversion is vectorised: events are ranked once by time, and every question
+("the task's latest strand before this event", "the first wait after this creation")
+is a sorted search on ``task * n + rank`` keys, so the cost is a few sorts of the
+event arrays.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 from . import events as ev
 from .events import Events, TraceFileError
 
 #: ompt_task_status_t values after which a task's body has finished.
-_BODY_DONE = {1, 3, 4}  # complete, cancel, detach
+_BODY_DONE = (1, 3, 4)  # complete, cancel, detach
 #: ompt_sync_region_t values that join the children of the waiting task.
-_TASK_WAITS = {5, 6}  # taskwait, taskgroup
-_TASKWAIT = 5
+_TASKWAIT, _TASKGROUP = 5, 6
 #: ompt_sync_region_t values of team barriers.
-_BARRIERS = {1, 2, 3, 4, 8, 9, 10}
+_BARRIERS = (1, 2, 3, 4, 8, 9, 10)
 _INITIAL = 0x1  # ompt_task_initial
+_ID_SHIFT = 40  # ID_SHIFT in ompt_tool.c
 
 
-class _Task:
-    __slots__ = (
-        "open_at", "open_worker", "open_preds", "post_barrier", "last", "waiting",
-        "suspended", "started", "initial", "implicit", "team", "children", "wait_children",
-        "barriers", "wait_kind",
-    )
+class UnsupportedConstruct(TraceFileError):
+    """The trace holds an OpenMP construct the recorder cannot turn into a DAG.
+
+    Examples
+    --------
+    >>> str(UnsupportedConstruct("nested parallel region"))
+    'nested parallel region'
+    """
+
+
+@dataclass
+class _Columns:
+    """All events, thread after thread, as flat arrays.
+
+    ``a`` and ``b`` are dense ranks of the 64-bit task / region ids (rank 0: none);
+    ``rank`` orders events in time across threads (ties: thread, then position), so
+    ``task * span + rank`` keys sort each task's events in time.
+    """
+
+    t: np.ndarray
+    kind: np.ndarray
+    x: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    w: np.ndarray
+    rank: np.ndarray
+    n_ids: int
+
+    @property
+    def span(self) -> int:
+        return self.t.shape[0] + 2
+
+
+def _dense_ids(raw) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dense ranks of the ids in ``a`` and ``b`` (0 stays 0) without sorting them.
+
+    The tool makes an id from the creating thread's index + 1 (high bits) and a
+    per-thread counter (low bits, from 1), so the rank is the counter plus the counts
+    of the threads before; a thread's count is the largest id it created.
+    """
+    kind = raw["kind"]
+    made = np.concatenate((raw["b"][(kind == ev.TASK_CREATE) | (kind == ev.PARALLEL_BEGIN)],
+                           raw["a"][kind == ev.IMPLICIT_BEGIN]))
+    shift, low = np.uint64(_ID_SHIFT), np.uint64((1 << _ID_SHIFT) - 1)
+    top = np.zeros(int(made.max() >> shift) + 1 if made.size else 1, np.int64)
+    np.maximum.at(top, (made >> shift).astype(np.int64), (made & low).astype(np.int64))
+    offset = np.concatenate(([0], np.cumsum(top)))[:-1]
+
+    def rank(ids):
+        hi = (ids >> shift).astype(np.int64)
+        lo = (ids & low).astype(np.int64)
+        bad = (hi >= top.shape[0]) | (lo > top[np.minimum(hi, top.shape[0] - 1)])
+        if (bad & (ids != 0)).any():
+            raise TraceFileError("an event names a task or region the trace never created")
+        return np.where(ids == 0, 0, offset[np.minimum(hi, top.shape[0] - 1)] + lo)
+
+    return rank(raw["a"]), rank(raw["b"]), int(top.sum()) + 1
+
+
+def _columns(events: Events) -> _Columns:
+    parts = [(w, th) for w, th in enumerate(events.threads) if len(th)]
+    if not parts:
+        raise TraceFileError("the trace holds no events")
+    raw = np.concatenate([th for _, th in parts])
+    w = np.concatenate([np.full(len(th), i, np.int64) for i, th in parts])
+    # the initial task runs on to the runtime's shutdown (FINI): its end is no cut
+    keep = ~((raw["kind"] == ev.IMPLICIT_END) & ((raw["x"] & _INITIAL) != 0))
+    raw, w = raw[keep], w[keep]
+    t = raw["t"].astype(np.int64)
+    t -= t.min()
+    n = t.shape[0]
+    a, b, n_ids = _dense_ids(raw)
+    rank = np.empty(n, np.int64)
+    # a stable sort keeps each thread's order on ties; the input is one sorted run
+    # per thread, which timsort merges in O(n log threads)
+    rank[np.argsort(t, kind="stable")] = np.arange(n)
+    return _Columns(t, raw["kind"].astype(np.int64), raw["x"].astype(np.int64), a, b, w, rank,
+                    n_ids)
+
+
+def _among(x, values) -> np.ndarray:
+    """``np.isin(x, values)`` for small non-negative codes: one table look-up."""
+    table = np.zeros(max(values) + 2, bool)
+    table[list(values)] = True
+    return table[np.minimum(x, table.shape[0] - 1)]
+
+
+def _search(keys, query, side):
+    """Index of the first key > query (side "right") or the last key < query ("left")."""
+    i = np.searchsorted(keys, query, side=side)
+    return i if side == "right" else i - 1
+
+
+def _nesting(c: _Columns, opens, closes):
+    """Events that open or close regions of their task, sorted by (task, time), and the
+    number of the task's regions open after each."""
+    ev_ = np.flatnonzero(opens | closes)
+    keys = c.a[ev_] * c.span + c.rank[ev_]
+    order = np.argsort(keys, kind="stable")
+    ev_, keys = ev_[order], keys[order]
+    # counts run over all tasks; subtracting the count before a task's first event
+    # gives the task's own
+    count = np.cumsum(np.where(opens[ev_], 1, -1))
+    first = np.searchsorted(keys, c.a[ev_] * c.span, side="left")
+    base = np.where(first > 0, count[np.maximum(first - 1, 0)], 0)
+    return ev_, keys, count - base
+
+
+def _waiting(c: _Columns, task, rank):
+    """Whether each ``task`` waits (in a barrier, a taskwait, the end of a taskgroup)
+    just before event ``rank``."""
+    group = c.x == _TASKGROUP
+    opens = (c.kind == ev.WAIT_BEGIN) | ((c.kind == ev.SYNC_BEGIN) & ~group)
+    closes = (c.kind == ev.WAIT_END) | ((c.kind == ev.SYNC_END) & ~group)
+    ev_, keys, depth = _nesting(c, opens, closes)
+    if not ev_.size:
+        return np.zeros(task.shape[0], bool)
+    j = _search(keys, task * c.span + rank, "left")
+    jj = np.maximum(j, 0)
+    return (j >= 0) & (c.a[ev_[jj]] == task) & (depth[jj] > 0)
+
+
+def _running(c: _Columns, initial: int) -> np.ndarray:
+    """Task each thread runs after each event (0: none); see the module docstring."""
+    run = np.zeros(c.t.shape[0], np.int64)
+    for kind in (ev.IMPLICIT_BEGIN, ev.TASK_CREATE, ev.SYNC_END, ev.PARALLEL_END):
+        hit = c.kind == kind
+        run[hit] = c.a[hit]
+    # a taskgroup region spans its task's code: the task waits only at its end
+    group = (c.kind == ev.SYNC_BEGIN) & (c.x == _TASKGROUP)
+    run[group] = c.a[group]
+    sched = np.flatnonzero((c.kind == ev.TASK_SCHEDULE) & (c.b != 0))
+    busy = _waiting(c, c.b[sched], c.rank[sched])
+    run[sched[~busy]] = c.b[sched[~busy]]
+    return run
+
+
+@dataclass
+class _Strands:
+    """Strands sorted by (task, start); ``keys = task * span + start_rank``."""
+
+    task: np.ndarray
+    w: np.ndarray
+    start_t: np.ndarray
+    end_t: np.ndarray
+    start_rank: np.ndarray
+    end_rank: np.ndarray
+    keys: np.ndarray
+    span: int
+
+    def last_before(self, task, rank):
+        """The task's latest strand starting before event ``rank`` (-1: none)."""
+        j = _search(self.keys, task * self.span + rank, "left")
+        return self._own(j, task)
+
+    def first_after(self, task, rank):
+        """The task's first strand starting after event ``rank`` (-1: none)."""
+        j = _search(self.keys, task * self.span + rank, "right")
+        return self._own(j, task)
+
+    def first(self, task):
+        return self.first_after(task, -1)
+
+    def last(self, task):
+        return self.last_before(task, self.span)
+
+    def _own(self, j, task):
+        ok = (j >= 0) & (j < self.task.shape[0])
+        jj = np.where(ok, j, 0)
+        return np.where(ok & (self.task[jj] == task), jj, -1)
+
+
+def _strands(c: _Columns, run: np.ndarray, initial: int, t_fini: int) -> _Strands:
+    """One strand per event after which its thread runs a task, to the thread's next event."""
+    has_next = np.append(c.w[1:] == c.w[:-1], False)
+    s = np.flatnonzero(run != 0)
+    # after a thread's last event only the initial task runs on (to FINI)
+    s = s[has_next[s] | (run[s] == initial)]
+    last = ~has_next[s]
+    e = np.where(last, s, s + 1)
+    # a worker's piece after the region's final barrier (reported late, see above)
+    late = (~last & (c.kind[s] == ev.SYNC_END) & _among(c.x[s], _BARRIERS)
+            & (c.kind[e] == ev.IMPLICIT_END))
+    s, e, last = s[~late], e[~late], last[~late]
+    task = run[s]
+    start_rank = c.rank[s]
+    order = np.lexsort((start_rank, task))
+    s, e, last, task, start_rank = s[order], e[order], last[order], task[order], start_rank[order]
+    end_t = np.where(last, t_fini, c.t[e])
+    end_rank = np.where(last, c.span - 1, c.rank[e])
+    # an untied task's part started on another thread before this one reported the
+    # switch: its strand here ends where the next part starts
+    start_t = c.t[s]
+    over = (task[1:] == task[:-1]) & (start_rank[1:] < end_rank[:-1])
+    end_t[:-1][over] = start_t[1:][over]
+    end_rank[:-1][over] = start_rank[1:][over]
+    return _Strands(task, c.w[s], start_t, end_t, start_rank, end_rank,
+                    task * c.span + start_rank, c.span)
+
+
+class _Edges:
+    """Edge arrays with the construct each came from (named in error messages)."""
 
     def __init__(self):
-        self.open_at = None  # start time of the strand in progress, if any
-        self.open_worker = -1
-        self.open_preds = ()
-        self.post_barrier = False  # the open strand began when a barrier ended
-        self.last = None  # index of the task's latest closed strand
-        self.waiting = False
-        self.suspended = False
-        self.started = False
-        self.initial = False
-        self.implicit = False
-        self.team = None
-        self.children = []  # children created since the last taskwait
-        self.wait_children = []
-        self.barriers = 0
-        self.wait_kind = 0
+        self.parts = []
+
+    def add(self, src, dst, construct: str):
+        src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+        ok = (src >= 0) & (dst >= 0) & (src != dst)
+        self.parts.append((src[ok], dst[ok], construct))
+
+    def arrays(self):
+        src = np.concatenate([p[0] for p in self.parts] or [np.zeros(0, np.int64)])
+        dst = np.concatenate([p[1] for p in self.parts] or [np.zeros(0, np.int64)])
+        return src, dst
+
+    def construct_of(self, i: int) -> str:
+        for src, _, name in self.parts:
+            if i < src.shape[0]:
+                return name
+            i -= src.shape[0]
+        raise IndexError(i)
 
 
-class _Builder:
-    """Strands and edge specifications, filled one thread's events at a time."""
+def _frame(**cols) -> pd.DataFrame:
+    return pd.DataFrame({k: np.asarray(v, np.int64) for k, v in cols.items()})
 
-    def __init__(self):
-        self.start, self.end, self.worker = [], [], []
-        self.src, self.dst = [], []
-        self.specs = []  # (dst strand, spec) resolved once every event is seen
-        self.tasks: dict[int, _Task] = {}
-        self.creator, self.parent = {}, {}
-        self.fork, self.members = {}, {}
-        self.barrier_pre, self.barrier_end = {}, {}
-        self.joined = set()
-        self.create_task = self.wait_tasks = self.end_task = 0
-        self.initial = None
-        self.t_fini = None
 
-    def task(self, tid: int) -> _Task:
-        task = self.tasks.get(tid)
-        if task is None:
-            task = self.tasks[tid] = _Task()
-        return task
+def _pairs(left: pd.DataFrame, right: pd.DataFrame, on) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``src`` of ``left`` with every ``dst`` of ``right`` that shares ``on``."""
+    both = left.merge(right, on=on)
+    return both["src"].to_numpy(), both["dst"].to_numpy()
 
-    def open(self, task, t, worker, preds=(), post_barrier=False):
-        task.open_at, task.open_worker = t, worker
-        task.open_preds, task.post_barrier = preds, post_barrier
 
-    def close(self, task, t):
-        if task.open_at is None:
-            return task.last
-        idx = len(self.start)
-        self.start.append(task.open_at)
-        self.end.append(t)
-        self.worker.append(task.open_worker)
-        if task.last is not None:
-            self.src.append(task.last)
-            self.dst.append(idx)
-        for spec in task.open_preds:
-            self.specs.append((idx, spec))
-        task.last, task.open_at = idx, None
-        return idx
+def _joining_wait(c: _Columns, S: _Strands, parent, when):
+    """For each creation (``parent`` at event ``when``), the parent's strand after its
+    first taskwait after the creation (-1: none)."""
+    wt = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & (c.x == _TASKWAIT))
+    if not wt.size:
+        return np.full(parent.shape[0], -1, np.int64)
+    wkeys = c.a[wt] * c.span + c.rank[wt]
+    order = np.argsort(wkeys, kind="stable")
+    wt, wkeys = wt[order], wkeys[order]
+    found = _search(wkeys, parent * c.span + when, "right")
+    j = np.minimum(found, wt.shape[0] - 1)
+    post = S.first_after(c.a[wt], c.rank[wt])
+    return np.where((found == j) & (c.a[wt[j]] == parent), post[j], -1)
 
-    # -- one thread --------------------------------------------------------------------
 
-    def thread(self, events: np.ndarray, worker: int, t0: int) -> None:
-        for t, kind, x, a, b in events.tolist():
-            t -= t0
-            if kind == ev.TASK_CREATE:
-                self.on_create(a, b, t, worker)
-            elif kind == ev.TASK_SCHEDULE:
-                self.on_schedule(a, x, b, t, worker)
-            elif kind == ev.SYNC_BEGIN:
-                self.on_sync_begin(a, x, t)
-            elif kind == ev.SYNC_END:
-                self.on_sync_end(a, x, t, worker)
-            elif kind == ev.IMPLICIT_BEGIN:
-                self.on_implicit_begin(a, b, x, t, worker)
-            elif kind == ev.IMPLICIT_END:
-                self.on_implicit_end(a, t)
-            elif kind == ev.PARALLEL_BEGIN:
-                self.fork[b] = self.close(self.task(a), t)
-            elif kind == ev.PARALLEL_END:
-                self.open(self.task(a), t, worker, (("final", b),))
-            elif kind == ev.FINI:
-                self.t_fini = t
+def _joining_group(c: _Columns, S: _Strands, parent, when):
+    """For each creation, the parent's strand after the end of the innermost taskgroup
+    open at the creation (-1: none).
 
-    def on_create(self, parent_id, child_id, t, worker):
-        parent = self.task(parent_id)
-        self.creator[child_id] = self.close(parent, t)
-        self.parent[child_id] = parent_id
-        parent.children.append(child_id)
-        self.open(parent, t, worker)
-        self.create_task += 1
+    A region opened at level ``d`` (``d`` regions open after its begin) is closed by
+    the task's next event that leaves ``d - 1`` open; the innermost group open at a
+    creation is the latest begin at the level the creation sees.
+    """
+    group = c.x == _TASKGROUP
+    ev_, keys, level = _nesting(c, group & (c.kind == ev.SYNC_BEGIN), group & (c.kind == ev.SYNC_END))
+    none = np.full(parent.shape[0], -1, np.int64)
+    if not ev_.size:
+        return none
+    top = int(level.max()) + 2
+    opens = c.kind[ev_] == ev.SYNC_BEGIN
+    # key (task, level of the region, time): a begin at level d, an end leaving d - 1
+    lk = (c.a[ev_] * top + np.where(opens, level, level + 1)) * c.span + c.rank[ev_]
+    order = np.argsort(lk, kind="stable")
+    lk, lev, lopen = lk[order], ev_[order], opens[order]
+    nxt = np.minimum(np.arange(lk.shape[0]) + 1, lk.shape[0] - 1)
+    # the creation's level: regions open just before it
+    j = _search(keys, parent * c.span + when, "left")
+    jj = np.maximum(j, 0)
+    d = np.where((j >= 0) & (c.a[ev_[jj]] == parent), level[jj], 0)
+    b = _search(lk, (parent * top + d) * c.span + when, "left")
+    bb = np.maximum(b, 0)
+    ok = (d > 0) & (b >= 0) & lopen[bb] & (lk[bb] // c.span == parent * top + d)
+    ok &= ~lopen[nxt[bb]] & (lk[nxt[bb]] // c.span == parent * top + d)
+    end = lev[nxt[bb]]
+    return np.where(ok, S.first_after(parent, c.rank[end] - 1), none)
 
-    def on_schedule(self, prior_id, status, next_id, t, worker):
-        prior = self.tasks.get(prior_id)
-        if prior is not None and prior.open_at is not None:
-            self.close(prior, t)
-            if status in _BODY_DONE:
-                if not prior.implicit:
-                    self.end_task += 1
-            else:
-                prior.suspended = True
-        if not next_id:
-            return
-        nxt = self.task(next_id)
-        if not nxt.started and not nxt.implicit:
-            nxt.started = True
-            self.open(nxt, t, worker, (("creator", next_id),))
-        elif nxt.suspended:
-            # A task that ran to completion on top of a switched-out one (undeferred, or
-            # any task in a serialized team) gets no edge to its host: the DAG keeps the
-            # logical dependences, so the critical path is the program's, not the order
-            # this schedule imposed.
-            nxt.suspended = False
-            self.open(nxt, t, worker)
 
-    def on_sync_begin(self, tid, kind, t):
-        task = self.task(tid)
-        self.close(task, t)
-        task.waiting = True
-        if kind in _TASK_WAITS:
-            task.wait_children, task.children = task.children, []
-            task.wait_kind = kind
-            if kind == _TASKWAIT:
-                self.joined.update(task.wait_children)
-            self.wait_tasks += 1
-        elif kind in _BARRIERS:
-            key = (task.team, task.barriers)
-            self.barrier_pre.setdefault(key, []).append(task.last)
+def _task_edges(c: _Columns, S: _Strands, edges: _Edges) -> tuple[np.ndarray, np.ndarray]:
+    """Continuation, creation and taskwait / taskgroup edges.
 
-    def on_sync_end(self, tid, kind, t, worker):
-        task = self.task(tid)
-        task.waiting = False
-        if kind in _TASK_WAITS:
-            how = "last" if task.wait_kind == _TASKWAIT else "group"
-            self.open(task, t, worker, tuple((how, c) for c in task.wait_children))
-            task.wait_children = []
-        elif kind in _BARRIERS:
-            key = (task.team, task.barriers)
-            task.barriers += 1
-            self.barrier_end[key] = min(t, self.barrier_end.get(key, t))
-            self.open(task, t, worker, (("barrier", key),), post_barrier=True)
-        else:
-            self.open(task, t, worker)
+    Returns the created tasks and whether a taskwait or taskgroup joined each.
+    """
+    same = np.flatnonzero(S.task[1:] == S.task[:-1])
+    edges.add(same, same + 1, "task switch (continuation)")
+    cr = np.flatnonzero(c.kind == ev.TASK_CREATE)
+    parent, child, when = c.a[cr], c.b[cr], c.rank[cr]
+    edges.add(S.last_before(parent, when), S.first(child), "task creation")
+    last = S.last(child)
+    after_wait = _joining_wait(c, S, parent, when)
+    after_group = _joining_group(c, S, parent, when)
+    edges.add(last, after_wait, "taskwait")
+    edges.add(last, after_group, "taskgroup")
+    joined = (last >= 0) & ((after_wait >= 0) | (after_group >= 0))
+    _group_descendants(c, S, edges, parent, child, joined, after_group)
+    return child, joined
 
-    def on_implicit_begin(self, tid, team, flags, t, worker):
-        task = self.task(tid)
-        task.implicit = task.started = True
-        if flags & _INITIAL:
-            task.initial = True
-            self.initial = tid
-            self.open(task, t, worker)
-            return
-        task.team = team
-        self.members.setdefault(team, []).append(tid)
-        self.open(task, t, worker, (("fork", team),))
 
-    def on_implicit_end(self, tid, t):
-        task = self.task(tid)
-        if task.initial:
-            return  # the initial task runs on to the runtime's shutdown (FINI)
-        if task.post_barrier:
-            task.open_at = None  # see "Known limits" in the module docstring
-        else:
-            self.close(task, t)
+def _group_descendants(c, S, edges, parent, child, joined, group_post) -> None:
+    """A taskgroup waits for the descendants of its tasks too: a task no wait joined
+    goes to the end of the taskgroup that joined its nearest ancestor, if it ended
+    before that (``joined`` is updated)."""
+    up = np.zeros(c.n_ids, np.int64)
+    up[child] = parent
+    gp = np.full(c.n_ids, -1, np.int64)
+    gp[child] = group_post
+    idx = np.flatnonzero(~joined)
+    anc, post = parent[idx], np.full(idx.shape[0], -1, np.int64)
+    live = np.arange(idx.shape[0])
+    while live.size:  # one step up the ancestry per round
+        post[live] = gp[anc[live]]
+        live = live[(post[live] < 0) & (up[anc[live]] != 0)]
+        anc[live] = up[anc[live]]
+    last = S.last(child[idx])
+    ok = (post >= 0) & (last >= 0)
+    ok[ok] = S.end_rank[last[ok]] <= S.start_rank[post[ok]]
+    edges.add(last[ok], post[ok], "taskgroup (descendant)")
+    joined[idx[ok]] = True
 
-    # -- after all threads -------------------------------------------------------------
 
-    def finish(self) -> None:
-        if self.t_fini is None or self.initial is None:
-            raise TraceFileError("the trace has no program start or end event")
-        self.close(self.tasks[self.initial], self.t_fini)
-        for task in self.tasks.values():
-            if task.open_at is not None:
-                if task.post_barrier:
-                    task.open_at = None
-                else:
-                    self.close(task, self.t_fini)
-        self._join_groups()
-        attached = self._attach_unjoined()
-        for dst, spec in self.specs:
-            for src in self._resolve(spec, attached):
-                if src is not None and src != dst:
-                    self.src.append(src)
-                    self.dst.append(dst)
+def _teams(c: _Columns, initial: int) -> tuple[np.ndarray, np.ndarray]:
+    """Team (parallel region rank) of every task id rank (0: none), and the members."""
+    nested = np.flatnonzero((c.kind == ev.PARALLEL_BEGIN) & (c.a != initial))
+    if nested.size:
+        raise UnsupportedConstruct(
+            f"a nested parallel region (a parallel construct inside a parallel region or "
+            f"a task, {c.t[nested[0]]} ns after the start) is not supported by the recorder"
+        )
+    members = np.flatnonzero((c.kind == ev.IMPLICIT_BEGIN) & (c.a != initial))
+    team = np.zeros(c.n_ids, np.int64)
+    team[c.a[members]] = c.b[members]
+    anc = np.zeros(c.n_ids, np.int64)
+    cr = c.kind == ev.TASK_CREATE
+    anc[c.b[cr]] = c.a[cr]
+    # pointer jumping: each round doubles the ancestor distance looked at
+    todo = np.flatnonzero((team == 0) & (anc != 0))
+    while todo.size:
+        team[todo] = team[anc[todo]]
+        anc[todo] = anc[anc[todo]]
+        todo = todo[(team[todo] == 0) & (anc[todo] != 0)]
+    return team, c.a[members]
 
-    def _join_groups(self) -> None:
-        """Decide which children a taskgroup joined.
 
-        OMPT marks only the end of a taskgroup, so the children of the waiting task
-        created since its last wait include any created before the taskgroup began,
-        which it does not wait for. A child that ended before the wait ended may have
-        been in the group: it gets the edge. One still running was not: it stays
-        unjoined (and is joined at the next barrier).
-        """
-        for i, (dst, spec) in enumerate(self.specs):
-            if spec[0] != "group":
-                continue
-            task = self.tasks.get(spec[1])
-            if task is not None and task.last is not None and self.end[task.last] <= self.start[dst]:
-                self.joined.add(spec[1])
-                self.specs[i] = (dst, ("last", spec[1]))
-            else:
-                self.specs[i] = (dst, ("none",))
+def _barriers(c: _Columns, S: _Strands, team: np.ndarray) -> pd.DataFrame:
+    """One row per implicit task and barrier: team, k (the task's k-th barrier), the
+    strands before (``src``) and after (``dst``; -1 after the region's last one)."""
+    br = np.flatnonzero((c.kind == ev.SYNC_BEGIN) & _among(c.x, _BARRIERS) & (team[c.a] != 0))
+    br = br[np.lexsort((c.rank[br], c.a[br]))]
+    task = c.a[br]
+    first = np.searchsorted(task, task, side="left")
+    return _frame(team=team[task], k=np.arange(br.shape[0]) - first,
+                  src=S.last_before(task, c.rank[br]), dst=S.first_after(task, c.rank[br]))
 
-    def _team_of(self, tid, memo):
-        chain = []
-        while tid in self.parent and tid not in memo:
-            chain.append(tid)
-            tid = self.parent[tid]
-        team = memo.get(tid, self.tasks[tid].team if tid in self.tasks else None)
-        for c in chain:
-            memo[c] = team
-        return team
 
-    def _attach_unjoined(self) -> dict:
-        """Explicit tasks no taskwait joined wait for the first barrier ending after them."""
-        memo, attached = {}, {}
-        last_barrier = {}
-        for team, k in self.barrier_pre:
-            last_barrier[team] = max(k, last_barrier.get(team, -1))
-        for tid in self.parent:
-            if tid in self.joined:
-                continue
-            last = self.tasks[tid].last if tid in self.tasks else None
-            team = self._team_of(tid, memo)
-            if last is None or team is None:
-                continue
-            done = self.end[last]
-            key = ("final", team)
-            for k in range(last_barrier.get(team, -1)):
-                if self.barrier_end.get((team, k), -1) >= done:
-                    key = (team, k)
-                    break
-            attached.setdefault(key, []).append(last)
-        return attached
+def _team_edges(c, S, edges, team, members, unjoined) -> None:
+    """Fork, barrier and join edges; tasks no wait joined go to the next barrier."""
+    pb = np.flatnonzero(c.kind == ev.PARALLEL_BEGIN)
+    fork = _frame(team=c.b[pb], src=S.last_before(c.a[pb], c.rank[pb]))
+    edges.add(*_pairs(fork, _frame(team=team[members], dst=S.first(members)), "team"),
+              "parallel region (fork)")
+    bars = _barriers(c, S, team)
+    edges.add(*_pairs(bars[["team", "k", "src"]], bars[["team", "k", "dst"]], ["team", "k"]),
+              "barrier")
+    # the barriers a late task can wait for: those the team leaves (not the last)
+    after = bars[bars["dst"] >= 0]
+    ends = after.assign(end=S.start_rank[after["dst"].to_numpy()]).groupby(
+        ["team", "k"], as_index=False)["end"].min().sort_values("end")
+    last = S.last(unjoined)
+    late = _frame(team=team[unjoined], src=last, done=S.end_rank[np.maximum(last, 0)])
+    late = late[(late["src"] >= 0) & (late["team"] != 0)].sort_values("done")
+    if len(ends):
+        late = pd.merge_asof(late, ends, left_on="done", right_on="end", by="team",
+                             direction="forward")
+    else:
+        late = late.assign(k=np.nan)
+    at_barrier = late[late["k"].notna()].astype({"k": np.int64})
+    edges.add(*_pairs(at_barrier[["team", "k", "src"]], after[["team", "k", "dst"]], ["team", "k"]),
+              "task joined at a barrier")
+    pe = np.flatnonzero(c.kind == ev.PARALLEL_END)
+    join = _frame(team=c.b[pe], dst=S.first_after(c.a[pe], c.rank[pe] - 1))
+    ends_of_team = pd.concat([_frame(team=team[members], src=S.last(members)),
+                              late[late["k"].isna()][["team", "src"]]])
+    edges.add(*_pairs(ends_of_team, join, "team"), "parallel region (join)")
 
-    def _resolve(self, spec, attached):
-        kind = spec[0]
-        if kind == "last":
-            task = self.tasks.get(spec[1])
-            return [task.last] if task is not None else []
-        if kind == "creator":
-            return [self.creator.get(spec[1])]
-        if kind == "fork":
-            return [self.fork.get(spec[1])]
-        if kind == "barrier":
-            return self.barrier_pre.get(spec[1], []) + attached.get(spec[1], [])
-        if kind == "final":
-            team = spec[1]
-            lasts = [self.tasks[m].last for m in self.members.get(team, [])]
-            return lasts + attached.get(("final", team), [])
-        if kind == "none":
-            return []
-        raise AssertionError(spec)
+
+def _initial_and_fini(c: _Columns) -> tuple[int, int]:
+    init = np.flatnonzero((c.kind == ev.IMPLICIT_BEGIN) & ((c.x & _INITIAL) != 0))
+    fini = np.flatnonzero(c.kind == ev.FINI)
+    if not init.size or not fini.size:
+        raise TraceFileError("the trace has no program start or end event")
+    return int(c.a[init[0]]), int(c.t[fini[-1]])
+
+
+def _counts(c: _Columns, explicit: np.ndarray) -> dict:
+    done = (c.kind == ev.TASK_SCHEDULE) & _among(c.x, _BODY_DONE)
+    is_explicit = np.zeros(c.n_ids, bool)
+    is_explicit[explicit] = True
+    ended = c.a[done]
+    seen = np.zeros(c.n_ids, bool)
+    seen[ended[is_explicit[ended]]] = True
+    return {
+        "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE)),
+        "wait_tasks": int(np.count_nonzero(
+            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP)))),
+        "end_task": int(np.count_nonzero(seen)),
+    }
+
+
+def _check_edges(S: _Strands, edges: _Edges, src, dst) -> None:
+    back = S.end_t[src] > S.start_t[dst]
+    if back.any():
+        i = int(np.flatnonzero(back)[0])
+        raise UnsupportedConstruct(
+            f"{int(back.sum())} dependency edge(s) point backwards in time, e.g. a "
+            f"{edges.construct_of(i)} edge: strand {src[i]} ends at {S.end_t[src[i]]} ns "
+            f"after strand {dst[i]} starts at {S.start_t[dst[i]]} ns"
+        )
+
+
+def _convert(events: Events, n_workers):
+    from ..trace import TaskTrace
+
+    c = _columns(events)
+    initial, t_fini = _initial_and_fini(c)
+    team, members = _teams(c, initial)
+    S = _strands(c, _running(c, initial), initial, t_fini)
+    edges = _Edges()
+    child, joined = _task_edges(c, S, edges)
+    _team_edges(c, S, edges, team, members, child[~joined])
+    src, dst = edges.arrays()
+    _check_edges(S, edges, src, dst)
+    # Renumber workers densely: runtime helper threads that ran no strand don't count.
+    used, worker = np.unique(S.w, return_inverse=True)
+    if n_workers is None:
+        n_workers = len(used)
+    if len(used) > n_workers:
+        raise UnsupportedConstruct(
+            f"{len(used)} threads ran tasks but the run had {n_workers} workers"
+        )
+    return TaskTrace(start=S.start_t.astype(np.float64), end=S.end_t.astype(np.float64),
+                     worker=worker.astype(np.int64), edge_src=src, edge_dst=dst,
+                     n_workers=int(n_workers), **_counts(c, child))
 
 
 def events_to_trace(events: Events, n_workers: int | None = None):
@@ -334,7 +552,9 @@ def events_to_trace(events: Events, n_workers: int | None = None):
     ------
     TraceFileError
         If the events are incomplete, more threads ran strands than ``n_workers``, or
-        an edge points backwards in time (a clock or runtime the tool cannot handle).
+        an edge points backwards in time (a clock or runtime the tool cannot handle);
+        :class:`UnsupportedConstruct` (a :class:`TraceFileError`) names the construct.
+        The message starts with the events' source.
 
     Examples
     --------
@@ -348,47 +568,7 @@ def events_to_trace(events: Events, n_workers: int | None = None):
     >>> tr.start.tolist(), tr.end.tolist(), tr.n_workers
     ([5.0], [250.0], 1)
     """
-    from ..trace import TaskTrace
-
-    threads = [t for t in events.threads if len(t)]
-    if not threads:
-        raise TraceFileError(f"{events.source}: the trace holds no events")
-    t0 = int(min(int(t["t"].min()) for t in threads))
-    builder = _Builder()
-    for worker, thread in enumerate(events.threads):
-        builder.thread(thread, worker, t0)
     try:
-        builder.finish()
+        return _convert(events, n_workers)
     except TraceFileError as exc:
-        raise TraceFileError(f"{events.source}: {exc}") from None
-    start = np.asarray(builder.start, dtype=np.float64)
-    end = np.asarray(builder.end, dtype=np.float64)
-    # Renumber workers densely: runtime helper threads that ran no strand don't count.
-    used, worker = np.unique(np.asarray(builder.worker, dtype=np.int64), return_inverse=True)
-    if n_workers is None:
-        n_workers = len(used)
-    if len(used) > n_workers:
-        raise TraceFileError(
-            f"{events.source}: {len(used)} threads ran tasks but the run had {n_workers} workers"
-        )
-    src = np.asarray(builder.src, dtype=np.int64)
-    dst = np.asarray(builder.dst, dtype=np.int64)
-    back = end[src] > start[dst]
-    if back.any():
-        i = int(np.flatnonzero(back)[0])
-        raise TraceFileError(
-            f"{events.source}: {int(back.sum())} dependency edge(s) point backwards in time, "
-            f"e.g. strand {src[i]} ends at {end[src[i]]:.0f} ns after strand {dst[i]} starts "
-            f"at {start[dst[i]]:.0f} ns"
-        )
-    return TaskTrace(
-        start=start,
-        end=end,
-        worker=worker.astype(np.int64),
-        edge_src=src,
-        edge_dst=dst,
-        n_workers=int(n_workers),
-        create_task=builder.create_task,
-        wait_tasks=builder.wait_tasks,
-        end_task=builder.end_task,
-    )
+        raise type(exc)(f"{events.source}: {exc}") from None

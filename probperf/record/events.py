@@ -19,6 +19,7 @@ PARALLEL_BEGIN, PARALLEL_END = 4, 5
 IMPLICIT_BEGIN, IMPLICIT_END = 6, 7
 TASK_CREATE, TASK_SCHEDULE = 8, 9
 SYNC_BEGIN, SYNC_END = 10, 11
+WAIT_BEGIN, WAIT_END = 12, 13
 
 #: Callbacks in the order of the tool's ``missing_callbacks`` bit mask.
 CALLBACKS: tuple[str, ...] = (
@@ -29,6 +30,7 @@ CALLBACKS: tuple[str, ...] = (
     "task_create",
     "task_schedule",
     "sync_region",
+    "sync_region_wait",
 )
 
 

@@ -38,7 +38,9 @@ enum {
   EV_TASK_CREATE = 8,    /* a: parent task, b: new task, x: flags */
   EV_TASK_SCHEDULE = 9,  /* a: prior task, b: next task, x: prior task status */
   EV_SYNC_BEGIN = 10,    /* a: task, b: parallel id, x: ompt_sync_region_t */
-  EV_SYNC_END = 11
+  EV_SYNC_END = 11,
+  EV_WAIT_BEGIN = 12,    /* a: task, b: parallel id, x: ompt_sync_region_t */
+  EV_WAIT_END = 13
 };
 
 typedef struct {
@@ -179,6 +181,16 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
        id_of(task), id_of(parallel));
 }
 
+/* The waiting part of a sync region: a taskgroup region spans the code of its task,
+ * which waits only at its end. */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel, ompt_data_t *task,
+                                const void *codeptr) {
+  (void)codeptr;
+  emit(endpoint == ompt_scope_begin ? EV_WAIT_BEGIN : EV_WAIT_END, (uint32_t)kind,
+       id_of(task), id_of(parallel));
+}
+
 /* -- start-up and shutdown ------------------------------------------------------- */
 
 static int write_trace(const char *path) {
@@ -223,6 +235,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
       {ompt_callback_task_create, (ompt_callback_t)on_task_create},
       {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
       {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
+      {ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait},
   };
   for (unsigned i = 0; !span_only && i < sizeof wanted / sizeof wanted[0]; i++) {
     if (!set_callback || set_callback(wanted[i].event, wanted[i].fn) != ompt_set_always)

@@ -21,6 +21,16 @@ from .convert import events_to_trace
 from .events import FINI, INIT, Events, TraceFileError, read_events
 
 #: DAG metrics measured in time (converted from the trace's nanoseconds to seconds).
+#: Wait-policy settings added to every run's environment: none, so libomp's default
+#: (active waiting: an idle worker spins for KMP_BLOCKTIME = 200 ms, then sleeps), which
+#: is how the program runs untraced. Spinning is never counted as work: a spinning
+#: worker is in a barrier or between tasks, outside every strand (tests check it). What
+#: inflates ``work`` on a loaded machine is preemption, whatever the policy: a strand's
+#: wall time includes the time its thread waited for a core. ``record`` flags runs whose
+#: work exceeds the CPU time the process got. Measured in benchmarks/bench_record.py; a
+#: user's OMP_WAIT_POLICY or KMP_BLOCKTIME reaches the program unchanged.
+WAIT_POLICY: dict = {}
+
 _TIME_KEYS = ("time", "work", "delay", "no_work", "critical_path")
 _COUNT_KEYS = ("create_task", "wait_tasks", "end_task")
 
@@ -139,11 +149,14 @@ def run_program(
     tool: str | os.PathLike | None = None,
     timeout: float | None = None,
     events: bool = True,
+    label: str | None = None,
 ) -> tuple[float, float, Events]:
     """Run ``cmd`` with ``p`` threads under the OMPT tool; no conversion.
 
     Returns the process's wall and CPU time (s) and the events it wrote (with
-    ``events=False`` only the runtime's start and end). Converting is left to the
+    ``events=False`` only the runtime's start and end); the events' ``source`` names
+    the program and the run (``label``, default "traced, p=P"), which is how every
+    error about this run starts. The run's wait policy is :data:`WAIT_POLICY`. Converting is left to the
     caller so that runs meant to be compared can follow each other without the parent
     process working in between (on a loaded machine, a child started right after its
     parent used the CPU gets a smaller share at first).
@@ -158,7 +171,7 @@ def run_program(
     >>> bool(wall > 0)
     True
     """
-    what = f"{'traced' if events else 'untraced'}, p={p}"
+    what = label or f"{'traced' if events else 'untraced'}, p={p}"
     _check_cmd(cmd)
     tool = Path(tool) if tool is not None else tool_path()
     if not tool.is_file():
@@ -171,6 +184,7 @@ def run_program(
             "OMP_TOOL_LIBRARIES": str(tool.resolve()),
             "PROBPERF_TRACE": str(trace_file),
             "PROBPERF_TRACE_EVENTS": "1" if events else "0",
+            **WAIT_POLICY,
         }
         wall, cpu = _run(cmd, env, timeout, what)
         if not trace_file.exists():
@@ -182,9 +196,11 @@ def run_program(
                 "names a working OMPT tool."
             )
         try:
-            return wall, cpu, read_events(trace_file)
+            found = read_events(trace_file)
         except TraceFileError as exc:
-            raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
+            raise RecordError(f"the trace of {' '.join(cmd)!r} ({what}) is unusable: {exc}") from None
+        found.source = f"{' '.join(cmd)!r} ({what})"
+        return wall, cpu, found
 
 
 def run_untraced(
@@ -270,12 +286,61 @@ def _traced_result(cmd, p, wall, cpu, events) -> TracedRun:
 
     try:
         trace = events_to_trace(events, n_workers=p)
-    except TraceFileError as exc:
-        raise RecordError(f"the trace of {' '.join(cmd)!r} (p={p}) is unusable: {exc}") from None
+    except TraceFileError as exc:  # the message starts with the program and the run
+        raise RecordError(str(exc)) from None
     raw = dag_metrics(trace)
     metrics = {k: raw[k] / 1e9 for k in _TIME_KEYS}
     metrics.update({k: raw[k] for k in _COUNT_KEYS})
     return TracedRun(p=p, metrics=metrics, wall=wall, cpu=cpu, trace=trace)
+
+
+def _check_request(params, workers, reps) -> None:
+    if "n" not in params:
+        raise ValueError("the problem size is missing: give it as a parameter n (--param n=VALUE)")
+    if "p" in params:
+        raise ValueError("p is the worker count; give it with workers (--workers), not as a parameter")
+    if reps < 1:
+        raise ValueError(f"reps must be at least 1, got {reps}")
+    bad = [p for p in workers if int(p) != p or p < 1]
+    if bad or not workers:
+        raise ValueError(f"worker counts must be positive integers, got {list(workers)}")
+
+
+def _measurements(cmd, params: Mapping[str, float], runs: list) -> Measurements:
+    """One row per traced run so far; ``serial_work``: mean work of its one-worker runs."""
+    frame = pd.DataFrame([{**params, "p": run.p, **run.metrics} for run in runs])
+    serial = [run.metrics["work"] for run in runs if run.p == 1]
+    if serial:
+        frame["serial_work"] = float(np.mean(serial))
+    config = [k for k in params if k != "n"]
+    order = ["n", "p", *config]
+    frame = frame[order + [c for c in frame.columns if c not in order]]
+    return Measurements(frame, config, source=" ".join(cmd), strict=True)
+
+
+def _overhead_row(p: int, base: dict, traced: list) -> dict:
+    elapsed = float(np.mean([t.metrics["time"] for t in traced]))
+    wall = float(np.mean([t.wall for t in traced]))
+    cpu = float(np.mean([t.cpu for t in traced]))
+    return {
+        "p": p,
+        "untraced": base["elapsed"], "traced": elapsed, "overhead": elapsed / base["elapsed"] - 1,
+        "untraced_wall": base["wall"], "traced_wall": wall, "wall_overhead": wall / base["wall"] - 1,
+        "untraced_cpu": base["cpu"], "traced_cpu": cpu, "cpu_overhead": cpu / base["cpu"] - 1,
+    }
+
+
+def _run_summary(run: TracedRun, label: str) -> str:
+    """One line on a traced run; flags a run whose strands outlasted its CPU time."""
+    m = run.metrics
+    text = (f"p={run.p}: {label.split(',')[0]}: time {m['time']:.4g} s, work {m['work']:.4g} s, "
+            f"{int(m['create_task'])} tasks")
+    # the strands ran on the process's threads: more work than CPU time means they
+    # waited for a core (another program ran), and work is inflated by at least that
+    if m["work"] > run.cpu:
+        text += (f"; preempted: work exceeds the process's CPU time ({run.cpu:.4g} s) by "
+                 f"{m['work'] - run.cpu:.2g} s, the machine is busy")
+    return text
 
 
 def record(
@@ -288,6 +353,7 @@ def record(
     tool: str | os.PathLike | None = None,
     timeout: float | None = None,
     progress: Callable[[str], None] | None = None,
+    sink: Callable[[Measurements], None] | None = None,
 ) -> Recording:
     """Record ``reps`` traced runs of ``cmd`` per worker count; one row per run.
 
@@ -308,13 +374,21 @@ def record(
         As in :func:`run_traced`.
     progress : callable, optional
         Called with a short message after each run.
+    sink : callable, optional
+        Called after every traced run with the rows recorded so far (all of them, so
+        ``serial_work`` can follow): a failure later leaves those rows with the caller.
 
     Returns
     -------
     Recording
         Rows with ``n``, ``p``, the configuration parameters, every DAG metric and,
         when ``1 in workers``, ``serial_work`` (mean work of the one-worker runs).
-        Nothing is returned if any run fails: the error is raised instead.
+
+    Raises
+    ------
+    RecordError
+        At the first run that fails or whose trace cannot be turned into a DAG; the
+        message names the program, the run (``traced run 2 of 3, p=1``) and the cause.
 
     Examples
     --------
@@ -332,55 +406,22 @@ def record(
     ...
     ValueError: the problem size is missing: give it as a parameter n (--param n=VALUE)
     """
-    if "n" not in params:
-        raise ValueError("the problem size is missing: give it as a parameter n (--param n=VALUE)")
-    if "p" in params:
-        raise ValueError("p is the worker count; give it with workers (--workers), not as a parameter")
-    if reps < 1:
-        raise ValueError(f"reps must be at least 1, got {reps}")
-    bad = [p for p in workers if int(p) != p or p < 1]
-    if bad or not workers:
-        raise ValueError(f"worker counts must be positive integers, got {list(workers)}")
+    _check_request(params, workers, reps)
     say = progress or (lambda msg: None)
-    # Run everything first, convert afterwards (see run_program).
-    raw = []
-    for p in workers:
-        if untraced:
-            raw.append((p, False, run_program(cmd, p, tool, timeout, events=False)))
-        for r in range(reps):
-            raw.append((p, True, run_program(cmd, p, tool, timeout)))
-            say(f"p={p}: traced run {r + 1}/{reps} done")
     runs, overhead = [], []
     nan = float("nan")
     for p in workers:
         base = {"wall": nan, "cpu": nan, "elapsed": nan}
+        if untraced:
+            base = _untraced_result(cmd, p, *run_program(cmd, p, tool, timeout, events=False))
         traced = []
-        for _, is_traced, (wall, cpu, events) in (r for r in raw if r[0] == p):
-            if is_traced:
-                run = _traced_result(cmd, p, wall, cpu, events)
-                traced.append(run)
-                say(f"p={p}: time {run.metrics['time']:.4g} s, work {run.metrics['work']:.4g} s, "
-                    f"{int(run.metrics['create_task'])} tasks")
-            else:
-                base = _untraced_result(cmd, p, wall, cpu, events)
+        for r in range(reps):
+            label = f"traced run {r + 1} of {reps}, p={p}"
+            run = _traced_result(cmd, p, *run_program(cmd, p, tool, timeout, label=label))
+            traced.append(run)
+            say(_run_summary(run, label))
+            if sink is not None:
+                sink(_measurements(cmd, params, runs + traced))
         runs.extend(traced)
-        elapsed = float(np.mean([t.metrics["time"] for t in traced]))
-        wall = float(np.mean([t.wall for t in traced]))
-        cpu = float(np.mean([t.cpu for t in traced]))
-        overhead.append({
-            "p": p,
-            "untraced": base["elapsed"], "traced": elapsed, "overhead": elapsed / base["elapsed"] - 1,
-            "untraced_wall": base["wall"], "traced_wall": wall,
-            "wall_overhead": wall / base["wall"] - 1,
-            "untraced_cpu": base["cpu"], "traced_cpu": cpu, "cpu_overhead": cpu / base["cpu"] - 1,
-        })
-    rows = [{**params, "p": run.p, **run.metrics} for run in runs]
-    frame = pd.DataFrame(rows)
-    serial = [run.metrics["work"] for run in runs if run.p == 1]
-    if serial:
-        frame["serial_work"] = float(np.mean(serial))
-    config = [k for k in params if k != "n"]
-    order = ["n", "p", *config]
-    frame = frame[order + [c for c in frame.columns if c not in order]]
-    m = Measurements(frame, config, source=" ".join(cmd), strict=True)
-    return Recording(measurements=m, overhead=pd.DataFrame(overhead), runs=runs)
+        overhead.append(_overhead_row(p, base, traced))
+    return Recording(_measurements(cmd, params, runs), pd.DataFrame(overhead), runs)

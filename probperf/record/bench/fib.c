@@ -2,15 +2,20 @@
  * the cut-off (default 10); calls at or below it recurse serially. */
 #include <stdio.h>
 #include <stdlib.h>
+/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
+ * (untied is the default of the Barcelona OpenMP Tasks Suite). */
+#ifndef TIEDNESS
+#define TIEDNESS
+#endif
 
 static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
 static long fib(int n, int cutoff) {
   if (n <= cutoff) return fib_serial(n);
   long x, y;
-#pragma omp task shared(x) firstprivate(n, cutoff)
+#pragma omp task TIEDNESS shared(x) firstprivate(n, cutoff)
   x = fib(n - 1, cutoff);
-#pragma omp task shared(y) firstprivate(n, cutoff)
+#pragma omp task TIEDNESS shared(y) firstprivate(n, cutoff)
   y = fib(n - 2, cutoff);
 #pragma omp taskwait
   return x + y;

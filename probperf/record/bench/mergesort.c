@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
+ * (untied is the default of the Barcelona OpenMP Tasks Suite). */
+#ifndef TIEDNESS
+#define TIEDNESS
+#endif
 
 static long sort_cutoff = 2048, merge_cutoff = 8192;
 
@@ -50,7 +55,7 @@ static void merge(const uint32_t *a, long na, const uint32_t *b, long nb, uint32
   }
   long ma = na / 2;
   long mb = lower_bound(b, nb, a[ma]);
-#pragma omp task
+#pragma omp task TIEDNESS
   merge(a, ma, b, mb, out);
   merge(a + ma, na - ma, b + mb, nb - mb, out + ma + mb);
 #pragma omp taskwait
@@ -71,9 +76,9 @@ static void sort(uint32_t *a, uint32_t *tmp, long n) {
     return;
   }
   long h = n / 2;
-#pragma omp task
+#pragma omp task TIEDNESS
   sort(a, tmp, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   sort(a + h, tmp + h, n - h);
 #pragma omp taskwait
   merge(a, h, a + h, n - h, tmp);

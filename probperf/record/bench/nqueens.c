@@ -4,6 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
+ * (untied is the default of the Barcelona OpenMP Tasks Suite). */
+#ifndef TIEDNESS
+#define TIEDNESS
+#endif
 
 static int safe(const char *cols, int row, int col) {
   for (int r = 0; r < row; r++) {
@@ -34,7 +39,7 @@ static long search(const char *cols, int row, int n, int cutoff) {
   long counts[64] = {0};
   for (int col = 0; col < n; col++) {
     if (!safe(cols, row, col)) continue;
-#pragma omp task firstprivate(col) shared(counts)
+#pragma omp task TIEDNESS firstprivate(col) shared(counts)
     {
       char board[64];
       memcpy(board, cols, (size_t)row);

@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
+ * (untied is the default of the Barcelona OpenMP Tasks Suite). */
+#ifndef TIEDNESS
+#define TIEDNESS
+#endif
 
 static int bs;
 
@@ -91,12 +96,12 @@ int main(int argc, char **argv) {
     lu0(m[kk * nb + kk]);
     for (int jj = kk + 1; jj < nb; jj++)
       if (m[kk * nb + jj]) {
-#pragma omp task firstprivate(kk, jj)
+#pragma omp task TIEDNESS firstprivate(kk, jj)
         fwd(m[kk * nb + kk], m[kk * nb + jj]);
       }
     for (int ii = kk + 1; ii < nb; ii++)
       if (m[ii * nb + kk]) {
-#pragma omp task firstprivate(kk, ii)
+#pragma omp task TIEDNESS firstprivate(kk, ii)
         bdiv(m[kk * nb + kk], m[ii * nb + kk]);
       }
 #pragma omp taskwait
@@ -104,7 +109,7 @@ int main(int argc, char **argv) {
       if (m[ii * nb + kk])
         for (int jj = kk + 1; jj < nb; jj++)
           if (m[kk * nb + jj]) {
-#pragma omp task firstprivate(kk, ii, jj)
+#pragma omp task TIEDNESS firstprivate(kk, ii, jj)
             {
               if (!m[ii * nb + jj]) m[ii * nb + jj] = new_block();
               bmod(m[ii * nb + kk], m[kk * nb + jj], m[ii * nb + jj]);

@@ -5,6 +5,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
+ * (untied is the default of the Barcelona OpenMP Tasks Suite). */
+#ifndef TIEDNESS
+#define TIEDNESS
+#endif
 
 static int cutoff = 64;
 
@@ -60,19 +65,19 @@ static void strassen(const double *a, int lda, const double *b, int ldb, double 
   double *m = alloc(7 * hh);
   double *m1 = m, *m2 = m + hh, *m3 = m + 2 * hh, *m4 = m + 3 * hh, *m5 = m + 4 * hh,
          *m6 = m + 5 * hh, *m7 = m + 6 * hh;
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m1, a11, a22, 1, lda, b11, b22, 1, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m2, a21, a22, 1, lda, b11, NULL, 0, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m3, a11, NULL, 0, lda, b12, b22, -1, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m4, a22, NULL, 0, lda, b21, b11, -1, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m5, a11, a12, 1, lda, b22, NULL, 0, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m6, a21, a11, -1, lda, b11, b12, 1, ldb, h);
-#pragma omp task
+#pragma omp task TIEDNESS
   product(m7, a12, a22, -1, lda, b21, b22, 1, ldb, h);
 #pragma omp taskwait
   for (int i = 0; i < h; i++)
