@@ -36,7 +36,7 @@ _LAZY = {
     "PenaltyModel": "probperf.timemodels",
     "DagModel": "probperf.dag",
     "Prediction": "probperf.dag",
-    "fit": "probperf.dag",
+    "fit": "probperf.registry",
     "load": "probperf.persist",
 }
 

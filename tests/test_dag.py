@@ -297,3 +297,10 @@ def test_a_model_file_of_the_previous_format_asks_for_a_refit(tmp_path):
     save_file({}, str(tmp_path / "old.model"), metadata=meta)
     with pytest.raises(persist.ModelFileError, match=r"version 1 was written by another probperf .*re-fit"):
         persist.load(tmp_path / "old.model")
+
+
+def test_top_level_fit_is_the_registry_fit():
+    import probperf as pp
+    from probperf import registry
+
+    assert pp.fit is registry.fit
