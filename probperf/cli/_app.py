@@ -54,8 +54,8 @@ def reflowed(text):
     return "\n\n".join(p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs)
 
 
-class _Command(typer.core.TyperCommand):
-    """A command whose ``--help`` shows flags without a type and reflowed prose."""
+class _PlainHelp:
+    """``--help`` that shows flags without a type and reflowed prose (commands and groups)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -65,15 +65,12 @@ class _Command(typer.core.TyperCommand):
         return _plain_flags(super().get_params(ctx))
 
 
-class _Group(typer.core.TyperGroup):
-    """A command group with the help of :class:`_Command`."""
+class _Command(_PlainHelp, typer.core.TyperCommand):
+    """A command with the help of :class:`_PlainHelp`."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.help = reflowed(self.help)
 
-    def get_params(self, ctx):
-        return _plain_flags(super().get_params(ctx))
+class _Group(_PlainHelp, typer.core.TyperGroup):
+    """A command group with the help of :class:`_PlainHelp`."""
 
 
 class _Typer(typer.Typer):
