@@ -140,29 +140,31 @@ def profile_integrals(start, end, ready, n_workers):
     >>> profile_integrals([0, 2], [2, 3], [0, 0], 2)
     (3.0, 2.0, 1.0, 3.0)
     """
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
-    ready = np.asarray(ready, dtype=np.float64)
+    start, end, ready = _checked_strands(start, end, ready)
     w = _check_workers(n_workers)
-    _check_1d(start, "start")
-    m = start.shape[0]
-    _check_1d(end, "end", m)
-    _check_1d(ready, "ready", m)
-    if m == 0:
-        raise ValueError("the trace has no strands")
-    for name, values in (("start", start), ("end", end), ("ready", ready)):
-        _check_finite(values, name)
-    bad = end < start
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"strand {i} ends before it starts (start={start[i]!r}, end={end[i]!r})")
-    bad = start < ready
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"strand {i} starts before it is ready (ready={ready[i]!r}, start={start[i]!r})"
-        )
+    running, ready_now, dt, elapsed = _piecewise_counts(start, end, ready)
+    if running.max(initial=0.0) > w:
+        over = np.flatnonzero((running > w) & (dt > 0))
+        if over.size:
+            i = int(over[0])
+            raise ValueError(
+                f"{int(running[i])} strands run at once (piece {i} of the profile) "
+                f"but there are only n_workers={w} workers"
+            )
+    work = float(running @ dt)
+    free = np.subtract(w, running, out=running)
+    # per piece R + min(A, W-R) + (W-R - min(A, W-R)) = W exactly
+    used = np.minimum(ready_now, free, out=ready_now)
+    delay = float(used @ dt)
+    idle = np.subtract(free, used, out=free)
+    no_work = float(np.maximum(idle, 0.0, out=idle) @ dt)
+    return work, delay, no_work, elapsed
 
+
+def _piecewise_counts(start, end, ready):
+    """Between consecutive events of the trace: strands running and strands ready but
+    not running, the length of each piece, and the elapsed time."""
+    m = start.shape[0]
     # Merge the three sorted event lists (timsort merges pre-sorted runs in linear
     # time); a ready event adds to A, a start moves one from A to R, an end leaves R.
     # Events at one instant may come in any order: zero-length pieces add nothing.
@@ -180,22 +182,33 @@ def profile_integrals(start, end, ready, n_workers):
     # products directly
     running = np.cumsum(np.array([0, 1, -1], np.int8)[which], dtype=np.float64)[:-1]
     ready_now = np.cumsum(np.array([1, -1, 0], np.int8)[which], dtype=np.float64)[:-1]
-    if running.max(initial=0.0) > w:
-        over = np.flatnonzero((running > w) & (dt > 0))
-        if over.size:
-            i = int(over[0])
-            raise ValueError(
-                f"{int(running[i])} strands run at once (piece {i} of the profile) "
-                f"but there are only n_workers={w} workers"
-            )
-    work = float(running @ dt)
-    free = np.subtract(w, running, out=running)
-    # per piece R + min(A, W-R) + (W-R - min(A, W-R)) = W exactly
-    used = np.minimum(ready_now, free, out=ready_now)
-    delay = float(used @ dt)
-    idle = np.subtract(free, used, out=free)
-    no_work = float(np.maximum(idle, 0.0, out=idle) @ dt)
-    return work, delay, no_work, elapsed
+    return running, ready_now, dt, elapsed
+
+
+def _checked_strands(start, end, ready):
+    """The three strand time arrays as float64, refused (by the first bad strand) when
+    their lengths differ, a time is not finite, or a strand ends before it starts or
+    starts before it is ready."""
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    ready = np.asarray(ready, dtype=np.float64)
+    _check_1d(start, "start")
+    m = start.shape[0]
+    _check_1d(end, "end", m)
+    _check_1d(ready, "ready", m)
+    if m == 0:
+        raise ValueError("the trace has no strands")
+    for name, values in (("start", start), ("end", end), ("ready", ready)):
+        _check_finite(values, name)
+    bad = end < start
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"strand {i} ends before it starts (start={start[i]!r}, end={end[i]!r})")
+    bad = start < ready
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"strand {i} starts before it is ready (ready={ready[i]!r}, start={start[i]!r})")
+    return start, end, ready
 
 
 def _check_trace(trace: TaskTrace) -> int:
