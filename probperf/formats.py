@@ -768,47 +768,46 @@ def read_dag_recorder(
         for c in columns:
             columns[c].append(values[c])
             lines[c].append(where[c])
-        given = dict(params or {})
-        if parse_name is not None:
-            _merge(given, parse_name(path), path, "the file-name pattern")
-        if side is not None:
-            _merge(given, _side_params(side, path), path, "the side table")
-        if "p" in given and given["p"] != values["p"]:
-            raise MeasurementError(
-                f"n_workers (P) is {values['p']} but the parameters give p={given.pop('p')!r}",
-                path,
-                where["p"],
-                "p",
-            )
-        given.pop("p", None)
+        given = _stat_params(path, values, where, params, parse_name, side)
         for name, value in given.items():
-            col = extra.setdefault(name, [None] * i)
-            col.append(value)
+            extra.setdefault(name, [None] * i).append(value)
         for col in extra.values():
             col.extend([None] * (i + 1 - len(col)))
     frame = pd.DataFrame({c: _column_array(v) for c, v in columns.items()})
-    for name, values in extra.items():
-        missing = [k for k, v in enumerate(values) if v is None]
-        if missing:
-            raise MeasurementError(
-                f"no value for parameter {name!r} (it is given for other files)",
-                files[missing[0]],
-                column=name,
-            )
-        frame[name] = _column_array(values)
+    _add_file_params(frame, extra, files)
     config = _config_of(config, extra)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
     loc = Location(None, row_sources=files, column_lines=lines)
-    return Measurements(
-        frame,
-        config,
-        unit="cycles",
-        clock_hz=clock_hz,
-        source=files[0] if len(files) == 1 else f"{len(files)} .stat files",
-        strict=strict,
-        location=loc,
-    )
+    source = files[0] if len(files) == 1 else f"{len(files)} .stat files"
+    return Measurements(frame, config, unit="cycles", clock_hz=clock_hz, source=source, strict=strict,
+                        location=loc)
+
+
+def _stat_params(path, values, where, params, parse_name, side) -> dict:
+    """One ``.stat`` file's parameters from ``params``, the file-name pattern and the
+    side table (they must agree), without ``p``: the file's own ``n_workers`` is ``p``,
+    and a ``p`` given otherwise must equal it."""
+    given = dict(params or {})
+    if parse_name is not None:
+        _merge(given, parse_name(path), path, "the file-name pattern")
+    if side is not None:
+        _merge(given, _side_params(side, path), path, "the side table")
+    if "p" in given and given["p"] != values["p"]:
+        raise MeasurementError(f"n_workers (P) is {values['p']} but the parameters give p={given.pop('p')!r}",
+                               path, where["p"], "p")
+    given.pop("p", None)
+    return given
+
+
+def _add_file_params(frame: pd.DataFrame, extra: dict, files) -> None:
+    """Parameter columns, each given for every file (else the first file without it is named)."""
+    for name, values in extra.items():
+        missing = [k for k, v in enumerate(values) if v is None]
+        if missing:
+            raise MeasurementError(f"no value for parameter {name!r} (it is given for other files)",
+                                   files[missing[0]], column=name)
+        frame[name] = _column_array(values)
 
 
 def _parse_stat(path: str) -> tuple[dict, dict]:
