@@ -88,10 +88,8 @@ class PenaltyModel(_TimeOnly):
     ----------
     kernel : str
         ``"basis"`` or a GP kernel spec, used for both parts.
-    effort : {"quick", "default", "thorough"}
-        Inference effort (:data:`probperf.models.specs.EFFORTS`).
-    seed : int
-        Seed of the fit and the draws.
+    effort, seed
+        As in :class:`DirectModel`.
 
     Examples
     --------
