@@ -180,6 +180,10 @@ def _greedy(dag: Dag, p: int, cost: np.ndarray, infl: list):
 
 def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Machine,
                    rnd: random.Random):
+    # One function on purpose (the one exception to the project's ~60-line rule): this
+    # is the simulator's event loop, run once per strand and steal attempt, and its
+    # state lives in local variables because a method or closure call per event is
+    # what the loop would spend its time on. Split it only with bench_sim.py numbers.
     seg_ptr, action, seg_task, parent = _structure(dag)
     cost = cost.tolist()
     m = len(cost)
