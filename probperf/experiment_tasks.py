@@ -372,18 +372,18 @@ def fit_time_task(task: dict) -> dict:
     >>> bool(s["median_ape"] < 1.0)  # per cent
     True
     """
-    from .registry import MODELS
+    from .registry import entry_of
 
     _limit_threads()
     settings = _settings(task)
     name, seed = task["model"], int(task["seed"])
+    entry = entry_of(name)
     make = functools.partial(time_model_for, name, seed, settings)
-    point = getattr(make(), "point", False)  # also checks the name
     m = load_data(task["data"])
     splits = splits_of(m)
     train = splits.pop("train")
     varying = _varying_config(train)
-    model = _PerConfig(make, varying) if (MODELS[name].per_config and varying) else make()
+    model = _PerConfig(make, varying) if (entry.per_config and varying) else make()
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -396,7 +396,7 @@ def fit_time_task(task: dict) -> dict:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scores, points, predict_seconds = _evaluate(predict, splits, "time", point)
+        scores, points, predict_seconds = _evaluate(predict, splits, "time", entry.point)
     # the DAG model's extrapolation-error rates learnt from the training data alone,
     # reported beside the floor probperf.dag.DISCREPANCY
     from .dag import DISCREPANCY_PARTS

@@ -313,6 +313,21 @@ def params(obj) -> dict:
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()
+    return init_params(obj)
+
+
+def init_params(obj) -> dict:
+    """The attributes named like ``type(obj).__init__``'s arguments (the scikit-learn
+    convention: a constructor only stores its keyword arguments).
+
+    Examples
+    --------
+    >>> class Scaled:
+    ...     def __init__(self, factor=2.0):
+    ...         self.factor = factor
+    >>> init_params(Scaled(3.0))
+    {'factor': 3.0}
+    """
     import inspect
 
     args = inspect.signature(type(obj).__init__).parameters.values()

@@ -33,7 +33,8 @@ class Entry:
     metrics; ``per_config``: it models ``n`` and ``p`` only (with a varying
     configuration parameter, one fit per value, the 2016 paper's practice);
     ``any_target``: it models any metric, not only ``time``; ``saved``: it can be
-    written to a model file (Extra-P's fitted function is not data).
+    written to a model file (Extra-P's fitted function is not data); ``point``: it
+    gives a point prediction (no interval to score).
 
     Examples
     --------
@@ -47,13 +48,14 @@ class Entry:
     per_config: bool = False
     any_target: bool = False
     saved: bool = True
+    point: bool = False
 
 
 def _dag(kernel=None):
     def make(k, target, effort, seed):
         from .dag import DagModel
 
-        return DagModel(kernel=kernel or k, effort=effort, seed=seed)
+        return DagModel(kernel=k or kernel, effort=effort, seed=seed)  # a --kernel given wins
     return make
 
 
@@ -104,7 +106,7 @@ MODELS = {
     "multitask_nn": Entry("MultiTaskNN (thesis)", _baseline("MultiTaskNN", "nn"), needs_dag=True),
     "cilkview": Entry("Cilkview bounds", _baseline("CilkviewBounds"), needs_dag=True, per_config=True),
     "extrap": Entry("Extra-P (default modeler, negative exponents)", _extrap, per_config=True,
-                    any_target=True, saved=False),
+                    any_target=True, saved=False, point=True),
 }
 
 AUTO = "auto"
@@ -121,6 +123,19 @@ def names(saved_only: bool = False) -> list[str]:
     return [AUTO, *(k for k, e in MODELS.items() if e.saved or not saved_only)]
 
 
+def entry_of(name: str) -> Entry:
+    """The registry entry of ``name``; ``ValueError`` lists the names.
+
+    Examples
+    --------
+    >>> entry_of("extrap").point
+    True
+    """
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}; choose from {', '.join(names())}")
+    return MODELS[name]
+
+
 def make(name: str, *, kernel: str | None = None, target: str = "time", effort: str = "default", seed: int = 0):
     """A fresh model by registry name (``auto`` is not a model: see :func:`choose`).
 
@@ -128,14 +143,14 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
     --------
     >>> make("direct", target="work")
     DirectModel(kernel='laws', target='work', effort='default', seed=0)
+    >>> make("dag_basis", kernel="rbf").kernel  # a kernel given wins over the entry's
+    'rbf'
     >>> make("penalty", target="work")
     Traceback (most recent call last):
     ...
     ValueError: the penalty model predicts time only; use --model direct for work
     """
-    if name not in MODELS:
-        raise ValueError(f"unknown model {name!r}; choose from {', '.join(names())}")
-    entry = MODELS[name]
+    entry = entry_of(name)
     if target != "time" and not entry.any_target:
         raise ValueError(f"the {name} model predicts time only; use --model direct for {target}")
     return entry.make(kernel, target, effort, seed)
@@ -185,4 +200,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "make", "has_serial", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "has_serial", "choose", "fit"]

@@ -92,7 +92,7 @@ def _check_spec(option: str, value: str) -> None:
     from ..models import specs
 
     try:
-        specs.effort_options("gp", value) if option == "--effort" else specs.parse(value)
+        specs.check_effort(value) if option == "--effort" else specs.parse(value)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
 

@@ -68,13 +68,7 @@ class Estimator:
 
     def get_params(self) -> dict:
         """Constructor parameters (scikit-learn convention)."""
-        import inspect
-
-        names = [
-            name for name, par in inspect.signature(type(self).__init__).parameters.items()
-            if name != "self" and par.kind not in (par.VAR_POSITIONAL, par.VAR_KEYWORD)
-        ]
-        return {k: getattr(self, k) for k in names}
+        return persist.init_params(self)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

@@ -95,9 +95,6 @@ class ExtraP(TableModel):
     (1, 192.0)
     """
 
-    #: a point prediction: no intervals to score
-    point = True
-
     def __init__(self, target: str = "time"):
         self.target = target
 
