@@ -324,6 +324,11 @@ class DagModel(TableModel):
         family = specs.parse(spec).family
         if family == specs.LAWS:
             options["guard"] = False  # checked on the whole table in predict
+            # The parts are summed into time: a discrepancy drawn per part would move the
+            # sum's median (on the README's sort runs the idle time's rate reached the
+            # search bound and time came out 3-8x high at 36 workers); the DAG model's
+            # extrapolation spread is its own (calibrate, benchmarks/choose_calibration.py).
+            options["discrepancy"] = False
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

@@ -39,8 +39,9 @@ from .outputs import atomic_write
 
 FORMAT = "probperf-model"
 #: Version 2: declared state (params + fitted fields). Version 1 files (hand-written
-#: ``_get_state`` layouts) are refused with a re-fit message.
-VERSION = 2
+#: ``_get_state`` layouts) are refused with a re-fit message. Version 3: law mixtures
+#: carry a discrepancy rate (version 2 files lack it and are refused the same way).
+VERSION = 3
 
 _REGISTRY: dict[str, type] = {}
 

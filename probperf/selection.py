@@ -102,7 +102,8 @@ def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str
     return splits
 
 
-def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, n_iter: int = 500) -> np.ndarray:
+def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, n_iter: int = 500,
+                     bootstrap: int = 0) -> np.ndarray:
     """Stacking weights of ``K`` candidates from held-out pointwise log densities.
 
     Maximises ``sum_i a_i log sum_k w_k exp(L_ik)`` over the simplex, with ``a_i`` so
@@ -131,16 +132,23 @@ def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, 
         groups = np.zeros(N, dtype=int)
     _, inv, counts = np.unique(groups, return_inverse=True, return_counts=True)
     a = 1.0 / counts[inv]
-    a = a / a.sum()
     # Densities relative to each point's best candidate: same weights, no underflow.
     finite = np.where(np.isfinite(L), L, -np.inf)
     top = np.max(finite, axis=1, keepdims=True)
     ok = np.isfinite(top[:, 0])
-    P = np.exp(finite[ok] - top[ok])
-    a = a[ok] / a[ok].sum() if ok.any() else a[ok]
-    w = np.full(K, 1.0 / K)
     if not ok.any():
-        return w
+        return np.full(K, 1.0 / K)
+    P = np.exp(finite[ok] - top[ok])
+    a = a[ok]
+    if not bootstrap:
+        return _stack(P, a / a.sum(), n_iter)
+    g = np.random.default_rng(0).dirichlet(np.ones(len(a)), size=bootstrap)
+    return np.mean([_stack(P, gi * a / (gi * a).sum(), n_iter) for gi in g], axis=0)
+
+
+def _stack(P, a, n_iter):
+    """Stacking weights maximising ``sum_i a_i log (P w)_i`` (EM fixed point)."""
+    w = np.full(P.shape[1], 1.0 / P.shape[1])
     for _ in range(n_iter):
         mix = P @ w
         new = w * ((a / mix) @ P)
@@ -184,6 +192,30 @@ def extrapolation_distance(points, ranges) -> np.ndarray:
         if c in points and c in ranges:
             x = points[c].to_numpy(dtype=np.float64)
             d += np.maximum(0.0, np.log2(x / float(ranges[c][1])))
+    return d
+
+
+def doublings_beyond(X, names, ranges) -> np.ndarray:
+    """How far each row of ``X`` (columns ``names``) lies outside the training box
+    ``ranges`` (name -> ``[min, max, ...]``), summed over the parameters: in doublings
+    (``log2`` of the ratio to the nearest end) for a positive parameter, in training
+    ranges for another. 0 inside the box.
+
+    Examples
+    --------
+    >>> X = np.array([[64.0, 4.0], [1024.0, 32.0], [4.0, 1.0]])
+    >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}).tolist()
+    [0.0, 4.0, 2.0]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    d = np.zeros(len(X))
+    for i, c in enumerate(names):
+        lo, hi = float(ranges[c][0]), float(ranges[c][1])
+        x = X[:, i]
+        if lo > 0 and np.all(x > 0):
+            d += np.maximum(0.0, np.log2(x / hi)) + np.maximum(0.0, np.log2(lo / x))
+        elif hi > lo:
+            d += (np.maximum(0.0, x - hi) + np.maximum(0.0, lo - x)) / (hi - lo)
     return d
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import persist
-from ..selection import MIN_DISTINCT, forward_splits, stacking_weights
+from ..selection import MIN_DISTINCT, doublings_beyond, forward_splits, stacking_weights
 from .base import MetricModel
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
@@ -63,9 +63,24 @@ NOISE_PSEUDO_RUNS = 2.0
 #: is the literature's, and no exponent or weight was tuned to those rows.)
 FIXED_SHAPES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
 
+#: The performance-model normal form's exponent set (Calotoiu, Hoefler, Poke and Wolf,
+#: "Using automated performance modeling to find scalability bugs in complex codes",
+#: SC 2013; the set Extra-P's single-parameter modeler searches): powers in quarters,
+#: thirds and fifths up to 3, with log^1 and log^2 factors on the common ones.
+_PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2, 9/4, 7/3, 5/2, 8/3, 11/4, 3),
+                1: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 5/4, 4/3, 3/2, 2, 5/2, 3),
+                2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
+PMNF_SHAPES = tuple((j, k) for k, powers in _PMNF_POWERS.items() for j in powers)
+
 #: Finest decimal resolution looked for in the measured values: times printed with
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
 MAX_DECIMALS = 12
+
+#: Upper end of the discrepancy rate's search, log units per doubling (see there).
+RATE_MAX = 2.0
+
+#: Bayesian-bootstrap replicates of the stacking weights (0: plain stacking).
+STACKING_BOOTSTRAP = 0
 
 #: Laws below this stacking weight are dropped (and the rest renormalised): they
 #: would hold fewer than one draw in a thousand.
@@ -286,6 +301,7 @@ class _Law:
         """Posterior given ``log y`` at ``X``; ``w``: per-run precision weights
         (:func:`noise_weights`, 1 by default)."""
         w = np.ones(len(logy)) if w is None else w
+        jacobian = float(np.sum(logy))  # density of y, not of log y (before the offset)
         logy = logy - self.offset(X, names)
         Z = self._raw(X, names)
         self.shift = Z.mean(axis=0)
@@ -295,7 +311,7 @@ class _Law:
         self.center = float(np.mean(logy))
         y = logy - self.center
         self._conjugate(A, y, w)
-        self.log_evidence -= float(np.sum(logy))  # density of y, not of log y
+        self.log_evidence -= jacobian
         return self
 
     def _conjugate(self, A, y, w) -> None:
@@ -311,13 +327,16 @@ class _Law:
         self.chol = np.linalg.cholesky(cov)
         self.log_evidence = _log_evidence(len(y), prec0, Lam, b0, self.a, self.b) + 0.5 * float(np.sum(np.log(w)))
 
-    def log_density(self, X, names, logy, w=None) -> np.ndarray:
-        """Pointwise log predictive density (Student-t) of ``log y`` (measured with
-        precision weights ``w``)."""
+    def predictive(self, X, names, w=None) -> tuple:
+        """Student-t predictive of ``log y`` at ``X`` (runs measured with precision
+        weights ``w``): degrees of freedom, location, scale."""
         A = self.design(X, names)
-        V = A @ self.chol
         loc = self.center + self.offset(X, names) + A @ self.mean
-        return _t_logpdf(logy, 2 * self.a, loc, self._scale(V, w))
+        return 2 * self.a, loc, self._scale(A @ self.chol, w)
+
+    def log_density(self, X, names, logy, w=None) -> np.ndarray:
+        """Pointwise log predictive density of ``log y``."""
+        return _t_logpdf(logy, *self.predictive(X, names, w))
 
     def _scale(self, V, w) -> np.ndarray:
         """Predictive scale of ``log y`` at rows whose coefficient factor is ``V``."""
@@ -395,6 +414,7 @@ class _AffineLaw(_Law):
         scale = np.sqrt(np.mean(D**2, axis=0))
         # relative residuals ~ residuals of log y: comparable with the log-scale laws
         self._conjugate(D / scale, np.ones(len(logy)), w)
+        self.log_evidence -= float(np.sum(logy))  # density of y, as the log-scale laws'
         if np.any(self.mean < 0):
             raise ValueError("negative coefficient: the affine law does not fit these data")
         self.mean = self.mean / scale
@@ -402,11 +422,10 @@ class _AffineLaw(_Law):
         self.center, self.shift, self.scale = 0.0, np.zeros(0), np.ones(0)
         return self
 
-    def log_density(self, X, names, logy, w=None) -> np.ndarray:
+    def predictive(self, X, names, w=None) -> tuple:
         D = self.design(X, names)
         mu = D @ self.mean
-        V = (D / mu[:, None]) @ self.chol
-        return _t_logpdf(logy, 2 * self.a, np.log(mu), self._scale(V, w))
+        return 2 * self.a, np.log(mu), self._scale((D / mu[:, None]) @ self.chol, w)
 
     def draws(self, X, names, S, rng, noise) -> np.ndarray:
         D = self.design(X, names)
@@ -457,9 +476,88 @@ def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
         ev = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy, w)
         return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L = np.vstack(L)
-    w = stacking_weights(L, np.asarray(groups))
+    w = stacking_weights(L, np.asarray(groups), bootstrap=STACKING_BOOTSTRAP)
     scores = [float(np.mean(col)) if np.all(np.isfinite(col)) else None for col in L.T]
     return dict(zip(order, map(float, w))), dict(zip(order, scores))
+
+
+def discrepancy_rate(cands: dict, X, names, logy, w=None) -> float:
+    """Growth, per doubling beyond the data (:func:`~probperf.selection.doublings_beyond`),
+    of the log-scale error the mixture does not know about, learnt by *nested* forward
+    validation: on each forward split the whole mixture is built from the split's
+    training rows alone (its laws weighed by their own inner forward splits, as the
+    final fit is) and predicts the rows beyond; the rate is the one that maximises
+    those predictions' log score when ``rate * distance`` is added in quadrature to
+    every law's predictive scale (each split weighing the same). 0 when the mixture's
+    own spread already accounts for its forward errors.
+
+    Why nested: the stacking weights are chosen on the same held-out runs that would
+    judge them, so the mixture always looks calibrated there; only a selection made
+    without those runs shows how far a chosen law drifts when it extrapolates.
+
+    The search range ``[0, RATE_MAX]`` is a bound, not a prior: RATE_MAX log units per
+    doubling (a factor e^2) is beyond any useful prediction.
+
+    Examples
+    --------
+    Exactly quadratic runs: every split's mixture predicts the rest, no discrepancy.
+
+    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
+    >>> cands = candidate_laws(n[:, None], ["n"])
+    >>> discrepancy_rate(cands, n[:, None], ["n"], np.log(3 * n**2))
+    0.0
+    """
+    from scipy.optimize import minimize_scalar
+
+    w = np.ones(len(logy)) if w is None else w
+    parts = [p for split in forward_splits(X, names) if (p := _nested_part(split, X, names, logy, w))]
+    if not parts or not any(np.any(d > 0) for *_, d in parts):
+        return 0.0
+
+    def loss(rate):
+        from scipy.special import logsumexp
+
+        total = 0.0
+        for preds, logw, y, d in parts:
+            L = np.column_stack([_t_logpdf(y, df, loc, np.sqrt(scale**2 + (rate * d) ** 2))
+                                 for df, loc, scale in preds])
+            total -= float(np.mean(logsumexp(L + logw, axis=1)))
+        return total
+
+    best = minimize_scalar(loss, bounds=(0.0, RATE_MAX), method="bounded", options={"xatol": 1e-4})
+    return float(best.x) if loss(best.x) < loss(0.0) else 0.0
+
+
+def _nested_part(split, X, names, logy, w):
+    """One forward split of :func:`discrepancy_rate`: the predictives (df, loc, scale)
+    at the held-out rows of the laws a mixture fitted on the split's training rows
+    keeps, their log weights, the held-out log y and distances; ``None`` if no law
+    could be fitted."""
+    tr, te = split.train, split.test
+    inner = candidate_laws(X[tr], names)
+    if not inner:
+        return None
+    weights, _ = law_weights(inner, X[tr], names, logy[tr], w[tr])
+    preds, logw = [], []
+    for name, weight in weights.items():
+        if weight < MIN_WEIGHT:
+            continue
+        try:
+            law = _make_law(inner[name]).fit(X[tr], names, logy[tr], w[tr])
+        except (ValueError, np.linalg.LinAlgError):
+            continue
+        preds.append(law.predictive(X[te], names, w[te]))
+        logw.append(np.log(weight))
+    if not preds:
+        return None
+    distance = doublings_beyond(X[te], names, _ranges(X[tr], names))
+    return preds, np.array(logw) - np.log(np.sum(np.exp(logw))), logy[te], distance
+
+
+def _ranges(X, names) -> dict:
+    """Training range and number of distinct values of each parameter."""
+    return {c: [float(X[:, i].min()), float(X[:, i].max()), int(len(np.unique(X[:, i])))]
+            for i, c in enumerate(names)}
 
 
 def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
@@ -493,6 +591,9 @@ class LawMixture(MetricModel):
         distinct training values (:func:`check_extrapolation`). The DAG model turns it
         off for its components and checks its whole training table instead (its
         idle-time component sees only the runs with ``p > 1``).
+    discrepancy : bool
+        Learn how fast the mixture's error grows beyond the data by nested forward
+        validation (:func:`discrepancy_rate`) and widen the draws by it.
     seed : int
         Seed of the draws.
 
@@ -503,6 +604,8 @@ class LawMixture(MetricModel):
     scores_ : dict
         Law name -> mean held-out log density over the forward splits (``None`` when it
         could not be fitted on any); the evidence behind the weights.
+    discrepancy_ : float
+        Log-scale spread added per doubling beyond the data (0 when not learnt).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
 
@@ -523,8 +626,9 @@ class LawMixture(MetricModel):
     (True, 1.0)
     """
 
-    def __init__(self, guard: bool = True, seed: int = 0, n_draws: int = 1000):
+    def __init__(self, guard: bool = True, discrepancy: bool = True, seed: int = 0, n_draws: int = 1000):
         self.guard = guard
+        self.discrepancy = discrepancy
         self.seed = seed
         self.n_draws = n_draws
 
@@ -532,13 +636,13 @@ class LawMixture(MetricModel):
         if np.any(y <= 0):
             raise ValueError(f"{self.target_ or 'the metric'} must be positive for a law on the log scale")
         names, logy = self.features_, np.log(y)
-        self.ranges_ = {c: [float(X[:, i].min()), float(X[:, i].max()), int(len(np.unique(X[:, i])))]
-                        for i, c in enumerate(names)}
+        self.ranges_ = _ranges(X, names)
         cands = candidate_laws(X, names)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
         precision = noise_weights(y, resolution(y))
         weights, self.scores_ = law_weights(cands, X, names, logy, precision)
+        self.discrepancy_ = discrepancy_rate(cands, X, names, logy, precision) if self.discrepancy else 0.0
         self.laws_ = {}
         for name, weight in weights.items():
             if weight >= MIN_WEIGHT:
@@ -563,13 +667,19 @@ class LawMixture(MetricModel):
             rows = np.flatnonzero(which == k)
             if len(rows):
                 out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
+        if self.discrepancy_ > 0:
+            # one deviate per draw, shared by its points: the laws' error beyond the
+            # data is smooth, not noise (a draw stays one curve)
+            z = rng.standard_normal((n_draws, 1))
+            out = out + self.discrepancy_ * doublings_beyond(X, self.features_, self.ranges_)[None, :] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
 
-    _fitted = ("ranges_", "scores_", "weights_", "laws_")
+    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_")
 
     def _loaded(self) -> None:
+        self.discrepancy_ = float(self.discrepancy_)
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")

@@ -1,0 +1,117 @@
+"""Which law set and which stacking for the law mixtures? Decided on *training rows only*.
+
+Nested forward validation: for every case, only its ``train`` rows are used. Inside
+them, each forward split of :func:`probperf.selection.forward_splits` (an outer split)
+gives an inner training set and held-out runs beyond it; the time model (the law
+mixture for the time-only cases, the DAG model with law-mixture components for the
+simulator) is fitted on the inner set, with its own inner forward splits, and scored on
+the held-out runs: mean log predictive density of log time (a normal fitted to the log
+draws), median absolute percentage error and 90 % coverage. The variant with the
+higher mean log score over the cases wins. No test row of any dataset is read.
+
+Variants: the fixed size shapes ``n^j log^k n`` on a half-integer grid of ``j`` or the
+performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipped by
+Extra-P); plain stacking or stacking averaged over Bayesian-bootstrap reweightings of
+the held-out runs (the weights' own uncertainty when only a few runs are held out);
+with or without the discrepancy rate learnt by nested forward validation
+(:func:`probperf.models.laws.discrepancy_rate`).
+
+    python benchmarks/choose_laws.py [--only published,real,sim]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import report  # noqa: E402
+from bench_accuracy import table_cases  # noqa: E402
+
+import probperf as pp  # noqa: E402
+from probperf.models import laws  # noqa: E402
+from probperf.selection import forward_splits  # noqa: E402
+
+HALVES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
+VARIANTS = {  # name: (size shapes, bootstrap replicates, learn a discrepancy rate)
+    "halves": (HALVES, 0, False),
+    "halves+disc": (HALVES, 0, True),
+    "pmnf": (laws.PMNF_SHAPES, 0, False),
+    "pmnf+disc": (laws.PMNF_SHAPES, 0, True),
+    "halves+bb": (HALVES, 200, False),
+    "pmnf+bb+disc": (laws.PMNF_SHAPES, 200, True),
+}
+
+
+def score(model, held):
+    pred = model.predict(held[model.features_], n_draws=2000, seed=0)
+    logd = np.log(pred.draws)
+    y = held["time"].to_numpy()
+    ld = stats.norm.logpdf(np.log(y), logd.mean(axis=0), np.maximum(logd.std(axis=0), 1e-6))
+    lo, hi = pred.interval(0.9)
+    return float(np.mean(ld)), float(np.median(np.abs(pred.median / y - 1)) * 100), float(np.mean((lo <= y) & (y <= hi)))
+
+
+def outer_scores(train, model_name):
+    """Mean (log score, MdAPE, cov90) over the outer forward splits of one case."""
+    frame = train.frame
+    varying = [c for c in train.params if frame[c].nunique() > 1]
+    X = frame[varying].to_numpy(float)
+    out = []
+    for split in forward_splits(X, varying):
+        inner = train.__class__(frame[split.train].reset_index(drop=True), config=train.config, source=train.source)
+        try:
+            model = pp.fit(inner, target="time", model=model_name)
+            out.append(score(model, frame[split.test]))
+        except ValueError as exc:
+            out.append((np.nan, np.nan, np.nan))
+            print(f"    split {split.label}: {exc}")
+    return np.nanmean(np.array(out, dtype=float), axis=0) if out else None
+
+
+def cases(parts):
+    from probperf.sim.datasets import PROTOCOL, dataset
+
+    for folder in ("published", "real"):
+        if folder in parts:
+            for name, train, _ in table_cases(folder):
+                yield name, train
+    if "sim" in parts:
+        for app in PROTOCOL:
+            for which in ("A", "B"):
+                yield f"sim {app}/{which}", dataset(app, which, seed=0).select(split="train")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="published,real,sim")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    args = ap.parse_args(argv)
+    names = args.variants.split(",")
+    totals = {v: [] for v in names}
+    warnings.simplefilter("ignore")
+    for case, train in cases(args.only.split(",")):
+        line = f"{case:28s}"
+        for v in names:
+            laws.FIXED_SHAPES, laws.STACKING_BOOTSTRAP, discrepancy = VARIANTS[v]
+            laws.LawMixture.__init__.__defaults__ = (True, discrepancy, 0, 1000)
+            s = outer_scores(train, "auto")
+            totals[v].append(s)
+            line += f" | {v} {s[0]:7.3f} {s[1]:6.1f}% {s[2]:.2f}"
+        print(line, flush=True)
+    for v, rows in totals.items():
+        rows = np.array(rows)
+        print(f"{v:10s}: mean log score {np.nanmean(rows[:, 0]):.3f}, geometric mean MdAPE "
+              f"{np.exp(np.nanmean(np.log(rows[:, 1]))):.1f} %, mean cov90 {np.nanmean(rows[:, 2]):.2f} over {len(rows)} cases")
+    best = max(totals, key=lambda v: np.nanmean(np.array(totals[v])[:, 0]))
+    print(f"chosen: {best}")
+
+
+if __name__ == "__main__":
+    with report("choose_laws"):
+        main()
