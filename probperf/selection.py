@@ -102,8 +102,7 @@ def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str
     return splits
 
 
-def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, n_iter: int = 500,
-                     bootstrap: int = 0) -> np.ndarray:
+def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, n_iter: int = 500) -> np.ndarray:
     """Stacking weights of ``K`` candidates from held-out pointwise log densities.
 
     Maximises ``sum_i a_i log sum_k w_k exp(L_ik)`` over the simplex, with ``a_i`` so
@@ -139,11 +138,7 @@ def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, 
     if not ok.any():
         return np.full(K, 1.0 / K)
     P = np.exp(finite[ok] - top[ok])
-    a = a[ok]
-    if not bootstrap:
-        return _stack(P, a / a.sum(), n_iter)
-    g = np.random.default_rng(0).dirichlet(np.ones(len(a)), size=bootstrap)
-    return np.mean([_stack(P, gi * a / (gi * a).sum(), n_iter) for gi in g], axis=0)
+    return _stack(P, a[ok] / a[ok].sum(), n_iter)
 
 
 def _stack(P, a, n_iter):

@@ -188,3 +188,37 @@ def test_cli_refuses_a_prediction_beyond_float_range(tmp_path):
     res = runner.invoke(app, ["predict", str(tmp_path / "m.model"), "--at", "n=1e300,p=8"])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "finite" in res.output
+
+
+def test_evidence_finds_n_log_n_when_no_split_can_validate():
+    """Three sizes leave no forward split: the laws are weighed by their closed-form
+    evidence, which must compare densities of y (the fixed shapes' offsets once counted
+    as data and favoured the steepest shape, n^3 log^2 n)."""
+    rng = np.random.default_rng(0)
+    n = np.repeat([1024.0, 2048.0, 4096.0], 2)
+    y = 3 * n * np.log2(n) * np.exp(0.01 * rng.standard_normal(6))
+    model = LawMixture().fit(n[:, None], y, features=["n"])
+    assert max(model.weights_, key=model.weights_.get) == "n^1 log^1 n"
+    truth = 3 * 65536.0 * 16
+    assert abs(float(model.predict({"n": [65536.0]}).median[0]) / truth - 1) < 0.03
+
+
+def test_discrepancy_widens_where_no_candidate_law_is_exact():
+    """n log2 n + 0.002 n^2 is no single candidate law: nested forward validation sees the
+    chosen law drift, and the learnt rate widens the interval 4x beyond the data enough
+    to hold the truth, which the laws' own spread does not."""
+    rng = np.random.default_rng(0)
+    n = np.repeat(2.0 ** np.arange(6, 14), 2)
+
+    def truth(n):
+        return n * np.log2(n) + 2e-3 * n**2
+
+    y = truth(n) * np.exp(0.02 * rng.standard_normal(len(n)))
+    far = {"n": [2.0**15]}
+    wide = LawMixture().fit(n[:, None], y, features=["n"])
+    narrow = LawMixture(discrepancy=False).fit(n[:, None], y, features=["n"])
+    assert wide.discrepancy_ > 0 and narrow.discrepancy_ == 0
+    (lo, hi), (lo0, hi0) = wide.predict(far).interval(0.9), narrow.predict(far).interval(0.9)
+    assert lo[0] < truth(2.0**15) < hi[0]
+    assert not lo0[0] < truth(2.0**15) < hi0[0]
+    assert hi[0] - lo[0] > 2 * (hi0[0] - lo0[0])
