@@ -656,8 +656,8 @@ class LawMixture(MetricModel):
         if self.guard:
             check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
-        names = list(self.weights_)
-        which = rng.choice(len(names), size=n_draws, p=np.array(list(self.weights_.values())))
+        names = sorted(self.weights_)  # a saved model's dicts may come back in another order
+        which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
         out = np.empty((n_draws, len(X)))
         for k, name in enumerate(names):
             rows = np.flatnonzero(which == k)
