@@ -12,11 +12,12 @@ higher mean log score over the cases wins. No test row of any dataset is read.
 Variants: the fixed size shapes ``n^j log^k n`` on a half-integer grid of ``j`` or the
 performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipped by
 Extra-P); with or without the discrepancy rate learnt by nested forward validation
-(:func:`probperf.models.laws.discrepancy_rate`; the DAG model's parts never learn it,
-so on the simulator the two are the same). Chosen: ``pmnf+disc``.
+(:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
+DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
+and without ``+disc``). Chosen (results/choose_laws.md): ``halves+disc``; the
+parts without.
 
-    python benchmarks/choose_laws.py --only published,real                        # choose_laws.md
-    python benchmarks/choose_laws.py --only sim --variants halves,pmnf            # choose_laws_sim.md
+    python benchmarks/choose_laws.py [--only published,real,sim] [--variants halves,pmnf+disc]
 """
 
 from __future__ import annotations
@@ -34,16 +35,22 @@ from _report import report  # noqa: E402
 from bench_accuracy import table_cases  # noqa: E402
 
 import probperf as pp  # noqa: E402
-from probperf.models import laws  # noqa: E402
+from probperf import dag, registry  # noqa: E402
+from probperf.models import LawMixture, laws  # noqa: E402
 from probperf.selection import forward_splits  # noqa: E402
 
-#: the 2016 paper's grid: j in 0..3 by halves, k in 0..2
-HALVES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
-VARIANTS = {  # name: (size shapes, learn a discrepancy rate in time-only mixtures)
-    "halves": (HALVES, False),
-    "halves+disc": (HALVES, True),
-    "pmnf": (laws.FIXED_SHAPES, False),
-    "pmnf+disc": (laws.FIXED_SHAPES, True),
+#: the performance-model normal form's exponents (Calotoiu et al. 2013, Extra-P's set)
+_PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2, 9/4, 7/3, 5/2, 8/3, 11/4, 3),
+                1: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 5/4, 4/3, 3/2, 2, 5/2, 3),
+                2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
+PMNF = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j in powers)
+HALVES = laws.FIXED_SHAPES  # the 2016 paper's grid: j in 0..3 by halves, k in 0..2
+VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy)
+    "halves": (HALVES, False, False),
+    "halves+disc": (HALVES, True, False),
+    "pmnf": (PMNF, False, False),
+    "pmnf+disc": (PMNF, True, False),
+    "pmnf+disc+parts": (PMNF, True, True),
 }
 
 
@@ -56,7 +63,16 @@ def score(model, held):
     return float(np.mean(ld)), float(np.median(np.abs(pred.median / y - 1)) * 100), float(np.mean((lo <= y) & (y <= hi)))
 
 
-def outer_scores(train, model_name):
+def fit(inner, variant):
+    """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
+    time-only table (as DirectModel does), the DAG model for traced runs."""
+    laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY = VARIANTS[variant]
+    if registry.choose(inner, "time") == "direct":
+        return LawMixture(discrepancy=discrepancy).fit(inner, target="time")
+    return pp.fit(inner, target="time", model="auto")
+
+
+def outer_scores(train, variant):
     """Mean (log score, MdAPE, cov90) over the outer forward splits of one case."""
     frame = train.frame
     varying = [c for c in train.params if frame[c].nunique() > 1]
@@ -65,7 +81,7 @@ def outer_scores(train, model_name):
     for split in forward_splits(X, varying):
         inner = train.__class__(frame[split.train].reset_index(drop=True), config=train.config, source=train.source)
         try:
-            model = pp.fit(inner, target="time", model=model_name)
+            model = fit(inner, variant)
             out.append(score(model, frame[split.test]))
         except ValueError as exc:
             out.append((np.nan, np.nan, np.nan))
@@ -97,10 +113,7 @@ def main(argv=None):
     for case, train in cases(args.only.split(",")):
         line = f"{case:28s}"
         for v in names:
-            laws.FIXED_SHAPES, discrepancy = VARIANTS[v]
-            # the default of LawMixture(discrepancy=...), which "auto" builds for time only
-            laws.LawMixture.__init__.__defaults__ = (True, discrepancy, 0, 1000)
-            s = outer_scores(train, "auto")
+            s = outer_scores(train, v)
             totals[v].append(s)
             line += f" | {v} {s[0]:7.3f} {s[1]:6.1f}% {s[2]:.2f}"
         print(line, flush=True)
@@ -113,8 +126,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    only = next((a.split("=", 1)[-1] for a in sys.argv if a.startswith("--only")), None)
-    if only == "--only":
-        only = sys.argv[sys.argv.index("--only") + 1]
-    with report("choose_laws_sim" if only == "sim" else "choose_laws"):
+    with report("choose_laws"):
         main()

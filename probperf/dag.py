@@ -90,6 +90,15 @@ DISCREPANCY = 0.04
 #: overhead ``delay + no_work`` (see :func:`probperf.selection.discrepancy_rates`).
 DISCREPANCY_PARTS = ("work", "overhead")
 
+#: Whether the law-mixture parts learn their own discrepancy rate
+#: (:func:`probperf.models.laws.discrepancy_rate`). Off: the parts are summed into
+#: time, and independent per-part log-normal factors move the median of the sum
+#: upwards (the median of a sum of log-normals exceeds the sum of their medians; see
+#: :func:`probperf.selection.widen`, which shares one deviate for that reason). Kept
+#: off because nested forward validation on the simulator's training rows scores it
+#: lower (benchmarks/choose_laws.py, results/choose_laws_sim.md: "pmnf+disc+parts").
+PART_DISCREPANCY = False
+
 
 @persist.register
 class ZeroMetric:
@@ -324,11 +333,7 @@ class DagModel(TableModel):
         family = specs.parse(spec).family
         if family == specs.LAWS:
             options["guard"] = False  # checked on the whole table in predict
-            # The parts are summed into time: a discrepancy drawn per part would move the
-            # sum's median (on the README's sort runs the idle time's rate reached the
-            # search bound and time came out 3-8x high at 36 workers); the DAG model's
-            # extrapolation spread is its own (calibrate, benchmarks/choose_calibration.py).
-            options["discrepancy"] = False
+            options["discrepancy"] = PART_DISCREPANCY
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

@@ -131,19 +131,16 @@ def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, 
         groups = np.zeros(N, dtype=int)
     _, inv, counts = np.unique(groups, return_inverse=True, return_counts=True)
     a = 1.0 / counts[inv]
+    a = a / a.sum()
     # Densities relative to each point's best candidate: same weights, no underflow.
     finite = np.where(np.isfinite(L), L, -np.inf)
     top = np.max(finite, axis=1, keepdims=True)
     ok = np.isfinite(top[:, 0])
-    if not ok.any():
-        return np.full(K, 1.0 / K)
     P = np.exp(finite[ok] - top[ok])
-    return _stack(P, a[ok] / a[ok].sum(), n_iter)
-
-
-def _stack(P, a, n_iter):
-    """Stacking weights maximising ``sum_i a_i log (P w)_i`` (EM fixed point)."""
-    w = np.full(P.shape[1], 1.0 / P.shape[1])
+    a = a[ok] / a[ok].sum() if ok.any() else a[ok]
+    w = np.full(K, 1.0 / K)
+    if not ok.any():
+        return w
     for _ in range(n_iter):
         mix = P @ w
         new = w * ((a / mix) @ P)
