@@ -15,9 +15,15 @@ Extra-P); with or without the discrepancy rate learnt by nested forward validati
 (:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
 DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
 and without ``+disc``). Chosen (results/choose_laws.md): ``halves+disc``; the
-parts without.
+parts without; no absolute-noise affine laws (``+abs``).
 
-    python benchmarks/choose_laws.py [--only published,real,sim] [--variants halves,pmnf+disc]
+The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
+set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
+the nested splits without it. ``--time-only`` models time directly on every case, the
+simulator's too, which is where the rate matters (results/choose_laws_time_only.md:
+prior -0.288 vs -0.724 without, over 21 cases).
+
+    python benchmarks/choose_laws.py [--only published,real,sim] [--variants halves,pmnf+disc] [--time-only]
 """
 
 from __future__ import annotations
@@ -45,13 +51,18 @@ _PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2,
                 2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
 PMNF = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j in powers)
 HALVES = laws.FIXED_SHAPES  # the 2016 paper's grid: j in 0..3 by halves, k in 0..2
-VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy)
-    "halves": (HALVES, False, False),
-    "halves+disc": (HALVES, True, False),
-    "pmnf": (PMNF, False, False),
-    "pmnf+disc": (PMNF, True, False),
-    "pmnf+disc+parts": (PMNF, True, True),
+VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy, absolute noise)
+    "halves": (HALVES, False, False, False),
+    "halves+disc": (HALVES, True, False, False),
+    "halves+disc+abs": (HALVES, True, False, True),
+    "pmnf": (PMNF, False, False, False),
+    "pmnf+disc": (PMNF, True, False, False),
+    "pmnf+disc+parts": (PMNF, True, True, False),
 }
+#: the discrepancy rate's prior mean (laws.RATE_PRIOR_MEAN): the empirical-Bayes value,
+#: or 0, the best rate of the nested splits without a prior (variant suffix "-mle")
+PRIOR_MEAN = laws.RATE_PRIOR_MEAN
+TIME_ONLY = False  # --time-only
 
 
 def score(model, held):
@@ -66,8 +77,10 @@ def score(model, held):
 def fit(inner, variant):
     """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
     time-only table (as DirectModel does), the DAG model for traced runs."""
-    laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY = VARIANTS[variant]
-    if registry.choose(inner, "time") == "direct":
+    base, mle = variant.removesuffix("-mle"), variant.endswith("-mle")
+    laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
+    laws.RATE_PRIOR_MEAN = 0.0 if mle else PRIOR_MEAN
+    if TIME_ONLY or registry.choose(inner, "time") == "direct":
         return LawMixture(discrepancy=discrepancy).fit(inner, target="time")
     return pp.fit(inner, target="time", model="auto")
 
@@ -106,7 +119,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="published,real,sim")
     ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--time-only", action="store_true", help="model time directly on every case (simulator too)")
     args = ap.parse_args(argv)
+    global TIME_ONLY
+    TIME_ONLY = args.time_only
     names = args.variants.split(",")
     totals = {v: [] for v in names}
     warnings.simplefilter("ignore")
@@ -126,5 +142,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    with report("choose_laws"):
+    # one report per mode: the time-only run must not overwrite the DAG one
+    with report("choose_laws_time_only" if "--time-only" in sys.argv else "choose_laws"):
         main()

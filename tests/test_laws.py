@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from probperf import persist
 from probperf.cli import app
-from probperf.models import BayesianBasisRegression, LawMixture
+from probperf.models import BayesianBasisRegression, LawMixture, laws
 from probperf.selection import forward_splits, stacking_weights
 
 runner = CliRunner()
@@ -222,3 +222,49 @@ def test_discrepancy_widens_where_no_candidate_law_is_exact():
     assert lo[0] < truth(2.0**14) < hi[0]
     assert not lo0[0] < truth(2.0**14) < hi0[0]
     assert hi[0] - lo[0] > 1.5 * (hi0[0] - lo0[0])
+
+
+def test_affine_law_noise_decides_which_runs_lead_the_fit():
+    """Exact runs of 0.05 + 2e-6 n^3: both noise models recover the law. With the
+    smallest run 50 % too slow, multiplicative noise (relative residuals) moves the
+    fitted law a lot, additive noise (residuals in seconds, led by the largest runs)
+    less: at n = 160 the relative law moves more than 3x as much (4.3x)."""
+    n = np.array([10.0, 20, 30, 40, 50, 60, 70, 80])
+    y = 0.05 + 2e-6 * n**3
+    slow = y.copy()
+    slow[0] *= 1.5
+    far = np.array([[160.0]])
+
+    def at_far(absolute, runs):
+        law = laws._make_law([("affine", "n", 3.0, 0, 0, absolute)]).fit(n[:, None], ["n"], np.log(runs))
+        return float(np.exp(law.predictive(far, ["n"])[1][0]))
+
+    truth = 0.05 + 2e-6 * 160**3
+    moved = {}
+    for absolute in (0, 1):
+        assert abs(at_far(absolute, y) / truth - 1) < 0.01
+        moved[absolute] = abs(at_far(absolute, slow) / at_far(absolute, y) - 1)
+    assert moved[0] > 3 * moved[1]
+
+
+def test_a_negative_constant_is_held_at_zero_not_refused():
+    """Times add: the constant of c + b n^3 cannot be negative. Runs of 1e-6 n^3 - 1e-3
+    would give it a negative least-squares value; the law is fitted with c = 0 instead
+    (the non-negative least-squares solution) and still finds b."""
+    n = np.array([20.0, 30, 40, 50, 60, 70, 80])
+    y = 1e-6 * n**3 - 1e-3
+    law = laws._make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(y))
+    assert law.mean[0] == 0.0 and law.chol[0, 0] == 0.0
+    # the one-term fit of relative residuals, sum (1 - b n^3 / y)^2, in closed form
+    u = n**3 / y
+    assert abs(law.mean[1] / (u.sum() / (u**2).sum()) - 1) < 5e-3  # the weak prior shrinks 0.1 %
+
+
+def test_without_forward_splits_the_discrepancy_rate_is_the_prior():
+    """Three sizes give no forward split: nothing in the data speaks about the drift of
+    the law, and the rate is the prior's: the root mean square of an exponential of
+    mean RATE_PRIOR_MEAN, sqrt(2) times its mean (up to the grid)."""
+    n = np.repeat([1024.0, 2048.0, 4096.0], 2)
+    X, logy = n[:, None], np.log(3 * n * np.log2(n))
+    rate = laws.discrepancy_rate(laws.candidate_laws(X, ["n"]), X, ["n"], logy)
+    assert abs(rate / (np.sqrt(2) * laws.RATE_PRIOR_MEAN) - 1) < 0.02

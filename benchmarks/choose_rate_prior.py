@@ -1,0 +1,75 @@
+"""The prior mean of the law mixture's discrepancy rate, by empirical Bayes on training rows.
+
+For every training set (the ``train`` rows of the four published cases, of the three
+real ones, and of the simulator's 14 datasets, time modelled directly), the likelihood
+of the discrepancy rate on :data:`probperf.models.laws.RATE_GRID` comes from nested
+forward validation inside those rows (:func:`probperf.models.laws.discrepancy_loglik`).
+The prior mean ``m`` of an exponential prior is the one that maximises the product over
+the sets of each set's likelihood integrated over the prior (the marginal likelihood of
+``m``). No test row of any dataset is read. Also printed: each set's best rate and the
+rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`).
+
+    python benchmarks/choose_rate_prior.py [--only published,real,sim]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.special import logsumexp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import report  # noqa: E402
+from choose_laws import cases  # noqa: E402
+
+from probperf.models import laws  # noqa: E402
+
+#: prior means tried (log units per doubling): a grid as fine as the answer needs
+MEANS = np.geomspace(0.01, 1.0, 41)
+
+
+def rate_loglik(train):
+    """The rate's log likelihood on the grid for one training set's time."""
+    model = laws.LawMixture(discrepancy=False).fit(train, target="time")
+    frame = train.points(model.features_)
+    X = frame[model.features_].to_numpy(np.float64)
+    y = train.y("time")
+    w = laws.noise_weights(y, laws.resolution(y))
+    cands = laws.candidate_laws(X, model.features_)
+    return laws.discrepancy_loglik(cands, X, model.features_, np.log(y), w)
+
+
+def log_marginal(rates, loglik, mean):
+    """log of the integral of exp(loglik) against the exponential prior of this mean."""
+    return float(logsumexp(loglik - rates / mean - np.log(mean) + np.log(np.gradient(rates))))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="published,real,sim")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    curves = {}
+    for case, train in cases(args.only.split(",")):
+        rates, ll = rate_loglik(train)
+        curves[case] = ll
+        print(f"{case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: {ll[0]:8.3f}, at best: {ll.max():8.3f}",
+              flush=True)
+    total = np.array([sum(log_marginal(laws.RATE_GRID, ll, m) for ll in curves.values()) for m in MEANS])
+    for m, t in zip(MEANS, total):
+        print(f"prior mean {m:.3f}: summed log marginal {t:9.3f}")
+    best = MEANS[np.argmax(total)]
+    print(f"chosen prior mean: {best:.3f} (over {len(curves)} training sets)")
+    for case, ll in curves.items():
+        post = ll - laws.RATE_GRID / best + np.log(np.gradient(laws.RATE_GRID))
+        post = np.exp(post - post.max())
+        print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")
+
+
+if __name__ == "__main__":
+    with report("choose_rate_prior"):
+        main()
