@@ -199,12 +199,16 @@ def save(model, path) -> None:
 
     Examples
     --------
+    The file holds the model's kind and state; :func:`load` rebuilds the model:
+
     >>> import os, tempfile
     >>> from probperf.dag import ZeroMetric
     >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
     >>> save(ZeroMetric(), path)
     >>> load_state(path)[:2]
     ('ZeroMetric', {'state': {'fitted': {}, 'params': {}}})
+    >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
+    [[0.0, 0.0]]
     """
     tensors = {}
     config = {"state": state(model, "", tensors)}
@@ -216,12 +220,16 @@ def load(path):
 
     Examples
     --------
+    :func:`save` shows a round trip. A file intact on disk (its checksum holds) but
+    without the model's state is refused:
+
     >>> import os, tempfile
-    >>> from probperf.dag import ZeroMetric
-    >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
-    >>> save(ZeroMetric(), path)
-    >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
-    [[0.0, 0.0]]
+    >>> path = os.path.join(tempfile.mkdtemp(), "stateless.model")
+    >>> save_state(path, "ZeroMetric", {"note": "no state"}, {})
+    >>> load(path)
+    Traceback (most recent call last):
+    ...
+    probperf.persist.ModelFileError: .../stateless.model: model configuration lacks its state; re-fit ...
     """
     kind, config, tensors = load_state(path)
     try:
