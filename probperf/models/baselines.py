@@ -852,8 +852,10 @@ class MultiTaskNN(_NeuralTimeModel):
         ``wait_tasks``, ``critical_path``. ``"auto"`` applies the thesis's rule: the
         two of ``work``, ``delay``, ``no_work`` with the highest Pearson correlation
         with time, plus ``create_task``, ``wait_tasks`` and ``critical_path``.
-    **kwargs
-        As for :class:`DirectNN`.
+    **training
+        The search and training settings, as for :class:`DirectNN` (``n_search``,
+        ``dropout``, ``learning_rate``, ``max_epochs``, ``patience``, ``batch_size``,
+        ``val_fraction``, ``log_scale``, ``seed``).
 
     Examples
     --------
@@ -868,23 +870,10 @@ class MultiTaskNN(_NeuralTimeModel):
 
     DEFAULT_TASKS = ("work", "delay", "no_work", "create_task", "wait_tasks", "critical_path")
 
-    def __init__(
-        self,
-        tasks: Sequence[str] | str = DEFAULT_TASKS,
-        n_search: int = 4,
-        dropout: tuple[float, float] = (0.05, 0.3),
-        learning_rate: tuple[float, float] = (1e-3, 3e-2),
-        max_epochs: int = 1000,
-        patience: int = 100,
-        batch_size: int = 32,
-        val_fraction: float = 0.2,
-        log_scale: bool = False,
-        seed: int = 0,
-    ):
-        super().__init__(
-            n_search, dropout, learning_rate, max_epochs, patience, batch_size, val_fraction,
-            log_scale, seed,
-        )
+    def __init__(self, tasks: Sequence[str] | str = DEFAULT_TASKS, **training):
+        # the search and training settings are DirectNN's, declared once in the base
+        # class (get_params finds them there: persist.init_params)
+        super().__init__(**training)
         self.tasks = tasks
 
     def _tasks(self, measurements):
