@@ -27,7 +27,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,9 @@ from .data import (
 )
 from .limits import MAX_FIELD_CHARS, NumberError, check_value, parse_literal
 from .outputs import atomic_write as _atomic_write
+
+if TYPE_CHECKING:  # typing.Unpack of a TypedDict is Python 3.11+; only checkers need it
+    from typing_extensions import Unpack
 
 #: DAG Recorder field -> column. The other lines (``T1/P``, speedups, granularities,
 #: node counts and the edge matrices) are derived or not per-run metrics.
@@ -69,7 +72,47 @@ SUFFIXES: dict[str, str] = {
 
 _GLOB_CHARS = frozenset("*?[")
 
-_COMMON_OPTIONS = {"config", "params", "unit", "clock_hz", "strict"}
+
+class ReadOptions(TypedDict, total=False):
+    """The keyword options every reader takes, all optional (:func:`read` passes them on).
+
+    Declared once for all the readers; a reader given another keyword raises
+    ``TypeError``, as any function does.
+
+    Attributes
+    ----------
+    config : sequence of str, default ``()``
+        Columns to declare as configuration parameters.
+    params : mapping, optional
+        Parameters constant over the input, added as columns, e.g. ``{"p": 4}``.
+    unit : str, default ``"s"``
+        Unit of the times (``"cycles"`` for cycle counts).
+    clock_hz : float, optional
+        Clock rate, to convert cycles to seconds later (:meth:`Measurements.in_seconds`).
+    strict : bool, default ``False``
+        Raise instead of warn when ``work + delay + no_work != p * time``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> runs = os.path.join(tempfile.mkdtemp(), "fib.jsonl")
+    >>> _ = open(runs, "w").write('{"n": 30, "time": 1200}\\n')
+    >>> options: ReadOptions = {"params": {"p": 4}, "unit": "cycles"}
+    >>> m = read_jsonl(runs, **options)
+    >>> m.frame.values.tolist(), m.unit
+    ([[30, 4, 1200]], 'cycles')
+    """
+
+    config: Sequence[str]
+    params: Mapping | None
+    unit: str
+    clock_hz: float | None
+    strict: bool
+
+
+#: What a reader does with an option not given.
+_READ_DEFAULTS: ReadOptions = {"config": (), "params": None, "unit": "s", "clock_hz": None, "strict": False}
+_COMMON_OPTIONS = set(_READ_DEFAULTS)
 #: Keyword arguments each reader takes (``read`` rejects others, naming them).
 _READ_OPTIONS = {
     "csv": _COMMON_OPTIONS,
@@ -93,9 +136,8 @@ def read(path, **kw) -> Measurements:
         A file, a glob (``"runs/*.stat"``; matching nothing is an error) or a list of
         files of one format. Several files are concatenated.
     **kw
-        ``config``, ``unit``, ``clock_hz``, ``strict``, ``params`` (constant
-        parameter values to add, e.g. ``{"p": 4}``) for every format; ``pattern`` and
-        ``side_table`` for ``.stat`` files; ``metric`` and ``region`` for Extra-P.
+        The :class:`ReadOptions` (for ``.stat`` files all but ``unit``, and ``pattern``
+        and ``side_table`` besides); ``metric`` and ``region`` for Extra-P.
 
     Examples
     --------
@@ -285,33 +327,37 @@ def _simulator_config(columns, config: Sequence[str]) -> list[str]:
     return [c for c in unknown if c in names]
 
 
-def _make(frame, source, config, params, location, **kw) -> Measurements:
+def _options(reader: str, given: Mapping) -> dict:
+    """``given`` reader options completed with :data:`_READ_DEFAULTS`; an unknown one is
+    a ``TypeError`` worded as Python words it for a keyword a function lacks."""
+    for name in given:
+        if name not in _READ_DEFAULTS:
+            raise TypeError(f"{reader}() got an unexpected keyword argument {name!r}")
+    return {**_READ_DEFAULTS, **given}
+
+
+def _make(frame, source, location, options: Mapping) -> Measurements:
+    params = options["params"]
     frame = _add_params(frame, params, source)
-    config = _config_of(config, params)
+    config = _config_of(options["config"], params)
     config += _simulator_config(frame.columns, config)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
-    return Measurements(frame, config, source=str(source), location=location, **kw)
+    return Measurements(frame, config, unit=options["unit"], clock_hz=options["clock_hz"],
+                        source=str(source), strict=options["strict"], location=location)
 
 
 # -- CSV ------------------------------------------------------------------------------
 
 
-def read_csv(
-    path,
-    *,
-    config: Sequence[str] = (),
-    params: Mapping | None = None,
-    unit: str = "s",
-    clock_hz: float | None = None,
-    strict: bool = False,
-) -> Measurements:
+def read_csv(path, **options: Unpack[ReadOptions]) -> Measurements:
     """Read a CSV file: header on line 1, one run per line, blank cell = missing.
 
     Numbers are parsed with Python's ``int``/``float``, so a value written with
     ``repr`` precision comes back bit for bit. ``nan`` and ``inf`` are errors. A
     UTF-8 byte-order mark (spreadsheet exports) is skipped. The file is read in
     chunks of :data:`CSV_CHUNK_ROWS` rows, so memory follows the numbers, not the text.
+    The options are those of :class:`ReadOptions`.
 
     Examples
     --------
@@ -323,14 +369,14 @@ def read_csv(
     ...
     probperf.data.MeasurementError: .../runs.csv, line 3, column time: negative value -1.0
     """
+    options = _options("read_csv", options)
     source = str(path)
     with _reading(path), open(path, encoding="utf-8-sig", newline="") as f:
         rows = csv.reader(f)
         header = _csv_header(rows, source)
         columns, lines = _csv_columns(rows, header, source)
     frame = pd.DataFrame(dict(zip(header, columns)))
-    loc = Location(source, row_lines=lines, header_line=1)
-    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+    return _make(frame, source, Location(source, row_lines=lines, header_line=1), options)
 
 
 #: Rows parsed into Python values before they are packed into arrays: small enough
@@ -457,16 +503,9 @@ def write_csv(measurements: Measurements, path) -> Path:
 # -- JSON lines -----------------------------------------------------------------------
 
 
-def read_jsonl(
-    path,
-    *,
-    config: Sequence[str] = (),
-    params: Mapping | None = None,
-    unit: str = "s",
-    clock_hz: float | None = None,
-    strict: bool = False,
-) -> Measurements:
-    """Read JSON lines: one object per line; ``null`` or an absent key = missing.
+def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
+    """Read JSON lines: one object per line; ``null`` or an absent key = missing. The
+    options are those of :class:`ReadOptions`.
 
     Examples
     --------
@@ -477,6 +516,7 @@ def read_jsonl(
     >>> m.metrics, m.frame["time"].tolist()
     (['time'], [1.5])
     """
+    options = _options("read_jsonl", options)
     source = str(path)
     text = _read_text(path)
     if not text.strip():
@@ -500,8 +540,7 @@ def read_jsonl(
         }
     )
     # A column missing or unknown is named at the first record.
-    loc = Location(source, row_lines=lines, header_line=lines[0])
-    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+    return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0]), options)
 
 
 def _json_record(raw: str, source: str, line: int) -> dict:
@@ -595,19 +634,11 @@ def read_parquet(
     _check_header([str(n) for n in table.column_names], source, line=None)
     meta = _parquet_meta(table.schema.metadata or {}, source)
     frame = _parquet_frame(table, source)
-    loc = Location(source)
     stored = list(meta.get("config", []))
     config = stored + [c for c in config or () if c not in stored]
-    return _make(
-        frame,
-        source,
-        config,
-        params,
-        loc,
-        unit=unit or meta.get("unit", "s"),
-        clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"),
-        strict=strict,
-    )
+    options = dict(config=config, params=params, unit=unit or meta.get("unit", "s"),
+                   clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"), strict=strict)
+    return _make(frame, source, Location(source), options)
 
 
 def _parquet_table(path, source: str):
@@ -930,15 +961,7 @@ def _side_params(side: dict, path: str) -> dict:
 
 
 def read_extrap(
-    path,
-    *,
-    metric: str | None = None,
-    region: str | None = None,
-    config: Sequence[str] = (),
-    params: Mapping | None = None,
-    unit: str = "s",
-    clock_hz: float | None = None,
-    strict: bool = False,
+    path, *, metric: str | None = None, region: str | None = None, **options: Unpack[ReadOptions]
 ) -> Measurements:
     """Read an Extra-P text file (``PARAMETER``, ``POINTS``, ``REGION``, ``METRIC``,
     ``DATA`` lines; ``#`` comments).
@@ -946,7 +969,8 @@ def read_extrap(
     One (region, metric) block becomes the table: by default the only one, or metric
     ``time``. The metric column is named after the Extra-P metric if that is one of
     :data:`~probperf.data.METRICS`, else ``time``. Each value of a ``DATA`` line is a
-    repetition (one row). Parameters other than ``n`` and ``p`` become config.
+    repetition (one row). Parameters other than ``n`` and ``p`` become config; the other
+    options are those of :class:`ReadOptions`.
 
     Examples
     --------
@@ -957,6 +981,7 @@ def read_extrap(
     >>> read_extrap(path).frame.values.tolist()
     [[1.0, 4.0], [1.0, 4.2], [2.0, 2.1]]
     """
+    options = _options("read_extrap", options)
     source = str(path)
     text = _read_text(path)
     if not text.strip():
@@ -969,9 +994,9 @@ def read_extrap(
     key = _choose_block(parsed.blocks, region, metric, source)
     frame, lines = parsed.table(key)
     names = parsed.names
-    config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in config if c not in names)]
+    config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in options["config"] if c not in names)]
     loc = Location(source, row_lines=lines, header_line=parsed.param_line or None)
-    return _make(frame, source, config, params, loc, unit=unit, clock_hz=clock_hz, strict=strict)
+    return _make(frame, source, loc, {**options, "config": config})
 
 
 class _ExtrapText:
@@ -1141,6 +1166,7 @@ def write_extrap(
 
 __all__ = [
     "STAT_FIELDS",
+    "ReadOptions",
     "read",
     "write",
     "read_csv",

@@ -199,12 +199,16 @@ def save(model, path) -> None:
 
     Examples
     --------
+    The file holds the model's kind and state; :func:`load` rebuilds the model:
+
     >>> import os, tempfile
     >>> from probperf.dag import ZeroMetric
     >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
     >>> save(ZeroMetric(), path)
     >>> load_state(path)[:2]
     ('ZeroMetric', {'state': {'fitted': {}, 'params': {}}})
+    >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
+    [[0.0, 0.0]]
     """
     tensors = {}
     config = {"state": state(model, "", tensors)}
@@ -216,12 +220,16 @@ def load(path):
 
     Examples
     --------
+    :func:`save` shows a round trip. A file intact on disk (its checksum holds) but
+    without the model's state is refused:
+
     >>> import os, tempfile
-    >>> from probperf.dag import ZeroMetric
-    >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
-    >>> save(ZeroMetric(), path)
-    >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
-    [[0.0, 0.0]]
+    >>> path = os.path.join(tempfile.mkdtemp(), "stateless.model")
+    >>> save_state(path, "ZeroMetric", {"note": "no state"}, {})
+    >>> load(path)
+    Traceback (most recent call last):
+    ...
+    probperf.persist.ModelFileError: .../stateless.model: model configuration lacks its state; re-fit ...
     """
     kind, config, tensors = load_state(path)
     try:
@@ -319,7 +327,9 @@ def params(obj) -> dict:
 
 def init_params(obj) -> dict:
     """The attributes named like ``type(obj).__init__``'s arguments (the scikit-learn
-    convention: a constructor only stores its keyword arguments).
+    convention: a constructor only stores its keyword arguments). A constructor that
+    hands its ``**kwargs`` on to its base class's takes that one's arguments too, so a
+    subclass adds parameters without repeating its base's.
 
     Examples
     --------
@@ -328,12 +338,25 @@ def init_params(obj) -> dict:
     ...         self.factor = factor
     >>> init_params(Scaled(3.0))
     {'factor': 3.0}
+    >>> class Shifted(Scaled):
+    ...     def __init__(self, shift=0.0, **scaling):
+    ...         super().__init__(**scaling)
+    ...         self.shift = shift
+    >>> init_params(Shifted(1.0, factor=3.0))
+    {'shift': 1.0, 'factor': 3.0}
     """
     import inspect
 
-    args = inspect.signature(type(obj).__init__).parameters.values()
-    return {a.name: getattr(obj, a.name) for a in args
-            if a.name != "self" and a.kind not in (a.VAR_POSITIONAL, a.VAR_KEYWORD)}
+    names: list[str] = []
+    for klass in type(obj).__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        args = inspect.signature(klass.__init__).parameters.values()
+        names += [a.name for a in args if a.name != "self" and a.name not in names
+                  and a.kind not in (a.VAR_POSITIONAL, a.VAR_KEYWORD)]
+        if all(a.kind != a.VAR_KEYWORD for a in args):
+            break
+    return {name: getattr(obj, name) for name in names}
 
 
 def state(obj, key: str, tensors: dict) -> dict:

@@ -3,22 +3,11 @@
 import copy
 import math
 
+import gpytorch.kernels as gk
 import numpy as np
 import pandas as pd
 import pytest
 import torch
-from gpytorch.kernels import (
-    AdditiveKernel,
-    LinearKernel,
-    MaternKernel,
-    PeriodicKernel,
-    PolynomialKernel,
-    ProductKernel,
-    RBFKernel,
-    RQKernel,
-    ScaleKernel,
-    SpectralMixtureKernel,
-)
 
 from probperf import persist
 from probperf.models.base import MetricModel
@@ -147,31 +136,31 @@ def test_model_rejects_unknown_kernel_before_fitting():
 
 def test_composition_precedence_and_types():
     k = parse_kernel("rbf*periodic+linear", 2)
-    assert isinstance(k, AdditiveKernel)
+    assert isinstance(k, gk.AdditiveKernel)
     product, linear = k.kernels
-    assert isinstance(linear, LinearKernel)
-    assert isinstance(product, ScaleKernel) and isinstance(product.base_kernel, ProductKernel)
-    assert [type(f) for f in product.base_kernel.kernels] == [RBFKernel, PeriodicKernel]
+    assert isinstance(linear, gk.LinearKernel)
+    assert isinstance(product, gk.ScaleKernel) and isinstance(product.base_kernel, gk.ProductKernel)
+    assert [type(f) for f in product.base_kernel.kernels] == [gk.RBFKernel, gk.PeriodicKernel]
 
     k = parse_kernel("linear+rbf*periodic", 2)  # * binds tighter on either side
-    assert isinstance(k.kernels[0], LinearKernel)
-    assert isinstance(k.kernels[1].base_kernel, ProductKernel)
+    assert isinstance(k.kernels[0], gk.LinearKernel)
+    assert isinstance(k.kernels[1].base_kernel, gk.ProductKernel)
 
     k = parse_kernel("(rbf+linear)*periodic", 2)
-    assert isinstance(k, ProductKernel)
+    assert isinstance(k, gk.ProductKernel)
     inner, periodic = k.kernels
-    assert isinstance(inner, AdditiveKernel) and isinstance(periodic, PeriodicKernel)
+    assert isinstance(inner, gk.AdditiveKernel) and isinstance(periodic, gk.PeriodicKernel)
 
     k = parse_kernel("sm4+linear", 3)
     sm, linear = k.kernels
-    assert isinstance(sm, SpectralMixtureKernel) and sm.num_mixtures == 4
-    assert isinstance(linear, LinearKernel)
+    assert isinstance(sm, gk.SpectralMixtureKernel) and sm.num_mixtures == 4
+    assert isinstance(linear, gk.LinearKernel)
 
-    assert isinstance(parse_kernel("rq", 2).base_kernel, RQKernel)
-    assert isinstance(parse_kernel("poly3", 2).base_kernel, PolynomialKernel)
+    assert isinstance(parse_kernel("rq", 2).base_kernel, gk.RQKernel)
+    assert isinstance(parse_kernel("poly3", 2).base_kernel, gk.PolynomialKernel)
     assert parse_kernel("poly3", 2).base_kernel.power == 3
     assert [parse_kernel(f"matern{v}", 2).base_kernel.nu for v in (12, 32, 52)] == [0.5, 1.5, 2.5]
-    assert isinstance(parse_kernel("matern52", 2).base_kernel, MaternKernel)
+    assert isinstance(parse_kernel("matern52", 2).base_kernel, gk.MaternKernel)
 
 
 def test_ard_gives_one_lengthscale_per_input():

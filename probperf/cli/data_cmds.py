@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import warnings
 from pathlib import Path
@@ -34,22 +36,64 @@ _STRICT = typer.Option(
 )
 _CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
 
+#: The options of the commands that read measurement files, in ``--help`` order:
+#: parameter name -> (type, option). :func:`_reads_measurements` gives them to a command.
+_READING = {
+    "param": (Optional[List[str]], _PARAM),
+    "pattern": (Optional[str], _PATTERN),
+    "side_table": (Optional[str], _SIDE),
+    "config": (Optional[List[str]], _CONFIG),
+    "strict": (bool, _STRICT),
+    "clock_hz": (Optional[str], _CLOCK),
+}
 
-def _read(files, params, pattern, side_table, config, strict, clock_hz, identity_warnings=True):
-    """Read the inputs (warnings about the identity go to stderr, not to stdout, unless
-    the caller reports the identity itself)."""
+
+def _reads_measurements(strict: bool = True):
+    """Decorator: the command's ``reading`` parameter stands for the reading options.
+
+    Typer makes a command's options from its signature, so the signature typer reads
+    has the options where ``reading`` stood, and the command gets their values as one
+    dict, ``reading``. ``strict=False`` leaves ``--strict`` out (a lenient reader).
+    """
+    names = [name for name in _READING if strict or name != "strict"]
+
+    def decorate(command):
+        @functools.wraps(command)
+        def run(**kwargs):
+            return command(reading={name: kwargs.pop(name) for name in names}, **kwargs)
+
+        run.__signature__ = _with_options(inspect.signature(command, eval_str=True), names)
+        return run
+
+    return decorate
+
+
+def _with_options(signature: inspect.Signature, names) -> inspect.Signature:
+    """``signature`` with the reading options ``names`` in place of ``reading``."""
+    params = []
+    for param in signature.parameters.values():
+        if param.name == "reading":
+            params += [param.replace(name=name, annotation=_READING[name][0], default=_READING[name][1])
+                       for name in names]
+        else:
+            params.append(param)
+    return signature.replace(parameters=params)
+
+
+def _read(files, reading: dict, identity_warnings=True):
+    """Read the inputs with the options of :data:`_READING` (warnings about the identity
+    go to stderr, not to stdout, unless the caller reports the identity itself)."""
     from ..data import IdentityWarning
     from ..formats import read
 
-    kw = dict(params=parse_assignments(params, "--param"), strict=strict)
-    if config:  # else a Parquet file's own metadata (or nothing) declares them
-        kw["config"] = list(config)
-    if clock_hz is not None:
-        kw["clock_hz"] = float(number("--clock-hz", clock_hz, low=0, low_open=True))
-    if pattern is not None:
-        kw["pattern"] = pattern
-    if side_table is not None:
-        kw["side_table"] = side_table
+    kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
+    if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
+        kw["config"] = list(reading["config"])
+    if reading["clock_hz"] is not None:
+        kw["clock_hz"] = float(number("--clock-hz", reading["clock_hz"], low=0, low_open=True))
+    for name in ("pattern", "side_table"):
+        if reading[name] is not None:
+            kw[name] = reading[name]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with bad_input():
@@ -87,14 +131,11 @@ def _summary(m, title: str) -> Table:
 
 
 @app.command()
+@_reads_measurements()
 def validate(
     files: List[str] = typer.Argument(..., help="Measurement files or quoted globs (.csv .parquet .jsonl .stat .txt .extrap)."),
-    param: Optional[List[str]] = _PARAM,
-    pattern: Optional[str] = _PATTERN,
-    side_table: Optional[str] = _SIDE,
-    config: Optional[List[str]] = _CONFIG,
-    strict: bool = _STRICT,
-    clock_hz: Optional[str] = _CLOCK,
+    *,
+    reading: dict,
 ):
     """Check measurement files and summarise them (rows, parameters, metrics, identity).
 
@@ -102,20 +143,17 @@ def validate(
     largest relative residual of work + delay + no_work = p * time. Bad input exits
     with status 2 and a message naming the file, line and column.
     """
-    m = _read(files, param, pattern, side_table, config, strict, clock_hz)
+    m = _read(files, reading)
     console.print(_summary(m, shown(", ".join(files))))
 
 
 @app.command()
+@_reads_measurements()
 def convert(
     source: str = typer.Argument(..., metavar="IN", help="Input file or quoted glob."),
     target: str = typer.Argument(..., metavar="OUT", help="Output file; its suffix picks the format."),
-    param: Optional[List[str]] = _PARAM,
-    pattern: Optional[str] = _PATTERN,
-    side_table: Optional[str] = _SIDE,
-    config: Optional[List[str]] = _CONFIG,
-    strict: bool = _STRICT,
-    clock_hz: Optional[str] = _CLOCK,
+    *,
+    reading: dict,
 ):
     """Convert between formats (.csv .parquet .jsonl .txt/.extrap; .stat as input).
 
@@ -130,7 +168,7 @@ def convert(
         if Path(target).suffix.lower() not in SUFFIXES or SUFFIXES[Path(target).suffix.lower()] == "stat":
             raise ValueError(f"OUT {target}: use a .csv, .parquet, .jsonl, .txt or .extrap file name")
         check_output(target, "OUT")
-    m = _read([source], param, pattern, side_table, config, strict, clock_hz)
+    m = _read([source], reading)
     with bad_input():
         out = write(m, target)
     err_console.print(f"wrote {len(m)} rows to {shown(Path(out))}", highlight=False, soft_wrap=True)
@@ -145,13 +183,11 @@ def convert(
 
 
 @app.command()
+@_reads_measurements(strict=False)  # it reports the identity itself rather than failing on it
 def doctor(
     files: List[str] = typer.Argument(..., metavar="DATA", help="Measurement files or quoted globs, as for validate."),
-    param: Optional[List[str]] = _PARAM,
-    pattern: Optional[str] = _PATTERN,
-    side_table: Optional[str] = _SIDE,
-    config: Optional[List[str]] = _CONFIG,
-    clock_hz: Optional[str] = _CLOCK,
+    *,
+    reading: dict,
     split: Optional[str] = typer.Option("train", help="Look at the rows with this split label, as fit does, when the table has one."),
     format: str = typer.Option("table", "--format", help="table | json."),
 ):
@@ -167,7 +203,7 @@ def doctor(
 
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
-    m = _read(files, param, pattern, side_table, config, False, clock_hz, identity_warnings=False)
+    m = _read(files, reading, identity_warnings=False)
     if split and "split" in m.frame:  # the rows fit would use
         with bad_input():
             m = m.select(split=split)

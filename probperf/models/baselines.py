@@ -442,6 +442,7 @@ class TwoStepLasso(TimeModel):
         Returns
         -------
         Predictive
+            Rows drawn from the bootstrap replicates' predictions.
         """
         self._check_fitted()
         if metric not in self.STAGES:
@@ -508,15 +509,18 @@ class CilkviewBounds(TimeModel):
 
     Examples
     --------
+    A program whose idle time is bounded by its span (``no_work = span * (p - 1)``), as
+    Cilkview's upper bound assumes: the band holds beyond the largest training ``n``.
+
     >>> import numpy as np, probperf as pp
-    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]); n, p = n.ravel(), p.ravel()
-    >>> work = n * (1 + 0.1 * (p - 1)); tasks = n / 16; delay = 3 * tasks * p
-    >>> no_work = 0.5 * n * (p - 1) ** 2
-    >>> m = pp.Measurements({"n": n, "p": p, "work": work, "delay": delay,
-    ...     "no_work": no_work, "create_task": tasks, "wait_tasks": tasks,
-    ...     "critical_path": n, "time": (work + delay + no_work) / p})
-    >>> lower, upper = CilkviewBounds().fit(m).bounds({"n": 2**12, "p": 4})
-    >>> bool(lower[0] <= (2**12 * 1.3 + 3 * 2**8 * 4 + 0.5 * 2**12 * 9) / 4 <= upper[0])
+    >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), [1, 2, 4, 8]))
+    >>> tasks, span = n / 16, 50 * np.log2(n) ** 2
+    >>> runs = {"n": n, "p": p, "work": 3 * n, "delay": 2 * tasks * p, "no_work": span * (p - 1),
+    ...         "create_task": tasks, "wait_tasks": tasks, "critical_path": span}
+    >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+    >>> lower, upper = CilkviewBounds().fit(pp.Measurements(runs)).bounds({"n": 2**16, "p": 8})
+    >>> truth = (3 * 2**16 + 2 * 2**12 * 8 + 50 * 16**2 * 7) / 8
+    >>> bool(lower[0] <= truth <= upper[0])
     True
     """
 
@@ -852,8 +856,10 @@ class MultiTaskNN(_NeuralTimeModel):
         ``wait_tasks``, ``critical_path``. ``"auto"`` applies the thesis's rule: the
         two of ``work``, ``delay``, ``no_work`` with the highest Pearson correlation
         with time, plus ``create_task``, ``wait_tasks`` and ``critical_path``.
-    **kwargs
-        As for :class:`DirectNN`.
+    **training
+        The search and training settings, as for :class:`DirectNN` (``n_search``,
+        ``dropout``, ``learning_rate``, ``max_epochs``, ``patience``, ``batch_size``,
+        ``val_fraction``, ``log_scale``, ``seed``).
 
     Examples
     --------
@@ -868,23 +874,10 @@ class MultiTaskNN(_NeuralTimeModel):
 
     DEFAULT_TASKS = ("work", "delay", "no_work", "create_task", "wait_tasks", "critical_path")
 
-    def __init__(
-        self,
-        tasks: Sequence[str] | str = DEFAULT_TASKS,
-        n_search: int = 4,
-        dropout: tuple[float, float] = (0.05, 0.3),
-        learning_rate: tuple[float, float] = (1e-3, 3e-2),
-        max_epochs: int = 1000,
-        patience: int = 100,
-        batch_size: int = 32,
-        val_fraction: float = 0.2,
-        log_scale: bool = False,
-        seed: int = 0,
-    ):
-        super().__init__(
-            n_search, dropout, learning_rate, max_epochs, patience, batch_size, val_fraction,
-            log_scale, seed,
-        )
+    def __init__(self, tasks: Sequence[str] | str = DEFAULT_TASKS, **training):
+        # the search and training settings are DirectNN's, declared once in the base
+        # class (get_params finds them there: persist.init_params)
+        super().__init__(**training)
         self.tasks = tasks
 
     def _tasks(self, measurements):
@@ -921,6 +914,7 @@ class MultiTaskNN(_NeuralTimeModel):
         Returns
         -------
         Predictive
+            One row per draw, each from the network with one random dropout mask.
         """
         self._check_fitted()
         if metric not in self.tasks_:

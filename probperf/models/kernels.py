@@ -111,18 +111,18 @@ class _Parser:
         return tree
 
     def _expr(self):
-        parts = [self._term()]
-        while self._peek() == "+":
-            self._take()
-            parts.append(self._term())
-        return parts[0] if len(parts) == 1 else ("+", parts)
+        return self._chain("+", self._term)
 
     def _term(self):
-        parts = [self._atom()]
-        while self._peek() == "*":
+        return self._chain("*", self._atom)
+
+    def _chain(self, op: str, operand):
+        """``operand (op operand)*``: one ``(op, parts)`` node, or the lone operand."""
+        parts = [operand()]
+        while self._peek() == op:
             self._take()
-            parts.append(self._atom())
-        return parts[0] if len(parts) == 1 else ("*", parts)
+            parts.append(operand())
+        return parts[0] if len(parts) == 1 else (op, parts)
 
     def _atom(self):
         tok = self._take()

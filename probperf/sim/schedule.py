@@ -116,20 +116,21 @@ def simulate(dag: Dag, p: int, machine: Machine | None = None, scheduler: str = 
     )
 
 
-def _structure(dag: Dag):
-    return (dag.seg_ptr.tolist(), dag.action.tolist(), dag.segment_task().tolist(),
-            dag.parent().tolist())
+def _tables(dag: Dag, cost: np.ndarray):
+    """What both event loops read and fill, as plain lists and arrays (indexing them
+    per event costs far less than numpy elements): the DAG's structure, the strand
+    costs, the trace columns (start, end, worker) and, per task, its children still
+    running and the continuation suspended at its wait (-1: none)."""
+    structure = (dag.seg_ptr.tolist(), dag.action.tolist(), dag.segment_task().tolist(),
+                 dag.parent().tolist())
+    m = len(cost)
+    trace = (array("d", bytes(8 * m)), array("d", bytes(8 * m)), array("q", bytes(8 * m)))
+    return structure, cost.tolist(), trace, ([0] * dag.n_tasks, [-1] * dag.n_tasks)
 
 
 def _greedy(dag: Dag, p: int, cost: np.ndarray, infl: list):
-    seg_ptr, action, seg_task, parent = _structure(dag)
-    cost = cost.tolist()
-    m = len(cost)
-    start = array("d", bytes(8 * m))
-    end = array("d", bytes(8 * m))
-    worker = array("q", bytes(8 * m))
-    pending = [0] * dag.n_tasks
-    suspended = [-1] * dag.n_tasks
+    structure, cost, (start, end, worker), (pending, suspended) = _tables(dag, cost)
+    seg_ptr, action, seg_task, parent = structure
     running = [-1] * p
     heap = []
     ready = [0]          # LIFO: the most recently enabled strand first (depth-first)
@@ -184,14 +185,10 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
     # is the simulator's event loop, run once per strand and steal attempt, and its
     # state lives in local variables because a method or closure call per event is
     # what the loop would spend its time on. Split it only with bench_sim.py numbers.
-    seg_ptr, action, seg_task, parent = _structure(dag)
-    cost = cost.tolist()
-    m = len(cost)
-    start = array("d", bytes(8 * m))
-    end = array("d", bytes(8 * m))
-    worker = array("q", bytes(8 * m))
-    pending = [0] * dag.n_tasks
-    suspended = [-1] * dag.n_tasks
+    # For the same reason the join bookkeeping (a wait, a task's end) repeats _greedy's
+    # rather than calling a shared helper: one call per task end alone cost 1-2 %.
+    structure, cost, (start, end, worker), (pending, suspended) = _tables(dag, cost)
+    seg_ptr, action, seg_task, parent = structure
     c_create = float(machine.create_overhead)
     c_wait = float(machine.wait_overhead)
     c_pop = float(machine.pop_overhead)
@@ -225,6 +222,7 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
         w = int(key - t * slots)
         s = running[w]
         nxt = -1
+        taken = -1       # the worker whose deque nxt comes from
         if s >= 0:
             end[s] = t
             busy -= 1
@@ -270,12 +268,7 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
                 if dq:
                     nxt = dq.pop()
                     t0 = t + c_pop
-                    if not dq:
-                        i = pos[w]
-                        last = nonempty.pop()
-                        if last != w:
-                            nonempty[i] = last
-                            pos[last] = i
+                    taken = w
         else:
             v = victim[w]
             if v >= 0:
@@ -283,13 +276,15 @@ def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Mach
                 if dq:
                     nxt = dq.popleft()
                     t0 = t + c_steal
-                    if not dq:
-                        i = pos[v]
-                        last = nonempty.pop()
-                        if last != v:
-                            nonempty[i] = last
-                            pos[last] = i
+                    taken = v
         if nxt >= 0:
+            if taken >= 0 and not dq:
+                # an emptied deque is no steal target: swap its owner out of nonempty
+                i = pos[taken]
+                last = nonempty.pop()
+                if last != taken:
+                    nonempty[i] = last
+                    pos[last] = i
             busy += 1
             start[nxt] = t0
             worker[nxt] = w
