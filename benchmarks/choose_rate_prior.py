@@ -6,7 +6,9 @@ of the discrepancy rate on :data:`probperf.models.laws.RATE_GRID` comes from nes
 forward validation inside those rows (:func:`probperf.models.laws.discrepancy_loglik`).
 The prior mean ``m`` of an exponential prior is the one that maximises the product over
 the sets of each set's likelihood integrated over the prior (the marginal likelihood of
-``m``). No test row of any dataset is read. Also printed: each set's best rate and the
+``m``), jointly with how the spread grows with the distance
+(:data:`probperf.models.laws.DISTANCE_POWER`, one of :data:`POWERS`). No test row of
+any dataset is read. Also printed: each set's best rate and the
 rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`).
 
     python benchmarks/choose_rate_prior.py [--only published,real,sim]
@@ -30,6 +32,8 @@ from probperf.models import laws  # noqa: E402
 
 #: prior means tried (log units per doubling): a grid as fine as the answer needs
 MEANS = np.geomspace(0.01, 1.0, 41)
+#: growth of the spread with the distance, laws.DISTANCE_POWER (see there)
+POWERS = (0.5, 1.0)
 
 
 def rate_loglik(train):
@@ -53,22 +57,29 @@ def main(argv=None):
     ap.add_argument("--only", default="published,real,sim")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
-    curves = {}
-    for case, train in cases(args.only.split(",")):
-        rates, ll = rate_loglik(train)
-        curves[case] = ll
-        print(f"{case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: {ll[0]:8.3f}, at best: {ll.max():8.3f}",
-              flush=True)
-    total = np.array([sum(log_marginal(laws.RATE_GRID, ll, m) for ll in curves.values()) for m in MEANS])
-    for m, t in zip(MEANS, total):
-        print(f"prior mean {m:.3f}: summed log marginal {t:9.3f}")
-    best = MEANS[np.argmax(total)]
-    print(f"chosen prior mean: {best:.3f} (over {len(curves)} training sets)")
-    for case, ll in curves.items():
+    sets = list(cases(args.only.split(",")))
+    curves, totals = {}, {}
+    for power in POWERS:
+        laws.DISTANCE_POWER = power
+        for case, train in sets:
+            rates, ll = rate_loglik(train)
+            curves[power, case] = ll
+            print(f"power {power}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
+                  f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
+        totals[power] = np.array([sum(log_marginal(laws.RATE_GRID, curves[power, c], m) for c, _ in sets)
+                                  for m in MEANS])
+        for m, t in zip(MEANS, totals[power]):
+            print(f"power {power}, prior mean {m:.3f}: summed log marginal {t:9.3f}")
+    power = max(POWERS, key=lambda q: totals[q].max())
+    best = MEANS[np.argmax(totals[power])]
+    print(f"chosen: power {power}, prior mean {best:.3f} (summed log marginal {totals[power].max():.3f} "
+          f"over {len(sets)} training sets; the other power: "
+          + ", ".join(f"{q} {totals[q].max():.3f}" for q in POWERS if q != power) + ")")
+    for case, _ in sets:
+        ll = curves[power, case]
         post = ll - laws.RATE_GRID / best + np.log(np.gradient(laws.RATE_GRID))
         post = np.exp(post - post.max())
         print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")
-
 
 if __name__ == "__main__":
     with report("choose_rate_prior"):

@@ -78,9 +78,17 @@ ABSOLUTE_NOISE = False
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
 MAX_DECIMALS = 12
 
-#: Upper end of the discrepancy rate's grid, log units per doubling: a factor e^2 per
-#: doubling is beyond any useful prediction (a bound, not a prior).
+#: Upper end of the discrepancy rate's grid, log units at one doubling beyond the data:
+#: a factor e^2 there is beyond any useful prediction (a bound, not a prior).
 RATE_MAX = 2.0
+
+#: The discrepancy's spread grows as ``rate * d ** DISTANCE_POWER`` with the doublings
+#: d beyond the data: 1, a law whose exponent is off by a fixed amount (its error grows
+#: linearly in log x), or 1/2, a drift that wanders like a random walk. Set with
+#: RATE_PRIOR_MEAN by the same empirical Bayes (benchmarks/choose_rate_prior.py): 1/2,
+#: summed log marginal likelihood -15.9 against -18.8 for 1 over the 21 training sets
+#: (the training sets' splits saw the error grow more slowly than linearly).
+DISTANCE_POWER = 0.5
 
 #: Prior mean of the discrepancy rate (exponential prior, :func:`discrepancy_rate`),
 #: set by empirical Bayes on training rows only: the value that maximises the product,
@@ -526,13 +534,14 @@ def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
 
 
 def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | None = None) -> float:
-    """Growth, per doubling beyond the data (:func:`~probperf.selection.doublings_beyond`),
-    of the log-scale error the mixture does not know about, learnt by *nested* forward
+    """Scale of the log-scale error the mixture does not know about: its spread is
+    ``rate * d ** DISTANCE_POWER`` at d doublings beyond the data
+    (:func:`~probperf.selection.doublings_beyond`). Learnt by *nested* forward
     validation (:func:`discrepancy_loglik`) under an exponential prior of mean
     ``prior_mean`` (:data:`RATE_PRIOR_MEAN` by default; 0: no prior, the best rate on
-    the grid): the root posterior mean of
-    ``rate^2``, so that the widening's variance is the posterior's average. 0 when the
-    mixture's own spread already accounts for its forward errors on plenty of splits.
+    the grid), as the root posterior mean of ``rate^2``, so that the widening's
+    variance is the posterior's average. Near 0 when the mixture's own spread already
+    accounts for its forward errors on plenty of splits.
 
     Why a posterior and not the best rate: with two or three forward splits of a
     handful of runs, the splits can all happen to be predicted well and the best rate
@@ -548,7 +557,7 @@ def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | No
     >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
     >>> cands = candidate_laws(n[:, None], ["n"])
     >>> round(discrepancy_rate(cands, n[:, None], ["n"], np.log(3 * n**2)), 2)
-    0.04
+    0.05
     """
     prior_mean = RATE_PRIOR_MEAN if prior_mean is None else prior_mean
     rates, loglik = discrepancy_loglik(cands, X, names, logy, w)
@@ -568,7 +577,7 @@ def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray,
     """Log likelihood of the discrepancy rate on :data:`RATE_GRID`, from nested forward
     validation: on each forward split the whole mixture is built from the split's
     training rows alone (its laws weighed by their own inner forward splits, as the
-    final fit is) and predicts the rows beyond with ``rate * distance`` added in
+    final fit is) and predicts the rows beyond with ``rate * d ** DISTANCE_POWER`` added in
     quadrature to every law's predictive scale. Each split adds the mean log density
     of its held-out rows: the rows beyond one split share one law's error, so a split
     is one observation of how far a chosen law drifts, not many. (Flat, all zeros,
@@ -619,7 +628,7 @@ def _nested_part(split, X, names, logy, w):
         logw.append(np.log(weight))
     if not preds:
         return None
-    distance = doublings_beyond(X[te], names, _ranges(X[tr], names))
+    distance = doublings_beyond(X[te], names, _ranges(X[tr], names)) ** DISTANCE_POWER
     return preds, np.array(logw) - np.log(np.sum(np.exp(logw))), logy[te], distance
 
 
@@ -674,7 +683,8 @@ class LawMixture(MetricModel):
         Law name -> mean held-out log density over the forward splits (``None`` when it
         could not be fitted on any); the evidence behind the weights.
     discrepancy_ : float
-        Log-scale spread added per doubling beyond the data (0 when not learnt).
+        Log-scale spread added at one doubling beyond the data, growing as
+        ``d ** DISTANCE_POWER`` with d doublings (0 when not learnt).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
 
@@ -740,7 +750,8 @@ class LawMixture(MetricModel):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve)
             z = rng.standard_normal((n_draws, 1))
-            out = out + self.discrepancy_ * doublings_beyond(X, self.features_, self.ranges_)[None, :] * z
+            d = doublings_beyond(X, self.features_, self.ranges_) ** DISTANCE_POWER
+            out = out + self.discrepancy_ * d[None, :] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
