@@ -14,8 +14,9 @@ performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipp
 Extra-P); with or without the discrepancy rate learnt by nested forward validation
 (:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
 DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
-and without ``+disc``). Chosen (results/choose_laws.md): ``halves+disc``; the
-parts without; no absolute-noise affine laws (``+abs``).
+and without ``+disc``). Chosen (results/choose_laws.md, with results/choose_laws_parts.md for the
+simulator rows of ``halves+disc+parts``): ``pmnf+disc+parts``, the normal form's exponents
+and the discrepancy in the DAG parts too; no absolute-noise affine laws (``+abs``).
 
 The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
@@ -45,18 +46,16 @@ from probperf import dag, registry  # noqa: E402
 from probperf.models import LawMixture, laws  # noqa: E402
 from probperf.selection import forward_splits  # noqa: E402
 
-#: the performance-model normal form's exponents (Calotoiu et al. 2013, Extra-P's set)
-_PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2, 9/4, 7/3, 5/2, 8/3, 11/4, 3),
-                1: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 5/4, 4/3, 3/2, 2, 5/2, 3),
-                2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
-PMNF = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j in powers)
-HALVES = laws.FIXED_SHAPES  # the 2016 paper's grid: j in 0..3 by halves, k in 0..2
+PMNF = laws.FIXED_SHAPES  # the performance-model normal form's exponents (Calotoiu et al. 2013, Extra-P's set)
+#: the 2016 paper's grid: j in 0..3 by halves, k in 0..2
+HALVES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
 VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy, absolute noise)
     "halves": (HALVES, False, False, False),
     "halves+disc": (HALVES, True, False, False),
     "halves+disc+abs": (HALVES, True, False, True),
     "pmnf": (PMNF, False, False, False),
     "pmnf+disc": (PMNF, True, False, False),
+    "halves+disc+parts": (HALVES, True, True, False),
     "pmnf+disc+parts": (PMNF, True, True, False),
 }
 #: the discrepancy rate's prior mean (laws.RATE_PRIOR_MEAN): the empirical-Bayes value,
@@ -143,5 +142,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     # one report per mode: the time-only run must not overwrite the DAG one
-    with report("choose_laws_time_only" if "--time-only" in sys.argv else "choose_laws"):
+    with report("choose_laws_time_only" if "--time-only" in sys.argv
+                else "choose_laws_parts" if "--variants" in sys.argv and "halves+disc+parts" in sys.argv else "choose_laws"):
         main()
