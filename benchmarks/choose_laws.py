@@ -14,9 +14,8 @@ performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipp
 Extra-P); with or without the discrepancy rate learnt by nested forward validation
 (:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
 DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
-and without ``+disc``). Chosen (results/choose_laws.md, with results/choose_laws_parts.md for the
-simulator rows of ``halves+disc+parts``): ``pmnf+disc+parts``, the normal form's exponents
-and the discrepancy in the DAG parts too; no absolute-noise affine laws (``+abs``).
+and without ``+disc``). Chosen (results/choose_laws.md): ``pmnf+disc+parts``, the normal form's exponents and
+the discrepancy in the DAG parts too; no absolute-noise affine laws (``+abs``).
 
 The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
@@ -57,6 +56,7 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
     "pmnf+disc": (PMNF, True, False, False),
     "halves+disc+parts": (HALVES, True, True, False),
     "pmnf+disc+parts": (PMNF, True, True, False),
+    "pmnf+disc+parts+abs": (PMNF, True, True, True),
 }
 #: the discrepancy rate's prior mean (laws.RATE_PRIOR_MEAN): the empirical-Bayes value,
 #: or 0, the best rate of the nested splits without a prior (variant suffix "-mle")
@@ -142,6 +142,5 @@ def main(argv=None):
 
 if __name__ == "__main__":
     # one report per mode: the time-only run must not overwrite the DAG one
-    with report("choose_laws_time_only" if "--time-only" in sys.argv
-                else "choose_laws_parts" if "--variants" in sys.argv and "halves+disc+parts" in sys.argv else "choose_laws"):
+    with report("choose_laws_time_only" if "--time-only" in sys.argv else "choose_laws"):
         main()

@@ -38,13 +38,11 @@ POWERS = (0.5, 1.0)
 
 def rate_loglik(train):
     """The rate's log likelihood on the grid for one training set's time."""
-    model = laws.LawMixture(discrepancy=False).fit(train, target="time")
-    frame = train.points(model.features_)
-    X = frame[model.features_].to_numpy(np.float64)
+    features = list(train.params)  # what LawMixture.fit(train, target="time") uses
+    X = train.points(features)[features].to_numpy(np.float64)
     y = train.y("time")
     w = laws.noise_weights(y, laws.resolution(y))
-    cands = laws.candidate_laws(X, model.features_)
-    return laws.discrepancy_loglik(cands, X, model.features_, np.log(y), w)
+    return laws.discrepancy_loglik(laws.candidate_laws(X, features), X, features, np.log(y), w)
 
 
 def log_marginal(rates, loglik, mean):

@@ -61,23 +61,35 @@ def _strand(trace, start, end):
 I, X0, X1, C, P = 1, 2, 3, 5, 100
 
 
+def _worker0(body, *, fork, team, barrier, fini, start=0, end_arg=P):
+    """Worker 0's events around ``body``: the initial task starts at ``start`` and forks
+    a team of ``team`` at ``fork``; its implicit task X0 begins at once, runs ``body``,
+    and waits in the region's end barrier from ``barrier[0]`` to ``barrier[1]``
+    (``end_arg``: the parallel id libomp reports there, 0 once it has left); the region
+    joins and the program ends at ``fini``."""
+    wait, leave = barrier
+    return [
+        (start, ev.INIT, 0, 0, 0),
+        (start, ev.IMPLICIT_BEGIN, 1, I, 0),
+        (fork, ev.PARALLEL_BEGIN, team, I, P),
+        (fork + 1, ev.IMPLICIT_BEGIN, 2, X0, P),
+        *body,
+        (wait, ev.SYNC_BEGIN, 2, X0, P),
+        (leave, ev.SYNC_END, 2, X0, end_arg),
+        (leave + 1, ev.IMPLICIT_END, 2, X0, 0),
+        (leave + 2, ev.PARALLEL_END, 0, I, P),
+        (fini, ev.FINI, 0, 0, 0),
+    ]
+
+
 def test_two_workers_fork_taskwait_barrier_join():
     # Worker 0 runs the initial task and implicit task X0, which creates C and waits
     # for it; worker 1 (implicit task X1) steals C while waiting in the barrier.
-    t0 = [
-        (1000, ev.INIT, 0, 0, 0),
-        (1000, ev.IMPLICIT_BEGIN, 1, I, 0),
-        (1010, ev.PARALLEL_BEGIN, 2, I, P),
-        (1011, ev.IMPLICIT_BEGIN, 2, X0, P),
+    t0 = _worker0([
         (1020, ev.TASK_CREATE, 4, X0, C),
         (1022, ev.SYNC_BEGIN, 5, X0, P),
         (1060, ev.SYNC_END, 5, X0, P),
-        (1070, ev.SYNC_BEGIN, 2, X0, P),
-        (1080, ev.SYNC_END, 2, X0, 0),
-        (1081, ev.IMPLICIT_END, 2, X0, 0),
-        (1082, ev.PARALLEL_END, 0, I, P),
-        (1100, ev.FINI, 0, 0, 0),
-    ]
+    ], start=1000, fork=1010, team=2, barrier=(1070, 1080), fini=1100, end_arg=0)
     t1 = [
         (1012, ev.THREAD_BEGIN, 2, 0, 0),
         (1012, ev.IMPLICIT_BEGIN, 2, X1, P),
@@ -118,20 +130,11 @@ def test_undeferred_task_and_unjoined_task_in_a_serial_team():
     # p = 1: C runs undeferred on top of X0 (switch ... complete), and no taskwait
     # joins it, so the end of the region waits for it. The DAG keeps logical
     # dependences only: no edge from C to its host's next strand.
-    t0 = [
-        (0, ev.INIT, 0, 0, 0),
-        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
-        (5, ev.PARALLEL_BEGIN, 1, I, P),
-        (6, ev.IMPLICIT_BEGIN, 2, X0, P),
+    t0 = _worker0([
         (10, ev.TASK_CREATE, 0x8000004, X0, C),
         (11, ev.TASK_SCHEDULE, 7, X0, C),
         (30, ev.TASK_SCHEDULE, 1, C, X0),
-        (40, ev.SYNC_BEGIN, 2, X0, P),
-        (41, ev.SYNC_END, 2, X0, P),
-        (42, ev.IMPLICIT_END, 2, X0, 0),
-        (43, ev.PARALLEL_END, 0, I, P),
-        (50, ev.FINI, 0, 0, 0),
-    ]
+    ], fork=5, team=1, barrier=(40, 41), fini=50)
     tr = events_to_trace(_events([t0]))
     assert tr.n_workers == 1
     c, host, after = _strand(tr, 11, 30), _strand(tr, 30, 40), _strand(tr, 43, 50)
@@ -150,11 +153,7 @@ def test_untied_task_at_one_worker():
     # libomp's sequence for an untied child with one worker: part 0 of C runs and
     # re-queues C (C -> X0), then the queued part starts at once (C -> C): the
     # thread runs X0 in between, never both at once.
-    t0 = [
-        (0, ev.INIT, 0, 0, 0),
-        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
-        (5, ev.PARALLEL_BEGIN, 1, I, P),
-        (6, ev.IMPLICIT_BEGIN, 2, X0, P),
+    t0 = _worker0([
         (10, ev.TASK_CREATE, UNTIED_UNDEFERRED, X0, C),
         (11, ev.TASK_SCHEDULE, 7, X0, C),
         (12, ev.TASK_SCHEDULE, 7, C, X0),
@@ -164,12 +163,7 @@ def test_untied_task_at_one_worker():
         (35, ev.WAIT_BEGIN, 5, X0, P),
         (36, ev.WAIT_END, 5, X0, P),
         (36, ev.SYNC_END, 5, X0, P),
-        (40, ev.SYNC_BEGIN, 2, X0, P),
-        (41, ev.SYNC_END, 2, X0, P),
-        (42, ev.IMPLICIT_END, 2, X0, 0),
-        (43, ev.PARALLEL_END, 0, I, P),
-        (50, ev.FINI, 0, 0, 0),
-    ]
+    ], fork=5, team=1, barrier=(40, 41), fini=50)
     tr = events_to_trace(_events([t0]), n_workers=1)
     assert sorted(zip(tr.start.tolist(), tr.end.tolist())) == [
         (0, 5), (6, 10), (10, 11), (11, 12), (12, 13), (13, 33), (33, 35), (36, 40), (43, 50)
@@ -189,22 +183,13 @@ def test_untied_task_resumed_on_another_thread_before_the_switch_is_reported():
     # worker 0 reports the switch away from U only at 9: U's piece on worker 0 ends
     # at 7, where its next part starts.
     U = 8
-    t0 = [
-        (0, ev.INIT, 0, 0, 0),
-        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
-        (1, ev.PARALLEL_BEGIN, 2, I, P),
-        (2, ev.IMPLICIT_BEGIN, 2, X0, P),
+    t0 = _worker0([
         (3, ev.TASK_CREATE, 0x10000004, X0, U),
         (4, ev.SYNC_BEGIN, 5, X0, P),
         (5, ev.TASK_SCHEDULE, 7, X0, U),
         (9, ev.TASK_SCHEDULE, 7, U, X0),
         (28, ev.SYNC_END, 5, X0, P),
-        (30, ev.SYNC_BEGIN, 2, X0, P),
-        (31, ev.SYNC_END, 2, X0, P),
-        (32, ev.IMPLICIT_END, 2, X0, 0),
-        (33, ev.PARALLEL_END, 0, I, P),
-        (40, ev.FINI, 0, 0, 0),
-    ]
+    ], fork=1, team=2, barrier=(30, 31), fini=40)
     t1 = [
         (2, ev.IMPLICIT_BEGIN, 2, X1, P),
         (3, ev.SYNC_BEGIN, 2, X1, P),
@@ -229,11 +214,7 @@ def test_taskgroup_joins_the_children_created_inside_it():
     # sync_region_wait); A is still running on worker 1 when the group ends, so only B
     # is joined there. X0 runs on between the group's begin and its wait.
     A, B = 6, 7
-    t0 = [
-        (0, ev.INIT, 0, 0, 0),
-        (0, ev.IMPLICIT_BEGIN, 1, I, 0),
-        (1, ev.PARALLEL_BEGIN, 2, I, P),
-        (2, ev.IMPLICIT_BEGIN, 2, X0, P),
+    t0 = _worker0([
         (3, ev.TASK_CREATE, 4, X0, A),
         (4, ev.SYNC_BEGIN, 6, X0, P),
         (5, ev.TASK_CREATE, 4, X0, B),
@@ -242,12 +223,7 @@ def test_taskgroup_joins_the_children_created_inside_it():
         (9, ev.TASK_SCHEDULE, 1, B, X0),
         (10, ev.WAIT_END, 6, X0, P),
         (10, ev.SYNC_END, 6, X0, P),
-        (12, ev.SYNC_BEGIN, 2, X0, P),
-        (40, ev.SYNC_END, 2, X0, 0),
-        (41, ev.IMPLICIT_END, 2, X0, 0),
-        (42, ev.PARALLEL_END, 0, I, P),
-        (45, ev.FINI, 0, 0, 0),
-    ]
+    ], fork=1, team=2, barrier=(12, 40), fini=45, end_arg=0)
     t1 = [
         (2, ev.IMPLICIT_BEGIN, 2, X1, P),
         (3, ev.SYNC_BEGIN, 2, X1, P),
