@@ -14,8 +14,10 @@ performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipp
 Extra-P); with or without the discrepancy rate learnt by nested forward validation
 (:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
 DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
-and without ``+disc``). Chosen (results/choose_laws.md): ``pmnf+disc+parts``, the normal form's exponents and
-the discrepancy in the DAG parts too; no absolute-noise affine laws (``+abs``).
+and without ``+disc``); and how the discrepancy grows with the distance (:data:`GROWTHS`).
+Chosen (results/choose_laws.md): ``pmnf+disc+parts-span``, the normal form's exponents,
+the discrepancy in the DAG parts too, growing linearly in training spans; no
+absolute-noise affine laws (``+abs``).
 
 The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
@@ -58,9 +60,12 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
     "pmnf+disc+parts": (PMNF, True, True, False),
     "pmnf+disc+parts+abs": (PMNF, True, True, True),
 }
-#: the discrepancy rate's prior mean (laws.RATE_PRIOR_MEAN): the empirical-Bayes value,
-#: or 0, the best rate of the nested splits without a prior (variant suffix "-mle")
-PRIOR_MEAN = laws.RATE_PRIOR_MEAN
+#: how the discrepancy grows beyond the data (laws.DISTANCE_PER_SPAN, DISTANCE_POWER and
+#: the rate's prior mean laws.RATE_PRIOR_MEAN that empirical Bayes gives that growth,
+#: results/choose_rate_prior.md): as the square root of the doublings (no suffix),
+#: linearly in training spans (suffix "-span") or as their square root ("-sqrtspan").
+#: A further suffix "-mle" drops the prior: the best rate of the nested splits.
+GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (True, 0.5, 0.251)}
 TIME_ONLY = False  # --time-only
 
 
@@ -77,8 +82,11 @@ def fit(inner, variant):
     """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
     time-only table (as DirectModel does), the DAG model for traced runs."""
     base, mle = variant.removesuffix("-mle"), variant.endswith("-mle")
+    growth = max((g for g in GROWTHS if base.endswith(g)), key=len)
+    base = base.removesuffix(growth)
     laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
-    laws.RATE_PRIOR_MEAN = 0.0 if mle else PRIOR_MEAN
+    laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER, prior_mean = GROWTHS[growth]
+    laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
     if TIME_ONLY or registry.choose(inner, "time") == "direct":
         return LawMixture(discrepancy=discrepancy).fit(inner, target="time")
     return pp.fit(inner, target="time", model="auto")

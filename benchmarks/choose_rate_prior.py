@@ -7,7 +7,9 @@ forward validation inside those rows (:func:`probperf.models.laws.discrepancy_lo
 The prior mean ``m`` of an exponential prior is the one that maximises the product over
 the sets of each set's likelihood integrated over the prior (the marginal likelihood of
 ``m``), jointly with how the spread grows with the distance
-(:data:`probperf.models.laws.DISTANCE_POWER`, one of :data:`POWERS`). No test row of
+(:data:`probperf.models.laws.DISTANCE_POWER`, one of :data:`POWERS`) and in which unit
+the distance is counted (doublings or training spans,
+:data:`probperf.models.laws.DISTANCE_PER_SPAN`). No test row of
 any dataset is read. Also printed: each set's best rate and the
 rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`).
 
@@ -34,6 +36,8 @@ from probperf.models import laws  # noqa: E402
 MEANS = np.geomspace(0.01, 1.0, 41)
 #: growth of the spread with the distance, laws.DISTANCE_POWER (see there)
 POWERS = (0.5, 1.0)
+#: distance unit, laws.DISTANCE_PER_SPAN: doublings (False) or training spans (True)
+UNITS = (False, True)
 
 
 def rate_loglik(train):
@@ -57,24 +61,26 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     sets = list(cases(args.only.split(",")))
     curves, totals = {}, {}
-    for power in POWERS:
-        laws.DISTANCE_POWER = power
+    for growth in [(per_span, power) for per_span in UNITS for power in POWERS]:
+        laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER = growth
+        label = f"{'span' if growth[0] else 'doubling'}^{growth[1]}"
         for case, train in sets:
             rates, ll = rate_loglik(train)
-            curves[power, case] = ll
-            print(f"power {power}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
+            curves[growth, case] = ll
+            print(f"{label}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
                   f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
-        totals[power] = np.array([sum(log_marginal(laws.RATE_GRID, curves[power, c], m) for c, _ in sets)
-                                  for m in MEANS])
-        for m, t in zip(MEANS, totals[power]):
-            print(f"power {power}, prior mean {m:.3f}: summed log marginal {t:9.3f}")
-    power = max(POWERS, key=lambda q: totals[q].max())
-    best = MEANS[np.argmax(totals[power])]
-    print(f"chosen: power {power}, prior mean {best:.3f} (summed log marginal {totals[power].max():.3f} "
-          f"over {len(sets)} training sets; the other power: "
-          + ", ".join(f"{q} {totals[q].max():.3f}" for q in POWERS if q != power) + ")")
+        totals[growth] = np.array([sum(log_marginal(laws.RATE_GRID, curves[growth, c], m) for c, _ in sets)
+                                   for m in MEANS])
+        for m, t in zip(MEANS, totals[growth]):
+            print(f"{label}, prior mean {m:.3f}: summed log marginal {t:9.3f}")
+    growth = max(totals, key=lambda g: totals[g].max())
+    best = MEANS[np.argmax(totals[growth])]
+    print(f"chosen: distance in {'spans' if growth[0] else 'doublings'}, power {growth[1]}, prior mean {best:.3f} "
+          f"(summed log marginal {totals[growth].max():.3f} over {len(sets)} training sets; the others: "
+          + ", ".join(f"{'span' if g[0] else 'doubling'}^{g[1]} {totals[g].max():.3f}" for g in totals if g != growth)
+          + ")")
     for case, _ in sets:
-        ll = curves[power, case]
+        ll = curves[growth, case]
         post = ll - laws.RATE_GRID / best + np.log(np.gradient(laws.RATE_GRID))
         post = np.exp(post - post.max())
         print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")

@@ -93,10 +93,12 @@ DISCREPANCY_PARTS = ("work", "overhead")
 #: Whether the law-mixture parts learn their own discrepancy rate
 #: (:func:`probperf.models.laws.discrepancy_rate`). On: nested forward validation on
 #: the simulator's training rows scores it higher since the rate is a posterior under
-#: an empirical-Bayes prior growing with the square root of the distance
-#: (benchmarks/choose_laws.py, results/choose_laws.md: "pmnf+disc+parts" -0.052 against
-#: -0.347 without, mean cov90 0.92 against 0.84). It had scored lower while the rate was
-#: the nested splits' best value, growing linearly. (The parts' independent factors move
+#: an empirical-Bayes prior (benchmarks/choose_laws.py, results/choose_laws.md:
+#: "pmnf+disc+parts" -0.052 against -0.347 without, mean cov90 0.92 against 0.84,
+#: with the spread growing as the square root of the doublings; -0.002 and cov90 0.89
+#: growing linearly in training spans, the default, "pmnf+disc+parts-span"). It had
+#: scored lower while the rate was the nested splits' best value, growing linearly in
+#: doublings. (The parts' independent factors move
 #: the median of their sum upwards a little: the median of a sum of log-normals exceeds
 #: the sum of their medians.)
 PART_DISCREPANCY = True

@@ -187,17 +187,23 @@ def extrapolation_distance(points, ranges) -> np.ndarray:
     return d
 
 
-def doublings_beyond(X, names, ranges) -> np.ndarray:
+def doublings_beyond(X, names, ranges, per_span: bool = False) -> np.ndarray:
     """How far each row of ``X`` (columns ``names``) lies outside the training box
     ``ranges`` (name -> ``[min, max, ...]``), summed over the parameters: in doublings
     (``log2`` of the ratio to the nearest end) for a positive parameter, in training
     ranges for another. 0 inside the box.
+
+    ``per_span``: a positive parameter's doublings are divided by the doublings its
+    training range spans (when it spans any), so the distance is in training spans
+    for every parameter: 4 doublings beyond 16..256 is one span, beyond 16..32 four.
 
     Examples
     --------
     >>> X = np.array([[64.0, 4.0], [1024.0, 32.0], [4.0, 1.0]])
     >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}).tolist()
     [0.0, 4.0, 2.0]
+    >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}, per_span=True).round(3).tolist()
+    [0.0, 1.167, 0.5]
     """
     X = np.asarray(X, dtype=np.float64)
     d = np.zeros(len(X))
@@ -205,7 +211,8 @@ def doublings_beyond(X, names, ranges) -> np.ndarray:
         lo, hi = float(ranges[c][0]), float(ranges[c][1])
         x = X[:, i]
         if lo > 0 and np.all(x > 0):
-            d += np.maximum(0.0, np.log2(x / hi)) + np.maximum(0.0, np.log2(lo / x))
+            span = np.log2(hi / lo) if per_span and hi > lo else 1.0
+            d += (np.maximum(0.0, np.log2(x / hi)) + np.maximum(0.0, np.log2(lo / x))) / span
         elif hi > lo:
             d += (np.maximum(0.0, x - hi) + np.maximum(0.0, lo - x)) / (hi - lo)
     return d

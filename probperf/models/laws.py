@@ -82,17 +82,29 @@ ABSOLUTE_NOISE = False
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
 MAX_DECIMALS = 12
 
-#: Upper end of the discrepancy rate's grid, log units at one doubling beyond the data:
-#: a factor e^2 there is beyond any useful prediction (a bound, not a prior).
+#: Upper end of the discrepancy rate's grid, log units at one training span beyond the
+#: data: a factor e^2 there is beyond any useful prediction (a bound, not a prior).
 RATE_MAX = 2.0
 
-#: The discrepancy's spread grows as ``rate * d ** DISTANCE_POWER`` with the doublings
+#: Whether the distance beyond the data is counted in training spans (doublings beyond
+#: divided by the doublings the training range covers) rather than in doublings. Why:
+#: the data pin a law's exponent down to within about 1/span, so its drift per
+#: doubling shrinks as the range grows; and the nested splits that learn the rate fit
+#: on shorter ranges than the final model, so a rate per doubling learnt there is the
+#: shorter ranges' and the final intervals come out too wide. Chosen by the empirical
+#: Bayes of benchmarks/choose_rate_prior.py (summed log marginal likelihood over the 21
+#: training sets: spans -15.2 (power 1) and -15.4 (power 1/2), doublings -17.2 (1/2)
+#: and -19.9 (1)) and confirmed by nested forward validation of the whole DAG model
+#: (benchmarks/choose_laws.py, ``pmnf+disc+parts-span``: mean log score -0.002
+#: against -0.052 in doublings).
+DISTANCE_PER_SPAN = True
+
+#: The discrepancy's spread grows as ``rate * d ** DISTANCE_POWER`` with the distance
 #: d beyond the data: 1, a law whose exponent is off by a fixed amount (its error grows
 #: linearly in log x), or 1/2, a drift that wanders like a random walk. Set with
-#: RATE_PRIOR_MEAN by the same empirical Bayes (benchmarks/choose_rate_prior.py): 1/2,
-#: summed log marginal likelihood -15.9 against -18.8 for 1 over the 21 training sets
-#: (the training sets' splits saw the error grow more slowly than linearly).
-DISTANCE_POWER = 0.5
+#: DISTANCE_PER_SPAN and RATE_PRIOR_MEAN by the same empirical Bayes: 1 (see above;
+#: in doublings it was 1/2).
+DISTANCE_POWER = 1.0
 
 #: Prior mean of the discrepancy rate (exponential prior, :func:`discrepancy_rate`),
 #: set by empirical Bayes on training rows only: the value that maximises the product,
@@ -100,7 +112,7 @@ DISTANCE_POWER = 0.5
 #: simulated; time modelled directly), of each set's likelihood of its rate
 #: (:func:`discrepancy_loglik`) integrated over the prior. Results in
 #: benchmarks/results/choose_rate_prior.md.
-RATE_PRIOR_MEAN = 0.178
+RATE_PRIOR_MEAN = 0.316
 
 #: Laws below this stacking weight are dropped (and the rest renormalised): they
 #: would hold fewer than one draw in a thousand.
@@ -539,8 +551,8 @@ def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
 
 def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | None = None) -> float:
     """Scale of the log-scale error the mixture does not know about: its spread is
-    ``rate * d ** DISTANCE_POWER`` at d doublings beyond the data
-    (:func:`~probperf.selection.doublings_beyond`). Learnt by *nested* forward
+    ``rate * d ** DISTANCE_POWER`` at a distance d beyond the data
+    (:func:`discrepancy_distance`). Learnt by *nested* forward
     validation (:func:`discrepancy_loglik`) under an exponential prior of mean
     ``prior_mean`` (:data:`RATE_PRIOR_MEAN` by default; 0: no prior, the best rate on
     the grid), as the root posterior mean of ``rate^2``, so that the widening's
@@ -574,7 +586,7 @@ def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | No
 
 
 #: Rates at which :func:`discrepancy_loglik` is evaluated: 0 and a geometric grid up to
-#: RATE_MAX, fine where the rates of real data lie (0.01-0.3 per doubling).
+#: RATE_MAX, fine where the rates of real data lie (0.01-0.8 per training span).
 RATE_GRID = np.concatenate([[0.0], np.geomspace(1e-3, RATE_MAX, 60)])
 
 
@@ -633,8 +645,15 @@ def _nested_part(split, X, names, logy, w):
         logw.append(np.log(weight))
     if not preds:
         return None
-    distance = doublings_beyond(X[te], names, _ranges(X[tr], names)) ** DISTANCE_POWER
+    distance = discrepancy_distance(X[te], names, _ranges(X[tr], names))
     return preds, np.array(logw) - np.log(np.sum(np.exp(logw))), logy[te], distance
+
+
+def discrepancy_distance(X, names, ranges) -> np.ndarray:
+    """The factor by which the discrepancy rate scales at the rows of ``X``:
+    ``d ** DISTANCE_POWER``, d the distance beyond ``ranges`` (in doublings, or in
+    training spans with :data:`DISTANCE_PER_SPAN`)."""
+    return doublings_beyond(X, names, ranges, per_span=DISTANCE_PER_SPAN) ** DISTANCE_POWER
 
 
 def _ranges(X, names) -> dict:
@@ -688,8 +707,9 @@ class LawMixture(MetricModel):
         Law name -> mean held-out log density over the forward splits (``None`` when it
         could not be fitted on any); the evidence behind the weights.
     discrepancy_ : float
-        Log-scale spread added at one doubling beyond the data, growing as
-        ``d ** DISTANCE_POWER`` with d doublings (0 when not learnt).
+        Log-scale spread added at one training span beyond the data, growing as
+        ``d ** DISTANCE_POWER`` with the distance d (:func:`discrepancy_distance`; 0
+        when not learnt).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
 
@@ -755,7 +775,7 @@ class LawMixture(MetricModel):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve)
             z = rng.standard_normal((n_draws, 1))
-            d = doublings_beyond(X, self.features_, self.ranges_) ** DISTANCE_POWER
+            d = discrepancy_distance(X, self.features_, self.ranges_)
             out = out + self.discrepancy_ * d[None, :] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
