@@ -24,6 +24,9 @@ PROGRAMS: tuple[str, ...] = ("fib", "nqueens", "mergesort", "sparselu", "strasse
 UNTIED = "_untied"
 #: Benchmark programs: each source with tied tasks, then each with untied tasks.
 BENCHMARKS: tuple[str, ...] = PROGRAMS + tuple(name + UNTIED for name in PROGRAMS)
+#: Header every benchmark source includes (task tiedness, command-line checks); it is
+#: copied next to the source for each compilation.
+BENCH_HEADER = "bench_main.h"
 
 TOOL_SOURCE = "ompt_tool.c"
 TOOL_NAME = "libprobperf_ompt.so"
@@ -195,8 +198,9 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
         source = name.removesuffix(UNTIED)
         flags = ["-DTIEDNESS=untied"] if source != name else []
         with tempfile.TemporaryDirectory() as tmp:
+            for part in (f"{source}.c", BENCH_HEADER):
+                (Path(tmp) / part).write_text(_source_text("bench", part), encoding="utf-8")
             src = Path(tmp) / f"{source}.c"
-            src.write_text(_source_text("bench", f"{source}.c"), encoding="utf-8")
             target = out_dir / name
             partial = out_dir / f".{name}.tmp"
             _compile([cc, "-fopenmp", "-O2", *flags, "-o", str(partial), str(src), "-lm"],

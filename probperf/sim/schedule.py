@@ -103,7 +103,7 @@ def simulate(dag: Dag, p: int, machine: Machine | None = None, scheduler: str = 
         start, end, worker, counts = _greedy(dag, p, cost, infl)
     else:
         pyrng = random.Random(int(rng.integers(2**63)))
-        start, end, worker, counts = _work_stealing(dag, p, cost, infl, machine, pyrng)
+        start, end, worker, counts = _WorkStealing(dag, p, cost, infl, machine, pyrng).run()
     src, dst = dag.edges()
     return TaskTrace(
         start=np.frombuffer(start, dtype=np.float64),
@@ -116,27 +116,76 @@ def simulate(dag: Dag, p: int, machine: Machine | None = None, scheduler: str = 
     )
 
 
+#: What :meth:`_Joins.after` returns when the strand ended the root task: the run is over.
+ROOT_ENDED = -2
+
+
+class _Joins:
+    """The join bookkeeping both schedulers share: per task, its children still running
+    and the continuation suspended at its wait (-1: none), and the counts of creates,
+    waits and task ends the trace reports. Plain lists: indexing them per event costs
+    far less than numpy elements."""
+
+    __slots__ = ("seg_task", "parent", "pending", "suspended", "creates", "waits", "ends")
+
+    def __init__(self, dag: Dag):
+        self.seg_task = dag.segment_task().tolist()
+        self.parent = dag.parent().tolist()
+        self.pending = [0] * dag.n_tasks
+        self.suspended = [-1] * dag.n_tasks
+        self.creates = self.waits = self.ends = 0
+
+    def create(self, s: int) -> None:
+        """Strand ``s`` created a child task: its task has one more child running."""
+        self.creates += 1
+        self.pending[self.seg_task[s]] += 1
+
+    def after(self, s: int, a: int) -> int:
+        """Strand ``s`` ended at a wait (``a == WAIT``) or at its task's end: the strand
+        that may run now, -1 if none, :data:`ROOT_ENDED` if ``s`` ended the root task.
+
+        Past a wait the task goes on at once if no child is running, else it is
+        suspended and the last child to end resumes it (the parent's continuation is
+        then what may run).
+        """
+        task = self.seg_task[s]
+        if a == WAIT:
+            self.waits += 1
+            if self.pending[task]:
+                self.suspended[task] = s + 1
+                return -1
+            return s + 1
+        self.ends += 1
+        if task == 0:
+            return ROOT_ENDED
+        par = self.parent[task]
+        self.pending[par] -= 1
+        if self.pending[par] == 0 and self.suspended[par] >= 0:
+            resumed = self.suspended[par]
+            self.suspended[par] = -1
+            return resumed
+        return -1
+
+    def counts(self) -> dict:
+        return {"create_task": self.creates, "wait_tasks": self.waits, "end_task": self.ends}
+
+
 def _tables(dag: Dag, cost: np.ndarray):
-    """What both event loops read and fill, as plain lists and arrays (indexing them
-    per event costs far less than numpy elements): the DAG's structure, the strand
-    costs, the trace columns (start, end, worker) and, per task, its children still
-    running and the continuation suspended at its wait (-1: none)."""
-    structure = (dag.seg_ptr.tolist(), dag.action.tolist(), dag.segment_task().tolist(),
-                 dag.parent().tolist())
+    """What both event loops read and fill: each strand's segment start and action as
+    lists, the join bookkeeping, the strand costs as a list and the trace columns
+    (start, end, worker) as arrays."""
     m = len(cost)
     trace = (array("d", bytes(8 * m)), array("d", bytes(8 * m)), array("q", bytes(8 * m)))
-    return structure, cost.tolist(), trace, ([0] * dag.n_tasks, [-1] * dag.n_tasks)
+    return dag.seg_ptr.tolist(), dag.action.tolist(), _Joins(dag), cost.tolist(), trace
 
 
 def _greedy(dag: Dag, p: int, cost: np.ndarray, infl: list):
-    structure, cost, (start, end, worker), (pending, suspended) = _tables(dag, cost)
-    seg_ptr, action, seg_task, parent = structure
+    seg_ptr, action, joins, cost, (start, end, worker) = _tables(dag, cost)
     running = [-1] * p
     heap = []
     ready = [0]          # LIFO: the most recently enabled strand first (depth-first)
     idle = list(range(p - 1, -1, -1))
     busy = 0
-    create = wait = ended = 0
     push, pop = heapq.heappush, heapq.heappop
     t = 0.0
     while True:
@@ -155,158 +204,181 @@ def _greedy(dag: Dag, p: int, cost: np.ndarray, infl: list):
         idle.append(w)
         a = action[s]
         if a >= 0:
-            create += 1
-            pending[seg_task[s]] += 1
+            joins.create(s)
             ready.append(s + 1)
             ready.append(seg_ptr[a])
-        elif a == WAIT:
-            wait += 1
-            task = seg_task[s]
-            if pending[task]:
-                suspended[task] = s + 1
-            else:
-                ready.append(s + 1)
         else:
-            ended += 1
-            task = seg_task[s]
-            if task == 0:
+            nxt = joins.after(s, a)
+            if nxt == ROOT_ENDED:
                 break
-            par = parent[task]
-            pending[par] -= 1
-            if pending[par] == 0 and suspended[par] >= 0:
-                ready.append(suspended[par])
-                suspended[par] = -1
-    return start, end, worker, {"create_task": create, "wait_tasks": wait, "end_task": ended}
+            if nxt >= 0:
+                ready.append(nxt)
+    return start, end, worker, joins.counts()
 
 
-def _work_stealing(dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Machine,
-                   rnd: random.Random):
-    # One function on purpose (the one exception to the project's ~60-line rule): this
-    # is the simulator's event loop, run once per strand and steal attempt, and its
-    # state lives in local variables because a method or closure call per event is
-    # what the loop would spend its time on. Split it only with bench_sim.py numbers.
-    # For the same reason the join bookkeeping (a wait, a task's end) repeats _greedy's
-    # rather than calling a shared helper: one call per task end alone cost 1-2 %.
-    structure, cost, (start, end, worker), (pending, suspended) = _tables(dag, cost)
-    seg_ptr, action, seg_task, parent = structure
-    c_create = float(machine.create_overhead)
-    c_wait = float(machine.wait_overhead)
-    c_pop = float(machine.pop_overhead)
-    c_steal = float(machine.steal_latency)
-    c_probe = float(machine.steal_attempt)
-    deques = [deque() for _ in range(p)]
-    nonempty = []        # workers whose deque has something to steal
-    pos = [-1] * p       # index of a worker in `nonempty`
-    sleeping = []
-    running = [-1] * p   # strand a worker is running, or -1 while it steals
-    victim = [-1] * p
-    # Heap keys are floats t * slots + w (times are whole cycles): float comparisons
-    # are much cheaper than tuple ones, and each worker has at most one entry.
-    slots = float(1 << max(p - 1, 1).bit_length())
-    heap = []
-    push, pop, replace = heapq.heappush, heapq.heappop, heapq.heapreplace
-    rand = rnd.random
-    log = math.log
-    other = max(p - 1, 1)
-    busy = 1
-    create = wait = ended = 0
-    # the root's first strand starts on worker 0; everyone else finds nothing to steal
-    running[0] = 0
-    push(heap, round(cost[0] * infl[1]) * slots)
-    sleeping.extend(range(1, p))
-    wake = None
-    while heap:
-        # peek, and replace the top in place when the worker goes on (one sift, not two)
-        key = heap[0]
-        t = key // slots
-        w = int(key - t * slots)
-        s = running[w]
-        nxt = -1
-        taken = -1       # the worker whose deque nxt comes from
-        if s >= 0:
-            end[s] = t
-            busy -= 1
-            a = action[s]
-            if a >= 0:
-                create += 1
-                pending[seg_task[s]] += 1
-                dq = deques[w]
-                if not dq:
-                    pos[w] = len(nonempty)
-                    nonempty.append(w)
-                dq.append(s + 1)
-                if sleeping:
-                    i = int(rand() * len(sleeping))
-                    v = sleeping[i]
-                    sleeping[i] = sleeping[-1]
-                    sleeping.pop()
-                    victim[v] = -1
-                    wake = (t + round(c_probe * rand())) * slots + v
-                nxt = seg_ptr[a]
-                t0 = t + c_create
-            elif a == WAIT:
-                wait += 1
-                task = seg_task[s]
-                if pending[task]:
-                    suspended[task] = s + 1
-                else:
-                    nxt = s + 1
-                    t0 = t + c_wait
-            else:
-                ended += 1
-                task = seg_task[s]
-                if task == 0:
+class _WorkStealing:
+    """One work-stealing run (see the module docstring): the workers, their deques, the
+    thieves' victims and the sleepers, driven by :meth:`run`.
+
+    The event heap holds one entry per worker: when its strand ends, or when its steal
+    probes land. Keys are floats ``t * slots + w`` (times are whole cycles, ``slots`` a
+    power of two >= p): float comparisons are much cheaper than tuple ones. An event
+    peeks at the top and replaces it in place with the worker's next entry (one sift,
+    not a pop and a push).
+
+    Kept for speed: those float keys, the in-place replacement, and each method binding
+    what it uses more than once to locals. The price of clarity is two to four method
+    calls per event on state held in attributes; ``benchmarks/bench_sim.py`` measures
+    the whole against its 10 s target.
+    """
+
+    __slots__ = ("seg_ptr", "action", "joins", "cost", "trace", "infl", "c_create", "c_wait",
+                 "c_pop", "c_steal", "c_probe", "deques", "stealable", "pos", "sleeping",
+                 "running", "victim", "slots", "other", "heap", "rand", "busy", "wake")
+
+    def __init__(self, dag: Dag, p: int, cost: np.ndarray, infl: list, machine: Machine,
+                 rnd: random.Random):
+        self.seg_ptr, self.action, self.joins, self.cost, self.trace = _tables(dag, cost)
+        self.infl = infl
+        self.c_create = float(machine.create_overhead)
+        self.c_wait = float(machine.wait_overhead)
+        self.c_pop = float(machine.pop_overhead)
+        self.c_steal = float(machine.steal_latency)
+        self.c_probe = float(machine.steal_attempt)
+        self.deques = [deque() for _ in range(p)]
+        self.stealable = []      # workers whose deque has something to steal
+        self.pos = [-1] * p      # index of a worker in `stealable`
+        self.sleeping = []       # thieves that found every deque empty
+        self.running = [-1] * p  # strand a worker is running, or -1 while it steals
+        self.victim = [-1] * p   # deque a thief's probes will hit (-1: just woken)
+        self.slots = float(1 << max(p - 1, 1).bit_length())
+        self.other = max(p - 1, 1)
+        self.heap = []
+        self.rand = rnd.random
+        self.busy = 0            # workers running a strand (the contention factor's index)
+        self.wake = None         # heap key of a sleeper woken by this event
+
+    def run(self):
+        """Simulate until the root task ends; the trace columns and the counts."""
+        heap, running, slots = self.heap, self.running, self.slots
+        strand_ended, steal_landed = self._strand_ended, self._steal_landed
+        run_strand, steal = self._run_strand, self._steal
+        # the root's first strand starts on worker 0; everyone else finds nothing to steal
+        self.busy = 1
+        running[0] = 0
+        heapq.heappush(heap, round(self.cost[0] * self.infl[1]) * slots)
+        self.sleeping.extend(range(1, len(running)))
+        while heap:
+            key = heap[0]
+            t = key // slots
+            w = int(key - t * slots)
+            s = running[w]
+            if s >= 0:
+                nxt, t0 = strand_ended(w, s, t)
+                if nxt == ROOT_ENDED:
                     break
-                par = parent[task]
-                pending[par] -= 1
-                if pending[par] == 0 and suspended[par] >= 0:
-                    nxt = suspended[par]
-                    suspended[par] = -1
-                    t0 = t + c_wait
-            if nxt < 0:
-                dq = deques[w]
-                if dq:
-                    nxt = dq.pop()
-                    t0 = t + c_pop
-                    taken = w
-        else:
-            v = victim[w]
-            if v >= 0:
-                dq = deques[v]
-                if dq:
-                    nxt = dq.popleft()
-                    t0 = t + c_steal
-                    taken = v
-        if nxt >= 0:
-            if taken >= 0 and not dq:
-                # an emptied deque is no steal target: swap its owner out of nonempty
-                i = pos[taken]
-                last = nonempty.pop()
-                if last != taken:
-                    nonempty[i] = last
-                    pos[last] = i
-            busy += 1
-            start[nxt] = t0
-            worker[nxt] = w
-            running[w] = nxt
-            replace(heap, (t0 + round(cost[nxt] * infl[busy])) * slots + w)
-        else:
-            # nothing local: steal
-            running[w] = -1
-            k = len(nonempty)
-            if k == 0:
-                sleeping.append(w)
-                pop(heap)
             else:
-                victim[w] = nonempty[int(rand() * k)]
-                q = k / other
-                probes = 1 if q >= 1.0 else 1 + int(log(1.0 - rand()) / log(1.0 - q))
-                replace(heap, (t + probes * c_probe) * slots + w)
-        if wake is not None:
-            push(heap, wake)
-            wake = None
-    else:
-        raise RuntimeError("simulation ran out of events before the root task ended")
-    if t * slots >= 2.0**53:
-        raise ValueError("simulated time too long for exact cycle keys; use fewer cycles")
-    return start, end, worker, {"create_task": create, "wait_tasks": wait, "end_task": ended}
+                nxt, t0 = steal_landed(w, t)
+            if nxt >= 0:
+                run_strand(w, nxt, t0)
+            else:
+                steal(w, t)
+            if self.wake is not None:
+                # only now: pushed earlier, a wake due at once could take the top's place
+                heapq.heappush(heap, self.wake)
+                self.wake = None
+        else:
+            raise RuntimeError("simulation ran out of events before the root task ended")
+        if t * slots >= 2.0**53:
+            raise ValueError("simulated time too long for exact cycle keys; use fewer cycles")
+        return (*self.trace, self.joins.counts())
+
+    def _strand_ended(self, w: int, s: int, t: float):
+        """Worker ``w`` ended strand ``s`` at ``t``: the strand it runs next and when, -1
+        if it must steal, :data:`ROOT_ENDED` if the run is over.
+
+        Work-first: a create runs the child at once and leaves the continuation to
+        thieves; past a wait or a task's end the worker goes on in that task or its
+        parent if the join allows, else pops the bottom (newest) entry of its deque.
+        """
+        self.trace[1][s] = t
+        self.busy -= 1
+        a = self.action[s]
+        if a >= 0:
+            self.joins.create(s)
+            self._offer(w, s + 1, t)
+            return self.seg_ptr[a], t + self.c_create
+        nxt = self.joins.after(s, a)
+        if nxt != -1:
+            return nxt, t + self.c_wait
+        dq = self.deques[w]
+        if dq:
+            return self._taken(w, dq.pop(), t + self.c_pop)
+        return -1, t
+
+    def _steal_landed(self, w: int, t: float):
+        """Thief ``w``'s probes hit its victim at ``t``: the top (oldest) entry of the
+        victim's deque and when it runs, or -1 if other workers emptied the deque first
+        or ``w`` was just woken (no victim yet)."""
+        v = self.victim[w]
+        if v >= 0 and self.deques[v]:
+            return self._taken(v, self.deques[v].popleft(), t + self.c_steal)
+        return -1, t
+
+    def _offer(self, w: int, s: int, t: float) -> None:
+        """Worker ``w`` pushes continuation ``s`` on its deque for thieves; a sleeping
+        worker, if any, wakes and probes after a uniform fraction of one probe."""
+        dq = self.deques[w]
+        if not dq:
+            self.pos[w] = len(self.stealable)
+            self.stealable.append(w)
+        dq.append(s)
+        sleeping = self.sleeping
+        if sleeping:
+            rand = self.rand
+            i = int(rand() * len(sleeping))
+            v = sleeping[i]
+            sleeping[i] = sleeping[-1]
+            sleeping.pop()
+            self.victim[v] = -1
+            self.wake = (t + round(self.c_probe * rand())) * self.slots + v
+
+    def _taken(self, owner: int, s: int, t0: float):
+        """Entry ``s`` was just taken from ``owner``'s deque, to run at ``t0``: returns
+        both. An emptied deque is no steal target: its owner is swapped out of
+        ``stealable`` (the order there does not matter, victims are drawn uniformly)."""
+        if not self.deques[owner]:
+            stealable = self.stealable
+            i = self.pos[owner]
+            last = stealable.pop()
+            if last != owner:
+                stealable[i] = last
+                self.pos[last] = i
+        return s, t0
+
+    def _run_strand(self, w: int, s: int, t0: float) -> None:
+        """Worker ``w`` starts strand ``s`` at ``t0``; it ends after its cost inflated by
+        the contention of the workers now busy."""
+        self.busy += 1
+        start, _, worker = self.trace
+        start[s] = t0
+        worker[s] = w
+        self.running[w] = s
+        key = (t0 + round(self.cost[s] * self.infl[self.busy])) * self.slots + w
+        heapq.heapreplace(self.heap, key)
+
+    def _steal(self, w: int, t: float) -> None:
+        """Worker ``w`` has nothing to run: it sleeps if every deque is empty, else draws
+        its victim uniformly among the non-empty deques; its probes until it hits one
+        are geometric with success ``k / (p - 1)`` (``k`` non-empty deques)."""
+        self.running[w] = -1
+        k = len(self.stealable)
+        if k == 0:
+            self.sleeping.append(w)
+            heapq.heappop(self.heap)
+            return
+        rand = self.rand
+        self.victim[w] = self.stealable[int(rand() * k)]
+        q = k / self.other
+        probes = 1 if q >= 1.0 else 1 + int(math.log(1.0 - rand()) / math.log(1.0 - q))
+        heapq.heapreplace(self.heap, (t + probes * self.c_probe) * self.slots + w)

@@ -2,11 +2,7 @@
  * the cut-off (default 10); calls at or below it recurse serially. */
 #include <stdio.h>
 #include <stdlib.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 static long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
@@ -22,16 +18,9 @@ static long fib(int n, int cutoff) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: %s N [CUTOFF]\n", argv[0]);
-    return 2;
-  }
-  int n = atoi(argv[1]);
-  int cutoff = argc > 2 ? atoi(argv[2]) : 10;
-  if (n < 0 || n > 90 || cutoff < 1) {
-    fprintf(stderr, "fib: need 0 <= N <= 90 and CUTOFF >= 1\n");
-    return 2;
-  }
+  check_usage(argc, argv, 1, 2, "N [CUTOFF]");
+  int n = atoi(argv[1]), cutoff = argc > 2 ? atoi(argv[2]) : 10;
+  require(n >= 0 && n <= 90 && cutoff >= 1, "fib: need 0 <= N <= 90 and CUTOFF >= 1");
   long result = 0;
 #pragma omp parallel
 #pragma omp single

@@ -13,11 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 #define CHILDREN 4
 #define MAX_WAIT 3 /* steps a patient waits before being referred up */
@@ -115,16 +111,10 @@ static void totals(const village_t *v, long *treated, uint64_t *sum) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3 || argc > 4) {
-    fprintf(stderr, "usage: %s LEVELS STEPS [SEED]\n", argv[0]);
-    return 2;
-  }
+  check_usage(argc, argv, 2, 3, "LEVELS STEPS [SEED]");
   int levels = atoi(argv[1]), steps = atoi(argv[2]);
   uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
-  if (levels < 1 || levels > 9 || steps < 1) {
-    fprintf(stderr, "health: need 1 <= LEVELS <= 9 and STEPS >= 1\n");
-    return 2;
-  }
+  require(levels >= 1 && levels <= 9 && steps >= 1, "health: need 1 <= LEVELS <= 9 and STEPS >= 1");
   village_t *root = build(0, levels, seed);
 #pragma omp parallel
 #pragma omp single

@@ -6,11 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 static long sort_cutoff = 2048, merge_cutoff = 8192;
 
@@ -86,17 +82,12 @@ static void sort(uint32_t *a, uint32_t *tmp, long n) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 4) {
-    fprintf(stderr, "usage: %s N [SORT_CUTOFF] [MERGE_CUTOFF]\n", argv[0]);
-    return 2;
-  }
+  check_usage(argc, argv, 1, 3, "N [SORT_CUTOFF] [MERGE_CUTOFF]");
   long n = atol(argv[1]);
   if (argc > 2) sort_cutoff = atol(argv[2]);
   if (argc > 3) merge_cutoff = atol(argv[3]);
-  if (n < 1 || sort_cutoff < 1 || merge_cutoff < 1) {
-    fprintf(stderr, "mergesort: need N >= 1 and positive cut-offs\n");
-    return 2;
-  }
+  require(n >= 1 && sort_cutoff >= 1 && merge_cutoff >= 1,
+          "mergesort: need N >= 1 and positive cut-offs");
   uint32_t *a = malloc((size_t)n * sizeof *a), *tmp = malloc((size_t)n * sizeof *tmp);
   if (!a || !tmp) {
     fprintf(stderr, "mergesort: out of memory\n");

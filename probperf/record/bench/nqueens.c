@@ -4,11 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 static int safe(const char *cols, int row, int col) {
   for (int r = 0; r < row; r++) {
@@ -54,16 +50,9 @@ static long search(const char *cols, int row, int n, int cutoff) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: %s N [CUTOFF]\n", argv[0]);
-    return 2;
-  }
-  int n = atoi(argv[1]);
-  int cutoff = argc > 2 ? atoi(argv[2]) : 3;
-  if (n < 1 || n > 20 || cutoff < 0) {
-    fprintf(stderr, "nqueens: need 1 <= N <= 20 and CUTOFF >= 0\n");
-    return 2;
-  }
+  check_usage(argc, argv, 1, 2, "N [CUTOFF]");
+  int n = atoi(argv[1]), cutoff = argc > 2 ? atoi(argv[2]) : 3;
+  require(n >= 1 && n <= 20 && cutoff >= 0, "nqueens: need 1 <= N <= 20 and CUTOFF >= 0");
   long solutions = 0;
   char empty[64] = {0};
 #pragma omp parallel

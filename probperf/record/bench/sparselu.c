@@ -8,11 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 static int bs;
 
@@ -77,16 +73,10 @@ static void genmat(double **m, int nb) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: %s NB [BS]\n", argv[0]);
-    return 2;
-  }
+  check_usage(argc, argv, 1, 2, "NB [BS]");
   int nb = atoi(argv[1]);
   bs = argc > 2 ? atoi(argv[2]) : 32;
-  if (nb < 1 || bs < 1 || nb > 4096 || bs > 4096) {
-    fprintf(stderr, "sparselu: need 1 <= NB, BS <= 4096\n");
-    return 2;
-  }
+  require(nb >= 1 && bs >= 1 && nb <= 4096 && bs <= 4096, "sparselu: need 1 <= NB, BS <= 4096");
   double **m = malloc((size_t)nb * nb * sizeof *m);
   if (!m) return 1;
   genmat(m, nb);

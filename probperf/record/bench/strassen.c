@@ -5,11 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-/* Tied tasks; `probperf bench build` also builds NAME_untied with -DTIEDNESS=untied
- * (untied is the default of the Barcelona OpenMP Tasks Suite). */
-#ifndef TIEDNESS
-#define TIEDNESS
-#endif
+#include "bench_main.h"
 
 static int cutoff = 64;
 
@@ -92,16 +88,11 @@ static void strassen(const double *a, int lda, const double *b, int ldb, double 
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: %s N [CUTOFF]\n", argv[0]);
-    return 2;
-  }
+  check_usage(argc, argv, 1, 2, "N [CUTOFF]");
   int n = atoi(argv[1]);
   if (argc > 2) cutoff = atoi(argv[2]);
-  if (n < 1 || n > 16384 || (n & (n - 1)) || cutoff < 1) {
-    fprintf(stderr, "strassen: N must be a power of two up to 16384 and CUTOFF >= 1\n");
-    return 2;
-  }
+  require(n >= 1 && n <= 16384 && !(n & (n - 1)) && cutoff >= 1,
+          "strassen: N must be a power of two up to 16384 and CUTOFF >= 1");
   long nn = (long)n * n;
   double *a = alloc(nn), *b = alloc(nn), *c = alloc(nn);
   unsigned long long s = 42;
