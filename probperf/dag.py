@@ -377,9 +377,7 @@ class DagModel(TableModel):
                 self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
         learnt = (0.0, 0.0)
         if self.calibrate:
-            sub = DagModel(models=self.specs_, effort=self.effort, n_draws=self.n_draws,
-                           seed=component_seeds(self.seed)["calibration"], calibrate=False, discrepancy=0.0)
-            learnt, table = discrepancy_rates(sub, m, self.features_)
+            learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
             if table is not None:
                 self.calibration_ = table
         self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))

@@ -241,15 +241,17 @@ def widen(work, delay, no_work, distance, rates, seed):
     return work * np.exp(rates["work"] * distance[None, :] * z), delay * factor, no_work * factor
 
 
-def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, float], object]:
+def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple[tuple[float, float], object]:
     """Rates at which a DAG model's log-time error grows beyond the data, per unit of
     :func:`extrapolation_distance`, for the work and for the overhead (delay +
     no_work), learnt by forward validation inside the training data; and the table of
     held-out runs behind them (``None`` when it did not run).
 
-    ``sub_model``: an unfitted DAG model (the estimator's clone without calibration),
-    fitted here on the training runs minus the largest size and the upper worker counts
-    (:func:`forward_cuts`) and asked to predict those held-out runs.
+    ``estimator``: the DAG model being fitted, its component specs chosen (``specs_``).
+    A clone with those specs, without calibration and seeded with ``seed``
+    (:func:`calibration_clone`), is fitted here on the training runs minus the largest
+    size and the upper worker counts (:func:`forward_cuts`) and asked to predict those
+    held-out runs: the estimator itself is not re-entered.
 
     The intermediate models are parametric and their posteriors get tight, but the
     equations are only approximately right, and an approximation error grows with the
@@ -283,6 +285,7 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
     if inside.sum() < 6 or (~inside).sum() < 3:
         return (0.0, 0.0), None
     try:
+        sub_model = calibration_clone(estimator, seed)
         sub_model.fit(measurements.select(n=(None, n_cut), p=(None, p_cut)))
         held = frame.loc[~inside]
         pred = sub_model.predict(held[features], n_draws=500)
@@ -291,6 +294,15 @@ def discrepancy_rates(sub_model, measurements, features) -> tuple[tuple[float, f
         return (0.0, 0.0), None
     table = _held_out_errors(held, pred, n_cut, p_cut)
     return _excess_error_rates(table), table
+
+
+def calibration_clone(estimator, seed: int):
+    """An unfitted copy of ``estimator`` (scikit-learn's ``clone``: same constructor
+    parameters) with exactly the component specs it chose (``models``; no ``kernel``
+    default over them), no calibration and no discrepancy floor, seeded with ``seed``."""
+    params = {**estimator.get_params(), "models": dict(estimator.specs_), "kernel": None,
+              "calibrate": False, "discrepancy": 0.0, "seed": seed}
+    return type(estimator)(**params)
 
 
 def _held_out_errors(held, pred, n_cut, p_cut):
