@@ -22,8 +22,9 @@ absolute-noise affine laws (``+abs``).
 The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
 the nested splits without it. ``--time-only`` models time directly on every case, the
-simulator's too, which is where the rate matters (results/choose_laws_time_only.md:
-prior -0.288 vs -0.724 without, over 21 cases).
+simulator's too, which is where the rate matters (results/choose_laws_time_only.md,
+over 21 cases: prior -0.141 vs -0.816 without, growing linearly in spans; -0.198 vs
+-0.724 growing as the square root of the doublings).
 
     python benchmarks/choose_laws.py [--only published,real,sim] [--variants halves,pmnf+disc] [--time-only]
 """
