@@ -41,7 +41,9 @@ FORMAT = "probperf-model"
 #: Version 2: declared state (params + fitted fields). Version 1 files (hand-written
 #: ``_get_state`` layouts) are refused with a re-fit message. Version 3: law mixtures
 #: carry a discrepancy rate (version 2 files lack it and are refused the same way).
-VERSION = 3
+#: Version 4: that rate is per training span beyond the data, growing linearly
+#: (version 3 rates were per square root of the doublings: refused, re-fit).
+VERSION = 4
 
 _REGISTRY: dict[str, type] = {}
 
