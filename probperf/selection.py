@@ -299,7 +299,17 @@ def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple
 def calibration_clone(estimator, seed: int):
     """An unfitted copy of ``estimator`` (scikit-learn's ``clone``: same constructor
     parameters) with exactly the component specs it chose (``models``; no ``kernel``
-    default over them), no calibration and no discrepancy floor, seeded with ``seed``."""
+    default over them), no calibration and no discrepancy floor, seeded with ``seed``.
+
+    Examples
+    --------
+    >>> from probperf.dag import DagModel
+    >>> model = DagModel(kernel="matern52", effort="quick", calibrate=True, discrepancy=0.04)
+    >>> model.specs_ = {"work": "basis", "delay": "laws"}  # what fit chose
+    >>> clone = calibration_clone(model, seed=7)
+    >>> clone.models, clone.kernel, clone.effort, clone.calibrate, clone.discrepancy, clone.seed
+    ({'work': 'basis', 'delay': 'laws'}, None, 'quick', False, 0.0, 7)
+    """
     params = {**estimator.get_params(), "models": dict(estimator.specs_), "kernel": None,
               "calibrate": False, "discrepancy": 0.0, "seed": seed}
     return type(estimator)(**params)
