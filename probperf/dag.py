@@ -98,9 +98,8 @@ DISCREPANCY_PARTS = ("work", "overhead")
 #: with the spread growing as the square root of the doublings; -0.002 and cov90 0.89
 #: growing linearly in training spans, the default, "pmnf+disc+parts-span"). It had
 #: scored lower while the rate was the nested splits' best value, growing linearly in
-#: doublings. (The parts' independent factors move
-#: the median of their sum upwards a little: the median of a sum of log-normals exceeds
-#: the sum of their medians.)
+#: doublings. (The parts' independent factors move the median of their sum upwards a
+#: little: the median of a sum of log-normals exceeds the sum of their medians.)
 PART_DISCREPANCY = True
 
 

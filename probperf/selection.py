@@ -131,16 +131,15 @@ def stacking_weights(log_density: np.ndarray, groups: np.ndarray | None = None, 
         groups = np.zeros(N, dtype=int)
     _, inv, counts = np.unique(groups, return_inverse=True, return_counts=True)
     a = 1.0 / counts[inv]
-    a = a / a.sum()
     # Densities relative to each point's best candidate: same weights, no underflow.
     finite = np.where(np.isfinite(L), L, -np.inf)
     top = np.max(finite, axis=1, keepdims=True)
     ok = np.isfinite(top[:, 0])
-    P = np.exp(finite[ok] - top[ok])
-    a = a[ok] / a[ok].sum() if ok.any() else a[ok]
     w = np.full(K, 1.0 / K)
     if not ok.any():
         return w
+    P = np.exp(finite[ok] - top[ok])
+    a = a[ok] / a[ok].sum()
     for _ in range(n_iter):
         mix = P @ w
         new = w * ((a / mix) @ P)
