@@ -11,12 +11,17 @@
    waiting, KMP_BLOCKTIME 200 ms), KMP_BLOCKTIME=0 and OMP_WAIT_POLICY=passive.
 4. Tied vs untied: the bundled programs and their NAME_untied builds, same inputs:
    task counts and work. libomp runs an untied task as parts that re-queue the task,
-   which costs runtime time inside the task's span; the last column is that cost per
-   task. The inputs have tasks of 0.1 ms or more except health (BOTS-like, tasks of
-   a few microseconds). The last column is the untied build's untraced elapsed time
-   over the tied build's: where the untied program itself is slower, so is its work.
+   which costs runtime time inside the task's span; column us/task is the extra work
+   per task. The inputs have tasks of 0.1 ms or more except health (BOTS-like, tasks of
+   a few microseconds). Ratios are taken within each interleaved pair, so their range
+   shows the run-to-run noise: a range that contains 1 is a difference within noise.
+   The tool's own cost per event lies inside the task spans (section 2), and libomp
+   reports more events per untied task (its parts): where tasks last microseconds,
+   as in health, that tracing overhead shows as extra untied work.
+   Column "untraced ratio" is the untied build's untraced elapsed time over the tied
+   build's: where the untied program itself is slower, so is its work.
 
-    python benchmarks/bench_record.py [--pairs 5] [--reps 3]
+    python benchmarks/bench_record.py [--pairs 7] [--reps 3]
 """
 
 from __future__ import annotations
@@ -89,7 +94,8 @@ def overhead(bins: Path, pairs: int) -> None:
     print("\n## 2. tracing overhead (medians of --pairs alternated untraced/traced runs)")
     print(f"{'program':>24} {'p':>2} {'tasks':>7} {'untraced s':>10} {'traced s':>9} {'overhead':>9} "
           f"{'wall ovh':>9} {'CPU ovh':>8}")
-    for cmd in (["fib", "40", "18"], ["fib_untied", "40", "18"], ["health", "6", "40"]):
+    for cmd in (["fib", "40", "18"], ["fib_untied", "40", "18"], ["health", "6", "40"],
+                ["health_untied", "6", "40"]):
         cmd = [str(bins / cmd[0]), *cmd[1:]]
         for p in (1, 2):
             raw = []
@@ -136,34 +142,39 @@ INPUTS = {"fib": ["36", "24"], "nqueens": ["11", "2"], "mergesort": ["2000000", 
           "sparselu": ["12", "64"], "strassen": ["512", "64"], "health": ["6", "30"]}
 
 
-def tied_untied(bins: Path, reps: int) -> None:
-    print("\n## 4. tied vs untied (medians of --reps traced and untraced runs, builds interleaved;"
-          " work in seconds)")
+def tied_untied(bins: Path, pairs: int) -> None:
+    print("\n## 4. tied vs untied (--pairs interleaved pairs of traced and of untraced runs; work in"
+          " seconds, medians; ratios untied/tied per pair: median [min, max])")
     print(f"{'program':>10} {'p':>2} {'tasks tied':>10} {'untied':>7} {'waits tied':>10} {'untied':>7} "
-          f"{'work tied':>9} {'untied':>7} {'ratio':>6} {'us/task':>8} {'untraced ratio':>14}")
+          f"{'work tied':>9} {'untied':>7} {'work ratio':>19} {'us/task':>8} {'untraced ratio':>19} "
+          f"{'events/task tied':>16} {'untied':>6}")
+    span = lambda r: f"{med(r):.2f} [{min(r):.2f}, {max(r):.2f}]"  # noqa: E731
     for name, args in INPUTS.items():
         for p in (1, 2):
             kinds = (name, name + "_untied")
-            runs, plain = {kind: [] for kind in kinds}, {kind: [] for kind in kinds}
-            for _ in range(reps):  # interleaved, so both builds see the same load
+            runs, plain, n_events = ({kind: [] for kind in kinds} for _ in range(3))
+            for _ in range(pairs):  # interleaved, so both builds of a pair see the same load
                 for kind in kinds:
                     cmd = [str(bins / kind), *args]
-                    runs[kind].append(_traced_result(cmd, p, *run_program(cmd, p)))
+                    wall, cpu, events = run_program(cmd, p)
+                    runs[kind].append(_traced_result(cmd, p, wall, cpu, events).metrics)
+                    n_events[kind].append(events.n_events)
                     plain[kind].append(_untraced_result(cmd, p, *run_program(cmd, p, events=False)))
-            res = {kind: {k: med([r.metrics[k] for r in rs]) for k in ("create_task", "wait_tasks", "work")}
-                   for kind, rs in runs.items()}
-            elapsed = {kind: med([r["elapsed"] for r in rs]) for kind, rs in plain.items()}
-            t, u = res[name], res[name + "_untied"]
+            t, u = ({k: med([m[k] for m in runs[kind]]) for k in ("create_task", "wait_tasks", "work")}
+                    for kind in kinds)
+            work_ratio = [b["work"] / a["work"] for a, b in zip(*runs.values())]
+            elapsed_ratio = [b["elapsed"] / a["elapsed"] for a, b in zip(*plain.values())]
             print(f"{name:>10} {p:>2} {int(t['create_task']):>10} {int(u['create_task']):>7} "
                   f"{int(t['wait_tasks']):>10} {int(u['wait_tasks']):>7} {t['work']:>9.4f} "
-                  f"{u['work']:>7.4f} {u['work'] / t['work']:>6.2f} "
-                  f"{(u['work'] - t['work']) / t['create_task'] * 1e6:>8.2f} "
-                  f"{elapsed[name + '_untied'] / elapsed[name]:>14.2f}")
+                  f"{u['work']:>7.4f} {span(work_ratio):>19} "
+                  f"{(u['work'] - t['work']) / t['create_task'] * 1e6:>8.2f} {span(elapsed_ratio):>19} "
+                  f"{med(n_events[name]) / t['create_task']:>16.1f} "
+                  f"{med(n_events[name + '_untied']) / u['create_task']:>6.1f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
     tool_path()  # build outside the timed runs
@@ -173,7 +184,7 @@ def main() -> None:
         conversion(bins, args.reps)
         overhead(bins, args.pairs)
         wait_policy(bins, args.reps)
-        tied_untied(bins, args.reps)
+        tied_untied(bins, args.pairs)
 
 
 if __name__ == "__main__":
