@@ -42,8 +42,10 @@ FORMAT = "probperf-model"
 #: ``_get_state`` layouts) are refused with a re-fit message. Version 3: law mixtures
 #: carry a discrepancy rate (version 2 files lack it and are refused the same way).
 #: Version 4: that rate is per training span beyond the data, growing linearly
-#: (version 3 rates were per square root of the doublings: refused, re-fit).
-VERSION = 4
+#: (version 3 rates were per square root of the doublings: refused, re-fit). Version 5:
+#: DAG models carry the distribution of one factor on their parts' rates
+#: (``discrepancy_scales_``; version 4 files lack it: refused, re-fit).
+VERSION = 5
 
 _REGISTRY: dict[str, type] = {}
 

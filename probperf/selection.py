@@ -262,7 +262,7 @@ def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple
     errors over the model's own predictive spread is regressed, non-negatively and
     through 0, on the two parts' shares times the distance:
     ``sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d``. Needs at least 3 sizes
-    and 3 worker counts; otherwise 0 (no inflation).
+    and 3 worker counts below the cuts; otherwise 0 (no inflation).
 
     Examples
     --------
@@ -273,32 +273,105 @@ def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple
     >>> discrepancy_rates(None, m, ["n", "p"])
     ((0.0, 0.0), None)
     """
+    sub = _forward_subfit(estimator, measurements, "extrapolation calibration", seed)
+    if sub is None:
+        return (0.0, 0.0), None
+    sub_model, held, n_cut, p_cut = sub
+    pred = sub_model.predict(held[features], n_draws=500)
+    table = _held_out_errors(held, pred, n_cut, p_cut)
+    return _excess_error_rates(table), table
+
+
+def _forward_subfit(estimator, measurements, purpose: str, seed: int):
+    """The single forward validation of a DAG model: a :func:`calibration_clone`
+    fitted on the runs up to :func:`forward_cuts`, and the held-out runs beyond them
+    (``(sub_model, held, n_cut, p_cut)``); ``None`` when fewer than
+    :data:`MIN_DISTINCT` sizes or worker counts lie below the cuts, too few runs lie
+    on either side, or the sub-fit fails (then with a warning naming ``purpose``)."""
     import warnings
 
     frame = measurements.frame
     sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
     if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
-        return (0.0, 0.0), None
+        return None
     n_cut, p_cut = forward_cuts(sizes, workers)
     inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
-    if inside.sum() < 6 or (~inside).sum() < 3:
-        return (0.0, 0.0), None
+    below = min(np.sum(sizes <= n_cut), np.sum(workers <= p_cut))
+    if inside.sum() < 6 or (~inside).sum() < 3 or below < MIN_DISTINCT:
+        return None  # a sub-model with fewer sizes or worker counts refuses to extrapolate them
     try:
-        sub_model = calibration_clone(estimator, seed)
-        sub_model.fit(measurements.select(n=(None, n_cut), p=(None, p_cut)))
-        held = frame.loc[~inside]
-        pred = sub_model.predict(held[features], n_draws=500)
-    except Exception as exc:  # a sub-fit that fails leaves intervals uninflated, loudly
-        warnings.warn(f"DagModel: extrapolation calibration skipped ({exc})", RuntimeWarning, stacklevel=3)
-        return (0.0, 0.0), None
-    table = _held_out_errors(held, pred, n_cut, p_cut)
-    return _excess_error_rates(table), table
+        sub_model = calibration_clone(estimator, seed).fit(measurements.select(n=(None, n_cut), p=(None, p_cut)))
+    except Exception as exc:  # a sub-fit that fails leaves the intervals as they are, loudly
+        warnings.warn(f"DagModel: {purpose} skipped ({exc})", RuntimeWarning, stacklevel=4)
+        return None
+    return sub_model, frame.loc[~inside], n_cut, p_cut
+
+
+#: Factors tried by :func:`discrepancy_scale`: 0 (the parts' own mixtures only) and a
+#: geometric grid by sqrt(2) from 1/8 to 2 (1: the parts' rates as learnt). Equal prior
+#: weight per point: log-uniform over [1/8, 2], plus the atom at 0.
+SCALE_GRID = (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
+
+
+def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple[np.ndarray, dict | None]:
+    """A distribution over one factor on the discrepancy rates of all of a DAG model's
+    parts, learnt from how well the model predicts *time* beyond a forward cut inside
+    the training data: rows ``(factor, weight)``; and the score of each factor
+    (``None`` when the validation could not run: then the factor is 1).
+
+    Why: each part (work, task counts, per-task delay, idle time, span) learns its
+    rate from its own curve, with a prior set on time-only data, and the parts'
+    independent widenings compound through ``time = (work + delay + no_work) / p``:
+    a part whose curve is irregular (idle time) may be very uncertain while time,
+    dominated by the work, is not, and the independent log-normal factors also move
+    the median of the sum upwards. Only time itself, held out, says how wide its
+    interval should be. A :func:`calibration_clone` is fitted below the cuts of
+    :func:`forward_cuts` and predicts the runs beyond with every factor of
+    :data:`SCALE_GRID` (its ``discrepancy_scales_`` set to that factor alone; same
+    draws otherwise); each factor's score is the mean log density of the held-out log
+    times (a normal fitted to the log draws, as ``benchmarks/choose_laws.py``
+    scores). The weights are the posterior under the grid's uniform prior, taking
+    the split as *one* observation (likelihood ``exp(mean score)``), as
+    :func:`probperf.models.laws.discrepancy_loglik` does: one split's held-out runs
+    share one model's error, and a single split that happens to be predicted well
+    must not rule out the wider factors.
+
+    Examples
+    --------
+    With two sizes there is nothing beyond a forward cut to learn from:
+
+    >>> from probperf.data import Measurements
+    >>> m = Measurements({"n": [8, 16] * 3, "p": [1, 1, 2, 2, 4, 4], "time": [1.0, 2, 0.6, 1.1, 0.4, 0.7]})
+    >>> discrepancy_scale(None, m, ["n", "p"])
+    (array([[1., 1.]]), None)
+    """
+    sub = _forward_subfit(estimator, measurements, "discrepancy scaling", seed)
+    if sub is None:
+        return np.array([[1.0, 1.0]]), None
+    sub_model, held, _, _ = sub
+    logy = np.log(held["time"].to_numpy())
+    scores = {}
+    for factor in SCALE_GRID:
+        sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
+        with np.errstate(all="ignore"):
+            logd = np.log(sub_model.predict(held[features], n_draws=500, seed=seed).draws)
+        ok = np.all(np.isfinite(logd))
+        scores[factor] = float(np.mean(_normal_logpdf(logy, logd.mean(axis=0), logd.std(axis=0)))) if ok else -np.inf
+    s = np.array(list(scores.values()))
+    w = np.exp(s - np.max(s))
+    return np.column_stack([SCALE_GRID, w / w.sum()]), scores
+
+
+def _normal_logpdf(x, mean, sd):
+    sd = np.maximum(sd, 1e-6)
+    return -0.5 * ((x - mean) / sd) ** 2 - np.log(sd) - 0.5 * np.log(2 * np.pi)
 
 
 def calibration_clone(estimator, seed: int):
     """An unfitted copy of ``estimator`` (scikit-learn's ``clone``: same constructor
     parameters) with exactly the component specs it chose (``models``; no ``kernel``
-    default over them), no calibration and no discrepancy floor, seeded with ``seed``.
+    default over them), no calibration, no discrepancy scaling and no discrepancy
+    floor, seeded with ``seed``.
 
     Examples
     --------
@@ -308,9 +381,11 @@ def calibration_clone(estimator, seed: int):
     >>> clone = calibration_clone(model, seed=7)
     >>> clone.models, clone.kernel, clone.effort, clone.calibrate, clone.discrepancy, clone.seed
     ({'work': 'basis', 'delay': 'laws'}, None, 'quick', False, 0.0, 7)
+    >>> clone.scale_discrepancy
+    False
     """
     params = {**estimator.get_params(), "models": dict(estimator.specs_), "kernel": None,
-              "calibrate": False, "discrepancy": 0.0, "seed": seed}
+              "calibrate": False, "scale_discrepancy": False, "discrepancy": 0.0, "seed": seed}
     return type(estimator)(**params)
 
 

@@ -154,6 +154,26 @@ def test_default_law_mixtures_extrapolate_the_paper_equations():
     np.testing.assert_allclose(c["work"].draws + c["delay"].draws + c["no_work"].draws, pred.draws * pred.p)
 
 
+def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws():
+    # Runs that follow eqs. (10)-(15) with a physical span (p * span far below the work):
+    # the copy fitted below the forward cuts predicts the held-out times well, so every
+    # widening of the parts lowers their log score, and the posterior over the factor
+    # decreases along the grid (selection.discrepancy_scale).
+    from probperf.selection import SCALE_GRID
+
+    frame = paper_table(ps=(1, 2, 3, 4, 6, 8)).frame
+    frame["critical_path"] = 2.0 * np.log2(frame["n"]) ** 2
+    model = DagModel(seed=1).fit(Measurements(frame))
+    grid, weights = model.discrepancy_scales_.T
+    assert grid.tolist() == list(SCALE_GRID) and weights.sum() == pytest.approx(1.0)
+    assert np.all(np.diff(weights) < 0), weights
+    scores = np.array([model.scale_scores_[f] for f in SCALE_GRID])
+    np.testing.assert_allclose(weights, np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum())
+    # off: every part keeps its own rate (one factor 1)
+    off = DagModel(seed=1, scale_discrepancy=False).fit(Measurements(frame))
+    assert off.discrepancy_scales_.tolist() == [[1.0, 1.0]]
+
+
 def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
     # over the held-out runs (selection.discrepancy_rates); the paper's regressions everywhere: no choice

@@ -28,6 +28,9 @@ Terms (``n^j log^k n`` and the worker terms written on the log scale):
 
 from __future__ import annotations
 
+import contextvars
+from contextlib import contextmanager
+
 import numpy as np
 
 from .. import persist
@@ -687,6 +690,42 @@ def _make_law(terms) -> _Law:
 
 # -- the mixture ---------------------------------------------------------------------
 
+_FACTORS = contextvars.ContextVar("discrepancy_factors", default=None)
+
+
+@contextmanager
+def discrepancy_factors(factors):
+    """Within this context, draw ``s`` of every law mixture's prediction has its
+    discrepancy term multiplied by ``factors[s]`` (one factor per draw, so that a DAG
+    model's parts share it; see :func:`probperf.selection.discrepancy_scale`). A
+    prediction of another number of draws is an error.
+
+    Examples
+    --------
+    >>> n = 2.0 ** np.arange(6, 12)
+    >>> mix = LawMixture().fit(n[:, None], n * np.log2(n) + 1e-3 * n**2)
+    >>> with discrepancy_factors(np.zeros(200)):
+    ...     narrow = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
+    >>> wide = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
+    >>> bool(np.ptp(np.log(narrow.draws)) < np.ptp(np.log(wide.draws)))
+    True
+    """
+    token = _FACTORS.set(np.asarray(factors, dtype=np.float64))
+    try:
+        yield
+    finally:
+        _FACTORS.reset(token)
+
+
+def _factors(n_draws: int) -> np.ndarray:
+    factors = _FACTORS.get()
+    if factors is None:
+        return np.ones((n_draws, 1))
+    if factors.shape != (n_draws,):
+        raise ValueError(f"discrepancy_factors holds {factors.size} factors for {n_draws} draws")
+    return factors[:, None]
+
+
 @persist.register
 class LawMixture(MetricModel):
     """A positive metric as a stacked mixture of closed-form candidate laws.
@@ -779,7 +818,7 @@ class LawMixture(MetricModel):
         if self.discrepancy_ > 0:
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve)
-            z = rng.standard_normal((n_draws, 1))
+            z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
             d = discrepancy_distance(X, self.features_, self.ranges_)
             out = out + self.discrepancy_ * d[None, :] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
