@@ -703,7 +703,7 @@ def discrepancy_factors(factors):
     Examples
     --------
     >>> n = 2.0 ** np.arange(6, 12)
-    >>> mix = LawMixture().fit(n[:, None], n * np.log2(n) + 1e-3 * n**2)
+    >>> mix = LawMixture().fit(n[:, None], n * np.log2(n) + 1e-3 * n**2, features=["n"])
     >>> with discrepancy_factors(np.zeros(200)):
     ...     narrow = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
     >>> wide = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
