@@ -75,9 +75,11 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
 #: how the discrepancy grows beyond the data (laws.DISTANCE_PER_SPAN, DISTANCE_POWER and
 #: the rate's prior mean laws.RATE_PRIOR_MEAN that empirical Bayes gives that growth,
 #: results/choose_rate_prior.md): as the square root of the doublings (no suffix),
-#: linearly in training spans (suffix "-span") or as their square root ("-sqrtspan").
+#: linearly in training spans (suffix "-span") or as their square root ("-sqrtspan"), or
+#: averaged over those two by each mixture's evidence ("-spanavg", laws.AVERAGE_GROWTHS).
 #: A further suffix "-mle" drops the prior: the best rate of the nested splits.
-GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (True, 0.5, 0.251)}
+GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (True, 0.5, 0.251),
+           "-spanavg": (True, 1.0, 0.316)}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
@@ -106,6 +108,7 @@ def fit(inner, variant):
     base = base.removesuffix(growth)
     laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
     laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER, prior_mean = GROWTHS[growth]
+    laws.AVERAGE_GROWTHS = growth == "-spanavg"
     laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
     if TIME_ONLY or registry.choose(inner, "time") == "direct":
         return LawMixture(discrepancy=discrepancy).fit(inner, target="time")

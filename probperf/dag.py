@@ -41,6 +41,7 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
+from .models.laws import widens
 from .predict import Predictive
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,  # noqa: F401
                         forward_cuts, forward_error, forward_regions, widen)
@@ -404,7 +405,7 @@ class DagModel(TableModel):
                 self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
         self.discrepancy_scales_ = np.array([[1.0, 1.0]])
         scale = SCALE_PARTS if self.scale_discrepancy is None else self.scale_discrepancy
-        if scale and any(getattr(c, "discrepancy_", 0.0) > 0 for c in self.components_.values()):
+        if scale and any(widens(c) for c in self.components_.values()):
             self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(
                 self, m, self.features_, component_seeds(self.seed)["calibration"])
         learnt = (0.0, 0.0)

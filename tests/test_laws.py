@@ -217,7 +217,9 @@ def test_discrepancy_widens_where_no_candidate_law_is_exact():
     y = (n * np.log2(n) + 2e-3 * n**2) * np.exp(0.02 * rng.standard_normal(len(n)))
     wide = LawMixture().fit(n[:, None], y, features=["n"])
     narrow = LawMixture(discrepancy=False).fit(n[:, None], y, features=["n"])
-    assert wide.discrepancy_ > laws.RATE_PRIOR_MEAN and narrow.discrepancy_ == 0
+    # under every growth form in effect the rate exceeds that form's prior mean
+    assert np.all(wide.discrepancy_[:, 1] > [mean for _, mean in laws.growth_forms()])
+    assert narrow.discrepancy_.size == 0
 
     def width(model, k):
         lo, hi = model.predict({"n": [2.0**k]}).interval(0.9)
@@ -225,6 +227,30 @@ def test_discrepancy_widens_where_no_candidate_law_is_exact():
 
     near, far = (width(wide, k) / width(narrow, k) for k in (14, 18))
     assert 1.0 < near < far and far > 1.5
+
+
+def test_averaging_growth_forms_lies_between_them(monkeypatch):
+    """With AVERAGE_GROWTHS a draw widens under one growth form picked with its
+    posterior weight: the predictive CDF is the weighted average of the two forms'
+    CDFs, so far out (16x, where linear and square-root growth part) the 90 %
+    interval's ends lie between those of the forms alone."""
+    rng = np.random.default_rng(1)
+    n = np.repeat(2.0 ** np.arange(6, 14), 2)
+    y = (n * np.log2(n) + 2e-3 * n**2) * np.exp(0.02 * rng.standard_normal(len(n)))
+
+    def fit(average, forms):
+        monkeypatch.setattr(laws, "AVERAGE_GROWTHS", average)
+        monkeypatch.setattr(laws, "GROWTHS", forms)
+        model = LawMixture().fit(n[:, None], y, features=["n"])
+        lo, hi = model.predict({"n": [2.0**17]}, n_draws=20000, seed=0).interval(0.9)
+        return model, np.log([lo[0], hi[0]])
+
+    forms = laws.GROWTHS
+    both, mixed = fit(True, forms)
+    assert both.discrepancy_[:, 0].tolist() == [1.0, 0.5] and both.discrepancy_[:, 2].sum() == pytest.approx(1)
+    _, linear = fit(True, forms[:1])
+    _, root = fit(True, forms[1:])
+    assert np.all((np.minimum(linear, root) < mixed) & (mixed < np.maximum(linear, root))), (linear, mixed, root)
 
 
 def test_affine_law_noise_decides_which_runs_lead_the_fit():
