@@ -338,12 +338,14 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
 
     Examples
     --------
-    With two sizes there is nothing beyond a forward cut to learn from:
+    Runs at two worker counts leave no three below a cut: the factor stays 1, alone.
 
     >>> from probperf.data import Measurements
-    >>> m = Measurements({"n": [8, 16] * 3, "p": [1, 1, 2, 2, 4, 4], "time": [1.0, 2, 0.6, 1.1, 0.4, 0.7]})
-    >>> discrepancy_scale(None, m, ["n", "p"])
-    (array([[1., 1.]]), None)
+    >>> n = [8, 16, 32, 64] * 2
+    >>> runs = Measurements({"n": n, "p": [1] * 4 + [2] * 4, "time": [x / 8 for x in n[:4]] + [x / 15 for x in n[4:]]})
+    >>> factors, scores = discrepancy_scale(None, runs, ["n", "p"])
+    >>> factors.tolist(), scores
+    ([[1.0, 1.0]], None)
     """
     sub = _forward_subfit(estimator, measurements, "discrepancy scaling", seed)
     if sub is None:
