@@ -176,9 +176,9 @@ def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(
 
 def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
-    # over the held-out runs (selection.discrepancy_rates); the paper's regressions everywhere: no choice
-    # of component models, only calibration
-    model = DagModel(kernel="basis", effort="quick", seed=4, discrepancy=0.0, calibrate=True).fit(
+    # over the held-out runs (selection.discrepancy_rates); the default law mixtures (closed forms,
+    # fast) with the parts' scale off: only the calibration is under test
+    model = DagModel(seed=4, discrepancy=0.0, calibrate=True, scale_discrepancy=False).fit(
         paper_table(ps=(1, 2, 3, 4, 6, 8)))
     cal = model.calibration_
     assert set(cal["p"]) >= {6, 8} and (cal["distance"] > 0).any()
@@ -191,7 +191,7 @@ def test_calibration_learns_the_excess_error_growth_rate():
     learnt = np.array([model.discrepancy_learnt_["work"], model.discrepancy_learnt_["overhead"]])
     np.testing.assert_allclose(learnt, expected, rtol=1e-9)
     assert model.discrepancy_ == model.discrepancy_learnt_  # no floor
-    again = DagModel(kernel="basis", effort="quick", seed=4, discrepancy=0.0, calibrate=False).fit(paper_table())
+    again = DagModel(seed=4, discrepancy=0.0, calibrate=False, scale_discrepancy=False).fit(paper_table())
     assert again.discrepancy_ == {"work": 0.0, "overhead": 0.0} == again.discrepancy_learnt_
 
 
@@ -202,7 +202,8 @@ def test_calibration_learns_the_excess_error_growth_rate():
 def test_auto_choice_of_the_serial_work_law(law, expected):
     ns = (2**10, 2**11, 2**12, 2**13, 2**14) if expected == "basis" else (20, 22, 24, 26, 28)
     table = paper_table(ns=ns, serial_law=law, seed=5)
-    model = DagModel(kernel="basis", models={"serial_work": "auto"}, effort="quick", calibrate=False).fit(table)
+    # the other components: default law mixtures (closed forms), no scale sub-fit
+    model = DagModel(models={"serial_work": "auto"}, effort="quick", scale_discrepancy=False).fit(table)
     assert model.specs_["serial_work"] == expected, model.selection_
     assert set(model.selection_["serial_work"]) == {"basis", "matern52", "exp:matern52"}
     far = 4 * ns[-1] if expected == "basis" else ns[-1] + 4
