@@ -26,8 +26,10 @@ simulated training sets ``pmnf+disc+parts-span+scale`` scores 0.239 against 0.22
 without and 0.198 for ``+scalesym`` (``python benchmarks/choose_laws.py --only sim
 --variants pmnf+disc+parts-span,pmnf+disc+parts-span+scale,pmnf+disc+parts-span+scalesym``,
 results/choose_laws_scale.md):
-chosen, by a small margin. Outer splits whose fit or prediction fails are counted per
-variant: a variant must not win by failing its hard splits.
+chosen, by a small margin. ``+scale3`` learns the factor on three forward cuts
+(``probperf.selection.SCALE_CUTS``): 0.307 (results/choose_laws_scale3.md), chosen.
+Outer splits whose fit or prediction fails are counted per variant: a variant must
+not win by failing its hard splits.
 
 The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
@@ -84,6 +86,7 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
           "+scalesym": (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0, 2.828, 4.0)}
+SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 TIME_ONLY = False  # --time-only
 FAILED = collections.Counter()  # variant -> outer splits whose fit or prediction raised
 
@@ -102,6 +105,7 @@ def fit(inner, variant):
     time-only table (as DirectModel does), the DAG model for traced runs."""
     scale = max((k for k in SCALES if variant.endswith(k)), key=len, default="")
     dag.SCALE_PARTS, selection.SCALE_GRID = bool(scale), SCALES.get(scale, SCALES["+scale"])
+    selection.SCALE_CUTS = ("np", "n", "p") if scale == "+scale3" else ("np",)
     variant = variant.removesuffix(scale)
     base, mle = variant.removesuffix("-mle"), variant.endswith("-mle")
     growth = max((g for g in GROWTHS if base.endswith(g)), key=len)

@@ -113,7 +113,9 @@ PART_DISCREPANCY = True
 #: ``pmnf+disc+parts-span+scale`` mean log score 0.239 against 0.226 without and 0.198
 #: with a grid symmetric about 1 (``+scalesym``); better on 9 cases, worse on 4. The
 #: margin is small because the nested training sets are small: the factor is learnt
-#: only where 3 sizes and 3 worker counts remain below the cut. (Candour: prompted by
+#: only where 3 sizes and 3 worker counts remain below a cut. Learnt on three cuts
+#: (:data:`probperf.selection.SCALE_CUTS`) it scores 0.307, the default
+#: (results/choose_laws_scale3.md). (Candour: prompted by
 #: the simulator's test-split intervals being 2-5x too wide; a first run that seemed
 #: to give 0.655 had dropped the outer splits whose sub-fit failed, which
 #: choose_laws.py now counts.)

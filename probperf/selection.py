@@ -282,9 +282,10 @@ def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple
     return _excess_error_rates(table), table
 
 
-def _forward_subfit(estimator, measurements, purpose: str, seed: int):
-    """The single forward validation of a DAG model: a :func:`calibration_clone`
-    fitted on the runs up to :func:`forward_cuts`, and the held-out runs beyond them
+def _forward_subfit(estimator, measurements, purpose: str, seed: int, cut: str = "np"):
+    """A forward validation of a DAG model: a :func:`calibration_clone` fitted on the
+    runs up to :func:`forward_cuts` in the directions of ``cut`` (``"np"``: both,
+    ``"n"``: sizes only, ``"p"``: worker counts only), and the held-out runs beyond
     (``(sub_model, held, n_cut, p_cut)``); ``None`` when fewer than
     :data:`MIN_DISTINCT` sizes or worker counts lie below the cuts, too few runs lie
     on either side, or the sub-fit fails (then with a warning naming ``purpose``)."""
@@ -295,6 +296,7 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int):
     if len(sizes) < 3 or len(workers) < 3 or "time" not in frame or frame["time"].isna().any():
         return None
     n_cut, p_cut = forward_cuts(sizes, workers)
+    n_cut, p_cut = (n_cut if "n" in cut else sizes[-1]), (p_cut if "p" in cut else workers[-1])
     inside = ((frame["n"] <= n_cut) & (frame["p"] <= p_cut)).to_numpy()
     below = min(np.sum(sizes <= n_cut), np.sum(workers <= p_cut))
     if inside.sum() < 6 or (~inside).sum() < 3 or below < MIN_DISTINCT:
@@ -312,6 +314,16 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int):
 #: weight per point: log-uniform over [1/8, 2], plus the atom at 0.
 SCALE_GRID = (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
 
+#: The forward cuts of :func:`discrepancy_scale` (see :func:`_forward_subfit`), each an
+#: observation of the factor: in sizes and worker counts at once, in sizes only, in
+#: worker counts only. Three rather than the corner cut alone: one observation leaves
+#: the posterior nearly flat (weights 0.13 to 0.05 along the grid). Chosen by nested
+#: forward validation on the 14 simulated training sets (benchmarks/choose_laws.py,
+#: results/choose_laws_scale3.md): ``+scale3`` 0.307 against 0.239 with the corner cut
+#: alone (results/choose_laws_scale.md), geometric mean MdAPE 9.5 % vs 9.8 %; better
+#: on 8 cases, worse on 5. Costs two more sub-fits per DAG fit.
+SCALE_CUTS = ("np", "n", "p")
+
 
 def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple[np.ndarray, dict | None]:
     """A distribution over one factor on the discrepancy rates of all of a DAG model's
@@ -325,15 +337,16 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     a part whose curve is irregular (idle time) may be very uncertain while time,
     dominated by the work, is not, and the independent log-normal factors also move
     the median of the sum upwards. Only time itself, held out, says how wide its
-    interval should be. A :func:`calibration_clone` is fitted below the cuts of
-    :func:`forward_cuts` and predicts the runs beyond with every factor of
-    :data:`SCALE_GRID` (its ``discrepancy_scales_`` set to that factor alone; same
-    draws otherwise); each factor's score is the mean log density of the held-out log
-    times (a normal fitted to the log draws, as ``benchmarks/choose_laws.py``
-    scores). The weights are the posterior under the grid's uniform prior, taking
-    the split as *one* observation (likelihood ``exp(mean score)``), as
-    :func:`probperf.models.laws.discrepancy_loglik` does: one split's held-out runs
-    share one model's error, and a single split that happens to be predicted well
+    interval should be. For each forward cut of :data:`SCALE_CUTS`, a
+    :func:`calibration_clone` is fitted below it and predicts the runs beyond with
+    every factor of :data:`SCALE_GRID` (its ``discrepancy_scales_`` set to that factor
+    alone; same draws otherwise); a factor's score on a cut is the mean log density of
+    the held-out log times (a normal fitted to the log draws, as
+    ``benchmarks/choose_laws.py`` scores). The weights are the posterior under the
+    grid's uniform prior, taking each cut as *one* observation (likelihood
+    ``exp(sum over cuts of the mean score)``), as
+    :func:`probperf.models.laws.discrepancy_loglik` does: one cut's held-out runs
+    share one model's error, and a single cut that happens to be predicted well
     must not rule out the wider factors.
 
     Examples
@@ -347,18 +360,20 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     >>> factors.tolist(), scores
     ([[1.0, 1.0]], None)
     """
-    sub = _forward_subfit(estimator, measurements, "discrepancy scaling", seed)
-    if sub is None:
+    subs = [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "discrepancy scaling",
+                                                                  seed, cut))]
+    if not subs:
         return np.array([[1.0, 1.0]]), None
-    sub_model, held, _, _ = sub
-    logy = np.log(held["time"].to_numpy())
-    scores = {}
-    for factor in SCALE_GRID:
-        sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
-        with np.errstate(all="ignore"):
-            logd = np.log(sub_model.predict(held[features], n_draws=500, seed=seed).draws)
-        ok = np.all(np.isfinite(logd))
-        scores[factor] = float(np.mean(_normal_logpdf(logy, logd.mean(axis=0), logd.std(axis=0)))) if ok else -np.inf
+    scores = dict.fromkeys(SCALE_GRID, 0.0)
+    for sub_model, held, _, _ in subs:  # each cut: one observation
+        logy = np.log(held["time"].to_numpy())
+        for factor in SCALE_GRID:
+            sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
+            with np.errstate(all="ignore"):
+                logd = np.log(sub_model.predict(held[features], n_draws=500, seed=seed).draws)
+            ok = np.all(np.isfinite(logd))
+            scores[factor] += (float(np.mean(_normal_logpdf(logy, logd.mean(axis=0), logd.std(axis=0))))
+                               if ok else -np.inf)
     s = np.array(list(scores.values()))
     w = np.exp(s - np.max(s))
     return np.column_stack([SCALE_GRID, w / w.sum()]), scores
