@@ -304,8 +304,8 @@ class DagModel(TableModel):
         density -0.97 vs -1.67): its rate, fitted one doubling out and extrapolated
         linearly, over-widens where the law mixtures' own spread already grows.
     scale_discrepancy : bool, optional
-        Learn the factor of ``discrepancy_scales_`` (one extra fit below a forward cut);
-        default :data:`SCALE_PARTS` (on).
+        Learn the factor of ``discrepancy_scales_`` (one extra fit below each forward
+        cut of :data:`probperf.selection.SCALE_CUTS`); default :data:`SCALE_PARTS` (on).
     discrepancy : float
         Floor on both rates: the log-scale standard deviation of a part's error per
         doubling of ``n`` or ``p`` beyond the data. 0 by default: no hand-set floor
