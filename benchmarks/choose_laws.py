@@ -50,7 +50,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import report  # noqa: E402
@@ -93,9 +92,8 @@ FAILED = collections.Counter()  # variant -> outer splits whose fit or predictio
 
 def score(model, held):
     pred = model.predict(held[model.features_], n_draws=2000, seed=0)
-    logd = np.log(pred.draws)
     y = held["time"].to_numpy()
-    ld = stats.norm.logpdf(np.log(y), logd.mean(axis=0), np.maximum(logd.std(axis=0), 1e-6))
+    ld = selection.log_scores(pred.draws, y)
     lo, hi = pred.interval(0.9)
     return float(np.mean(ld)), float(np.median(np.abs(pred.median / y - 1)) * 100), float(np.mean((lo <= y) & (y <= hi)))
 

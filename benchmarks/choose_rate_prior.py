@@ -48,9 +48,9 @@ def rate_loglik(train):
     return laws.discrepancy_loglik(laws.candidate_laws(X, features), X, features, np.log(y), w)
 
 
-def log_marginal(rates, loglik, mean):
-    """log of the integral of exp(loglik) against the exponential prior of this mean."""
-    assert rates is laws.RATE_GRID
+def log_marginal(loglik, mean):
+    """log of the integral of exp(loglik) (on laws.RATE_GRID) against the exponential
+    prior of this mean."""
     return laws._posterior_rate(loglik, mean)[1]
 
 
@@ -69,7 +69,7 @@ def main(argv=None):
             curves[growth, case] = ll
             print(f"{label}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
                   f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
-        totals[growth] = np.array([sum(log_marginal(laws.RATE_GRID, curves[growth, c], m) for c, _ in sets)
+        totals[growth] = np.array([sum(log_marginal(curves[growth, c], m) for c, _ in sets)
                                    for m in MEANS])
         for m, t in zip(MEANS, totals[growth]):
             print(f"{label}, prior mean {m:.3f}: summed log marginal {t:9.3f}")
