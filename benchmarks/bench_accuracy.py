@@ -133,8 +133,24 @@ def main(argv=None):
         for case in sim_cases(args.apps.split(",")):
             evaluate(*case, rows)
         print(pooled(rows, "simulator"))
-        cov = pd.DataFrame(rows)["probperf_cov90"]
-        print(f"cases with 90 % coverage in [0.80, 0.95]: {int(((cov >= 0.8) & (cov <= 0.95)).sum())}/{len(cov)}")
+        print(window(pd.DataFrame(rows)))
+
+
+def window(df: pd.DataFrame) -> str:
+    """How many cases, and how many programs (A test and B test3 pooled, weighted by
+    their test points), have a 90 % coverage in [0.80, 0.95]. The issue's "on at
+    least 5 of 7 programs" is read per program: a case of 6-18 test points cannot
+    resolve coverage finer than 1/6-1/18, and even an exact 90 % interval puts a
+    9-point case inside the window only with probability 0.39 (8 of 9 covered)."""
+    def inside(c):
+        return (c >= 0.8) & (c <= 0.95)
+
+    program = df["case"].str.extract(r"sim (\w+)/")[0]
+    covered = (df["probperf_cov90"] * df["n_test"]).groupby(program).sum() / df["n_test"].groupby(program).sum()
+    listing = ", ".join(f"{k} {v:.2f}" for k, v in covered.items())
+    return (f"cases with 90 % coverage in [0.80, 0.95]: {int(inside(df['probperf_cov90']).sum())}/{len(df)}\n"
+            f"programs (A test + B test3 pooled) with 90 % coverage in [0.80, 0.95]: "
+            f"{int(inside(covered).sum())}/{len(covered)} ({listing})")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,13 @@ without and 0.198 for ``+scalesym`` (``python benchmarks/choose_laws.py --only s
 results/choose_laws_scale.md):
 chosen, by a small margin. ``+scale3`` learns the factor on three forward cuts
 (``probperf.selection.SCALE_CUTS``): 0.307 (results/choose_laws_scale3.md), chosen.
+A further suffix ``+one`` adds the laws with their own level at one worker
+(``probperf.dag.ONE_WORKER_LEVEL``, LawMixture's ``one_worker_level``): 0.447 against
+0.307 on the 14 simulated sets (results/choose_laws_one.md), chosen for the DAG parts;
+for time modelled directly it ties (``--time-only``, results/choose_laws_time_only_one.md:
+-0.143 vs -0.141), so it stays off there. A suffix ``+idle`` after it models the idle time per
+``(p - 1) T_inf`` (``probperf.components.IDLE_PER_SPAN``): 0.474 against 0.447
+(results/choose_laws_idle.md), chosen.
 Outer splits whose fit or prediction fails are counted per variant: a variant must
 not win by failing its hard splits.
 
@@ -56,7 +63,7 @@ from _report import report  # noqa: E402
 from bench_accuracy import table_cases  # noqa: E402
 
 import probperf as pp  # noqa: E402
-from probperf import dag, registry, selection  # noqa: E402
+from probperf import components, dag, registry, selection  # noqa: E402
 from probperf.models import LawMixture, laws  # noqa: E402
 from probperf.selection import forward_splits  # noqa: E402
 
@@ -101,6 +108,11 @@ def score(model, held):
 def fit(inner, variant):
     """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
     time-only table (as DirectModel does), the DAG model for traced runs."""
+    components.IDLE_PER_SPAN = variant.endswith("+idle")
+    variant = variant.removesuffix("+idle")
+    one_worker = variant.endswith("+one")
+    dag.ONE_WORKER_LEVEL = one_worker
+    variant = variant.removesuffix("+one")
     scale = max((k for k in SCALES if variant.endswith(k)), key=len, default="")
     dag.SCALE_PARTS, selection.SCALE_GRID = bool(scale), SCALES.get(scale, SCALES["+scale"])
     selection.SCALE_CUTS = ("np", "n", "p") if scale == "+scale3" else ("np",)
@@ -113,7 +125,7 @@ def fit(inner, variant):
     laws.AVERAGE_GROWTHS = growth == "-spanavg"
     laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
     if TIME_ONLY or registry.choose(inner, "time") == "direct":
-        return LawMixture(discrepancy=discrepancy).fit(inner, target="time")
+        return LawMixture(discrepancy=discrepancy, one_worker_level=one_worker).fit(inner, target="time")
     return pp.fit(inner, target="time", model="auto")
 
 

@@ -44,8 +44,11 @@ FORMAT = "probperf-model"
 #: Version 4: that rate is per training span beyond the data, growing linearly
 #: (version 3 rates were per square root of the doublings: refused, re-fit). Version 5:
 #: DAG models carry the distribution of one factor on their parts' rates
-#: (``discrepancy_scales_``; version 4 files lack it: refused, re-fit).
-VERSION = 5
+#: (``discrepancy_scales_``; version 4 files lack it: refused, re-fit). Version 6: a
+#: DAG model's idle-time model predicts ``no_work / ((p - 1) T_inf)``
+#: (:data:`probperf.components.IDLE_PER_SPAN`); a version 5 model predicted ``no_work``
+#: itself, which the new code would rescale: refused, re-fit.
+VERSION = 6
 
 _REGISTRY: dict[str, type] = {}
 
@@ -322,7 +325,7 @@ def params(obj) -> dict:
     --------
     >>> from probperf.models import LawMixture
     >>> params(LawMixture(seed=3))
-    {'guard': True, 'discrepancy': True, 'seed': 3, 'n_draws': 1000}
+    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'seed': 3, 'n_draws': 1000}
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()

@@ -297,3 +297,36 @@ def test_without_forward_splits_the_discrepancy_rate_is_the_prior():
     X, logy = n[:, None], np.log(3 * n * np.log2(n))
     rate = laws.discrepancy_rate(laws.candidate_laws(X, ["n"]), X, ["n"], logy)
     assert abs(rate / (np.sqrt(2) * laws.RATE_PRIOR_MEAN) - 1) < 0.02
+
+
+def test_one_worker_level_lets_the_multi_worker_runs_decide_the_growth():
+    # per-task delay: a level of 0.15 at one worker (no one to steal from), then
+    # 1.0 * (p-1)^0.5 from two workers on; flat in n. Predicted at 32 workers.
+    def delay(n, p):
+        return np.where(p == 1, 0.15, np.sqrt(np.maximum(p - 1, 1)))
+
+    frame = grid(2.0 ** np.arange(8, 13), [1, 2, 4, 8, 12, 16], delay, noise=0.02)
+    X, y = frame[["n", "p"]], frame["time"].to_numpy()
+    at = {"n": [2.0**12], "p": [32.0]}
+    truth = np.sqrt(31.0)
+    with_level = LawMixture(one_worker_level=True).fit(X, y, features=["n", "p"])
+    without = LawMixture().fit(X, y, features=["n", "p"])
+    assert {"power+one(p)", "power(p-1)+one(p)"} & set(with_level.weights_)
+    assert not any("one(p)" in k for k in without.weights_)
+    pred = with_level.predict(at, n_draws=4000)
+    lo, hi = pred.interval(0.9)
+    assert abs(pred.median[0] / truth - 1) < 0.05 and lo[0] < truth < hi[0]
+    # one power of p through p = 1 bends the law: further off and wider
+    other = without.predict(at, n_draws=4000)
+    assert abs(np.log(other.median[0] / truth)) > 2 * abs(np.log(pred.median[0] / truth))
+    assert np.log(np.divide(*other.interval(0.9)[::-1])) > 2 * np.log(hi[0] / lo[0])
+
+
+def test_one_worker_laws_need_p_from_one_and_three_worker_counts():
+    def names(workers):
+        n = np.repeat(2.0 ** np.arange(8, 12), len(workers))
+        p = np.tile(np.asarray(workers, float), 4)
+        return {k for k in laws.candidate_laws(np.c_[n, p], ["n", "p"], one_worker=True) if "one(p)" in k}
+
+    assert names([1, 2, 4]) == {"power+one(p)", "power(p-1)+one(p)"}
+    assert names([1, 2]) == set() and names([2, 4, 8]) == set()

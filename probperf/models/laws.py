@@ -155,8 +155,8 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     --------
     >>> X = np.array([[16.0, 3.0]])
     >>> [float(term_values(t, X, ["n", "p"])[0]) for t in
-    ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n")]]
-    [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0]
+    ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
+    [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
     kind, *cols = term
     x = [X[:, list(names).index(c)] for c in cols if isinstance(c, str)]
@@ -166,7 +166,10 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
         if kind == "loglog":
             return np.log(np.log2(np.maximum(x[0], 2.0)))
         if kind == "logm1":
-            return np.log(np.maximum(x[0] - 1.0, 1e-300))
+            # 0 at one worker, where a law with ("one", "p") has its own level
+            return np.log(np.maximum(x[0] - 1.0, 1.0))
+        if kind == "one":
+            return (x[0] == 1.0).astype(np.float64)
         if kind == "sq":
             return np.log(x[0]) ** 2
         if kind == "cross":
@@ -186,12 +189,14 @@ def _independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
     return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
 
 
-def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str, list[tuple]]:
+def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False) -> dict[str, list[tuple]]:
     """The candidate laws for parameters ``X`` (columns ``names``), by name.
 
     Only parameters that vary enter; one that is an exact product of others (``p``
     next to ``nnodes`` and ``ppn``) enters once. A law needs one row more than it has
     coefficients. ``"power"`` (all logs) comes first when the data admit it.
+    ``one_worker``: also the laws with their own level at ``p = 1``
+    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`).
 
     Examples
     --------
@@ -213,7 +218,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None) -> dict[str,
     def column(c):
         return X[:, names.index(c)]
 
-    laws = {"power": base, **_power_variants(base, logged, curved, column),
+    laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker),
             **_shape_laws(base, logged, curved, column)}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
@@ -239,13 +244,19 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     return base
 
 
-def _power_variants(base, logged, curved, column) -> dict[str, list[tuple]]:
+def _power_variants(base, logged, curved, column, one_worker=False) -> dict[str, list[tuple]]:
     """The power law with one change: ``p - 1``, curvature, log log n, interactions,
-    all of those (quadratic), or exponential in ``n``. ``column(c)`` is parameter c."""
+    all of those (quadratic), or exponential in ``n``; with ``one_worker``, its own
+    level at one worker. ``column(c)`` is parameter c."""
     sizes = [c for c in curved if c != "p"]
     laws = {}
     if "p" in logged and column("p").min() >= 2:
         laws["power(p-1)"] = _swap(base, ("log", "p"), ("logm1", "p"))
+    if one_worker and "p" in curved and column("p").min() == 1:
+        # one worker has no one to steal from or contend with: its own level, and
+        # the runs with p > 1 (at least two worker counts) alone decide the power
+        laws["power+one(p)"] = base + [("one", "p")]
+        laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
     for c in curved:
         laws[f"power+curv({c})"] = base + [("sq", c)]
     if "n" in curved and column("n").min() >= 4:
@@ -555,7 +566,7 @@ def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
     L, groups = [], []
     for j, split in enumerate(forward_splits(X, names)):
         block = np.full((int(split.test.sum()), len(order)), -np.inf)
-        sub = candidate_laws(X[split.train], names)
+        sub = candidate_laws(X[split.train], names, one_worker=True)  # compared with cands below
         for k, name in enumerate(order):
             if sub.get(name) != cands[name]:
                 continue  # the law is not identified on this split's training rows
@@ -684,7 +695,7 @@ def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray,
 
 def _nested_parts(cands, X, names, logy, w) -> list:
     w = np.ones(len(logy)) if w is None else w
-    return [p for split in forward_splits(X, names) if (p := _nested_part(split, X, names, logy, w))]
+    return [p for split in forward_splits(X, names) if (p := _nested_part(split, cands, X, names, logy, w))]
 
 
 def _loglik(parts, power: float) -> np.ndarray:
@@ -700,13 +711,14 @@ def _loglik(parts, power: float) -> np.ndarray:
     return loglik
 
 
-def _nested_part(split, X, names, logy, w):
+def _nested_part(split, cands, X, names, logy, w):
     """One forward split of :func:`discrepancy_rate`: the predictives (df, loc, scale)
     at the held-out rows of the laws a mixture fitted on the split's training rows
     keeps, their log weights, the held-out log y and distances; ``None`` if no law
     could be fitted."""
     tr, te = split.train, split.test
-    inner = candidate_laws(X[tr], names)
+    # the laws in play (cands) that the split's rows identify
+    inner = {k: v for k, v in candidate_laws(X[tr], names, one_worker=True).items() if k in cands}
     if not inner:
         return None
     weights, _ = law_weights(inner, X[tr], names, logy[tr], w[tr])
@@ -823,6 +835,17 @@ class LawMixture(MetricModel):
     discrepancy : bool
         Learn how fast the mixture's error grows beyond the data by nested forward
         validation (:func:`discrepancy_growths`) and widen the draws by it.
+    one_worker_level : bool
+        Also weigh laws that give one worker its own level (``power+one(p)``,
+        ``power(p-1)+one(p)``), so that the runs with ``p > 1`` alone decide how the
+        metric grows with the workers. Why: a one-worker run has no other worker to
+        steal from or contend with; a per-task delay, say, jumps between one and two
+        workers and then grows smoothly, and one power of ``p`` through ``p = 1``
+        bends the whole law. Admitted when ``p`` starts at 1 and has at least 3
+        distinct values. Off by default: for time modelled directly, nested forward
+        validation on the 21 training sets ties (benchmarks/choose_laws.py
+        --time-only, results/choose_laws_time_only_one.md: -0.143 with, -0.141
+        without); the DAG model turns it on for its parts (:data:`probperf.dag.ONE_WORKER_LEVEL`).
     seed : int
         Seed of the draws.
 
@@ -858,9 +881,11 @@ class LawMixture(MetricModel):
     (True, 1.0)
     """
 
-    def __init__(self, guard: bool = True, discrepancy: bool = True, seed: int = 0, n_draws: int = 1000):
+    def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
+                 seed: int = 0, n_draws: int = 1000):
         self.guard = guard
         self.discrepancy = discrepancy
+        self.one_worker_level = one_worker_level
         self.seed = seed
         self.n_draws = n_draws
 
@@ -869,7 +894,7 @@ class LawMixture(MetricModel):
             raise ValueError(f"{self.target_ or 'the metric'} must be positive for a law on the log scale")
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
-        cands = candidate_laws(X, names)
+        cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
         precision = noise_weights(y, resolution(y))
