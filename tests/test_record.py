@@ -363,7 +363,11 @@ def test_untied_fib_records_the_work_of_tied_fib(bench_bin, p):
     # Same program, tasks of about 0.1 ms: the untied build's recorded work equals the
     # tied build's. Compared within adjacent pairs, as in the test below (the machine
     # may be shared); bench_record section 4 measured pair ratios of 0.89-1.03 on a
-    # quiet machine, medians 1.00-1.01.
+    # quiet machine, medians 1.00-1.01. The bound is 10 %: the tool's cost per event
+    # falls inside the tasks and an untied task has 2 events more (9 against 7), which
+    # made health's untied work 4 % larger; in 1 of about 8 test sessions all 11 fib
+    # pairs at p = 1 came out 3-10 % apart (median 1.069, session 13's CI). The
+    # counts are asserted exactly in every pair.
     kinds = [str(bench_bin / "fib"), str(bench_bin / "fib_untied")]
     ratios = []
     for i in range(11):
@@ -372,7 +376,7 @@ def test_untied_fib_records_the_work_of_tied_fib(bench_bin, p):
         tied, untied = (_traced_result([exe, "37", "22"], p, *raw[exe]).metrics for exe in kinds)
         assert (untied["create_task"], untied["wait_tasks"]) == (tied["create_task"], tied["wait_tasks"])
         ratios.append(untied["work"] / tied["work"])
-    assert abs(np.median(ratios) - 1) < 0.05, sorted(ratios)
+    assert abs(np.median(ratios) - 1) < 0.10, sorted(ratios)
 
 
 def test_work_at_one_worker_matches_untraced_elapsed(bench_bin):
