@@ -100,6 +100,10 @@ SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0
           "+scalesym": (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0, 2.828, 4.0)}
 SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
+#: on/off suffixes, stripped from the end of a variant name in this order: the law
+#: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
+SWITCHES = (("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
+            ("+one", dag, "ONE_WORKER_LEVEL"))
 TIME_ONLY = False  # --time-only
 FAILED = collections.Counter()  # variant -> outer splits whose fit or prediction raised
 
@@ -115,13 +119,10 @@ def score(model, held):
 def fit(inner, variant):
     """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
     time-only table (as DirectModel does), the DAG model for traced runs."""
-    laws.PM1_LOGLOG = variant.endswith("+pm1ll")
-    variant = variant.removesuffix("+pm1ll")
-    components.IDLE_PER_SPAN = variant.endswith("+idle")
-    variant = variant.removesuffix("+idle")
-    one_worker = variant.endswith("+one")
-    dag.ONE_WORKER_LEVEL = one_worker
-    variant = variant.removesuffix("+one")
+    for suffix, module, flag in SWITCHES:  # set on every call: no variant inherits another's
+        setattr(module, flag, variant.endswith(suffix))
+        variant = variant.removesuffix(suffix)
+    one_worker = dag.ONE_WORKER_LEVEL
     scale = max((k for k in SCALES if variant.endswith(k)), key=len, default="")
     dag.SCALE_PARTS, selection.SCALE_GRID = bool(scale), SCALES.get(scale, SCALES["+scale"])
     selection.SCALE_CUTS = ("np", "n", "p") if scale.startswith("+scale3") else ("np",)

@@ -602,8 +602,9 @@ def law_weights(cands: dict, X, names, logy, w=None) -> tuple[dict, dict]:
 
 def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | None = None) -> float:
     """Scale of the log-scale error the mixture does not know about: its spread is
-    ``rate * d ** DISTANCE_POWER`` at a distance d beyond the data
-    (:func:`discrepancy_distance`). Learnt by *nested* forward
+    ``rate * d ** DISTANCE_POWER`` at a distance d beyond the data (in doublings, or
+    in training spans with :data:`DISTANCE_PER_SPAN`;
+    :func:`probperf.selection.doublings_beyond`). Learnt by *nested* forward
     validation (:func:`discrepancy_loglik`) under an exponential prior of mean
     ``prior_mean`` (:data:`RATE_PRIOR_MEAN` by default; 0: no prior, the best rate on
     the grid), as the root posterior mean of ``rate^2``, so that the widening's
@@ -747,16 +748,9 @@ def _nested_part(split, cands, X, names, logy, w):
         logw.append(np.log(weight))
     if not preds:
         return None
-    distance = discrepancy_distance(X[te], names, _ranges(X[tr], names), power=1.0)
+    # the raw distance; _loglik raises it to each growth form's power
+    distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=DISTANCE_PER_SPAN)
     return preds, np.array(logw) - np.log(np.sum(np.exp(logw))), logy[te], distance
-
-
-def discrepancy_distance(X, names, ranges, power: float | None = None) -> np.ndarray:
-    """The factor by which the discrepancy rate scales at the rows of ``X``:
-    ``d ** power`` (default :data:`DISTANCE_POWER`), d the distance beyond ``ranges``
-    (in doublings, or in training spans with :data:`DISTANCE_PER_SPAN`)."""
-    power = DISTANCE_POWER if power is None else power
-    return doublings_beyond(X, names, ranges, per_span=DISTANCE_PER_SPAN) ** power
 
 
 def _ranges(X, names) -> dict:
