@@ -41,6 +41,11 @@ for time modelled directly it ties (``--time-only``, results/choose_laws_time_on
 runs (higher on the simulated sets, not lower on the 21). ``+scale3w``, the factor's
 grid reaching 4 instead of 2, scores 0.371 against 0.481 (results/choose_laws_scale3w.md):
 the grid stays.
+``+gp`` gives every law of a time-only mixture a GP on its residuals
+(``probperf.models.laws.RESIDUAL_GP``): -0.126 against -0.140 with ``--time-only``
+(results/choose_laws_time_only_gp.md), on; ``+partgp`` does it in the DAG parts
+(``probperf.dag.PART_RESIDUAL_GP``): 0.458 against 0.481 on the simulated sets
+(results/choose_laws_partgp.md), off.
 Outer splits whose fit or prediction fails are counted per variant: a variant must
 not win by failing its hard splits.
 
@@ -100,9 +105,11 @@ SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0
           "+scalesym": (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0, 2.828, 4.0)}
 SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
-#: on/off suffixes, stripped from the end of a variant name in this order: the law
+#: on/off suffixes, stripped from the end of a variant name in this order: the laws'
+#: residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
+SWITCHES = (("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+            ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 TIME_ONLY = False  # --time-only
 FAILED = collections.Counter()  # variant -> outer splits whose fit or prediction raised

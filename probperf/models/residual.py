@@ -1,0 +1,236 @@
+"""A Gaussian process on a law's residuals: what the law misses, near the data.
+
+A law is a smooth curve; measured runs deviate from it in ways that are not noise: a
+worker count whose tasks divide unevenly (20 tasks on 7 and on 8 workers take the same
+three rounds, so one power of ``p`` is off at both in opposite directions), a size
+whose runs sit above the curve because of a cache boundary. Such deviations are shared
+by the runs of one configuration and by its neighbours, so they carry over to a
+prediction nearby and fade with distance. A zero-mean GP on the log residuals says
+exactly that (the "GP around a mean" of Rasmussen and Williams, section 2.7): near the
+data the prediction follows the runs' own offset, far from it the GP's mean reverts to
+0 (the law alone) and its variance to its prior share.
+
+The kernel is a product of exponentials (Matern-1/2) on the standardised log inputs:
+rough, so it neither invents a trend beyond the data nor extrapolates a bend; a
+conservative choice for forecasts. Its share of the residual variance and its length
+scales are chosen per law by the marginal likelihood of the law's residuals on a small
+grid (type-II maximum likelihood; share 0, no GP, is on the grid), with the residual
+variance profiled out. Whether residual GPs help at all is decided one level up by
+nested forward validation (:data:`probperf.models.laws.RESIDUAL_GP`).
+
+The grid's factorisations depend on the runs, not on the law, so they are computed
+once per training set and shared by all candidate laws (a small cache).
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+
+from .. import persist
+
+__all__ = ["ResidualGP", "fit", "grid"]
+
+#: Shares of the residual variance the GP may take (the rest is run-to-run noise).
+#: 0 (no GP) is always a candidate; 0.5 and 0.9: an even split and a residual that is
+#: mostly structure. A finer grid would let the marginal likelihood of a handful of
+#: residuals chase noise.
+SHARES = (0.5, 0.9)
+
+#: Length scales per input, in training standard deviations of its log: a deviation
+#: local to one configuration (0.25), to a neighbourhood (1), or to the whole range (4).
+LENGTHS = (0.25, 1.0, 4.0)
+
+#: Above this many runs no residual GP is fitted. Why: each candidate law of each
+#: forward split would need an N x N solve (O(N^2) per law, O(N^3) per training set
+#: and grid point), and with hundreds of runs the law's own noise estimate is well
+#: determined anyway; 200 keeps a time-only fit of up to 100 rows within its few
+#: seconds (benchmarks/bench_speed.py).
+MAX_ROWS = 200
+
+#: Most prediction points drawn jointly (an m x m eigendecomposition); beyond, the
+#: points' residuals are drawn independently: memory, not statistics, sets it.
+JOINT_MAX = 2000
+
+#: Jitter on the kernel's diagonal (relative), for a stable Cholesky factor when
+#: replicated runs make rows of K identical.
+_JITTER = 1e-8
+
+
+def _kernel(Za: np.ndarray, Zb: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    return np.exp(-np.sum(np.abs(Za[:, None, :] - Zb[None, :, :]) / lengths, axis=-1))
+
+
+def grid(d: int) -> list[tuple[float, tuple]]:
+    """The ``(share, lengths)`` pairs tried for ``d`` inputs.
+
+    Examples
+    --------
+    >>> len(grid(1)), len(grid(2)), grid(1)[0]
+    (6, 18, (0.5, (0.25,)))
+    """
+    return [(s, ell) for s in SHARES for ell in itertools.product(LENGTHS, repeat=d)]
+
+
+@lru_cache(maxsize=32)
+def _factors(key: bytes, shape: tuple) -> list:
+    """Cholesky factors and log determinants of ``s K + (1 - s) W^-1`` on the grid."""
+    flat = np.frombuffer(key, dtype=np.float64)
+    N, d = shape
+    Z, w = flat[:N * d].reshape(N, d), flat[N * d:]
+    out = []
+    for share, lengths in grid(d):
+        B = share * _kernel(Z, Z, np.asarray(lengths)) + np.diag((1 - share) / w)
+        B[np.diag_indices(N)] += _JITTER
+        L = np.linalg.cholesky(B)
+        out.append((share, lengths, L, 2.0 * float(np.sum(np.log(np.diag(L))))))
+    return out
+
+
+def _profile_loglik(q: float, logdet: float, N: int) -> float:
+    """Gaussian log likelihood with the scale profiled out, up to a constant."""
+    return -0.5 * N * np.log(max(q, 1e-300) / N) - 0.5 * logdet
+
+
+@persist.register
+class ResidualGP:
+    """The GP on one law's log residuals (fitted by :func:`fit`): its mean at new
+    parameters (log scale), its variance and joint draws (relative to the law's noise).
+
+    Examples
+    --------
+    Residuals that are a per-configuration offset (two groups, +5 % and -5 %, no
+    noise) get a GP: a new run of the first group is predicted about +5 % off the law
+    within the data, less beyond them (the GP's mean reverts to 0 with the distance):
+
+    >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+    >>> r = np.tile([0.05, -0.05], 4)
+    >>> gp = fit(X, r, np.ones(8))
+    >>> gp.mean(np.array([[128.0, 7.0], [256.0, 7.0], [2.0**20, 7.0]])).round(3).tolist()
+    [0.047, 0.038, 0.003]
+
+    Residuals that look like noise get none:
+
+    >>> fit(X, np.array([0.01, -0.02, 0.0, 0.02, -0.01, 0.0, 0.02, -0.02]), np.ones(8)) is None
+    True
+    """
+
+    def __init__(self, share: float = 0.0, lengths=()):
+        self.share = float(share)
+        self.lengths = [float(x) for x in lengths]
+
+    def _with(self, Z, alpha, L, transform):
+        self.Z_, self.alpha_, self.L_ = Z, alpha, L
+        self.transform_ = transform
+        return self
+
+    def mean(self, X) -> np.ndarray:
+        """The residual expected at parameters ``X`` (log scale)."""
+        return self.share * _kernel(_inputs(X, self.transform_), self.Z_, np.asarray(self.lengths)) @ self.alpha_
+
+    def _solve(self, Zs) -> np.ndarray:
+        # numpy's general solve on the (small) triangular factor: predict stays free
+        # of scipy's import time
+        Ks = self.share * _kernel(self.Z_, Zs, np.asarray(self.lengths))
+        return np.linalg.solve(self.L_, Ks)
+
+    def variance(self, X) -> np.ndarray:
+        """Its variance at each point, in units of the law's noise variance."""
+        V = self._solve(_inputs(X, self.transform_))
+        return np.maximum(self.share - np.sum(V**2, axis=0), 0.0)
+
+    def covariance(self, X) -> np.ndarray:
+        """Its joint covariance at ``X``, in units of the law's noise variance."""
+        Zs = _inputs(X, self.transform_)
+        V = self._solve(Zs)
+        return self.share * _kernel(Zs, Zs, np.asarray(self.lengths)) - V.T @ V
+
+    def joint_normal(self, X, S: int, rng) -> np.ndarray:
+        """``S`` joint draws of the residual at ``X`` (units of the law's noise sd):
+        one curve per draw, as the law's own draws are. Beyond :data:`JOINT_MAX`
+        points, independent per point (same marginals)."""
+        if len(X) > JOINT_MAX:
+            return rng.standard_normal((S, len(X))) * np.sqrt(self.variance(X))
+        C = self.covariance(X)
+        vals, vecs = np.linalg.eigh(0.5 * (C + C.T))
+        return (rng.standard_normal((S, len(X))) * np.sqrt(np.maximum(vals, 0.0))) @ vecs.T
+
+    @property
+    def noise_share(self) -> float:
+        """The share of the law's noise variance that stays independent per run."""
+        return 1.0 - self.share
+
+    _fitted = ("Z_", "alpha_", "L_", "transform_")
+
+    def get_params(self) -> dict:
+        return {"share": self.share, "lengths": self.lengths}
+
+    def _loaded(self) -> None:
+        self.Z_, self.alpha_, self.L_, self.transform_ = (
+            np.asarray(a, dtype=np.float64) for a in (self.Z_, self.alpha_, self.L_, self.transform_))
+        N = len(self.alpha_)
+        d = len(self.lengths)
+        if self.Z_.shape != (N, d) or self.L_.shape != (N, N) or self.transform_.shape[0] != 4:
+            raise persist.ModelFileError("residual GP state has inconsistent shapes; re-fit the model")
+
+
+def _input_transform(X: np.ndarray) -> np.ndarray:
+    """Rows (column, logged, shift, scale) for the parameters of ``X`` that vary: the
+    log of a positive parameter, else its value, standardised on the training runs."""
+    rows = []
+    for i, x in enumerate(np.asarray(X, dtype=np.float64).T):
+        logged = bool(np.all(x > 0))
+        z = np.log(x) if logged else x
+        if np.std(z) > 0:
+            rows.append((i, float(logged), float(np.mean(z)), float(np.std(z))))
+    return np.array(rows, dtype=np.float64).T if rows else np.zeros((4, 0))
+
+
+def _inputs(X: np.ndarray, transform: np.ndarray) -> np.ndarray:
+    """The GP's inputs: the parameters of ``X`` named by ``transform``, standardised."""
+    X = np.asarray(X, dtype=np.float64)
+    cols = []
+    for i, logged, shift, scale in transform.T:
+        x = X[:, int(i)]
+        cols.append(((np.log(x) if logged else x) - shift) / scale)
+    return np.column_stack(cols) if cols else np.empty((len(X), 0))
+
+
+def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray) -> ResidualGP | None:
+    """The residual GP of the grid point with the largest marginal likelihood of the
+    residuals ``r`` (runs at parameters ``X`` with precision weights ``w``), or
+    ``None`` when no GP (independent noise alone) is at least as likely, or there are
+    too many runs (:data:`MAX_ROWS`) or no parameter varies.
+
+    Examples
+    --------
+    Runs at 7 workers 4 % above the law, at 8 workers 4 % below, at every size: the
+    GP takes most of the residual variance, with a length scale along the sizes longer
+    than along the workers.
+
+    >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+    >>> gp = fit(X, np.tile([0.04, -0.04], 4), np.ones(8))
+    >>> gp.share, gp.lengths[0] > gp.lengths[1]
+    (0.9, True)
+    """
+    from scipy.linalg import solve_triangular
+
+    transform = _input_transform(X)
+    Z = _inputs(X, transform)
+    N, d = Z.shape
+    if d == 0 or N > MAX_ROWS or N < 3:
+        return None
+    best, best_ll = None, _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N)
+    key = np.ascontiguousarray(np.concatenate([Z.ravel(), w]), dtype=np.float64).tobytes()
+    for share, lengths, L, logdet in _factors(key, (N, d)):
+        u = solve_triangular(L, r, lower=True)
+        ll = _profile_loglik(float(u @ u), logdet, N)
+        if ll > best_ll:
+            best, best_ll = (share, lengths, L, u), ll
+    if best is None:
+        return None
+    share, lengths, L, u = best
+    alpha = solve_triangular(L.T, u, lower=False)
+    return ResidualGP(share, lengths)._with(Z, alpha, L, transform)

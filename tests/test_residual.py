@@ -1,0 +1,77 @@
+"""The GP on a law's residuals (probperf.models.residual): offsets that no smooth law
+has, carried to a prediction nearby and forgotten far away."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from probperf import persist
+from probperf.models import LawMixture, residual
+
+#: 20 equal tasks on p workers take ceil(20 / p) rounds: 5, 4, 4, 3, 3 on 4..8 workers,
+#: a step no power of p follows (the published Rabin-Miller runs have it)
+WORKERS = np.array([4.0, 5.0, 6.0, 7.0, 8.0])
+SIZES = 2.0 ** np.arange(8, 14)
+
+
+def rounds(n, p):
+    return 1e-6 * n**2 * np.ceil(20 / p)
+
+
+def fit(gp: bool):
+    rng = np.random.default_rng(0)
+    n, p = np.repeat(SIZES, len(WORKERS)), np.tile(WORKERS, len(SIZES))
+    y = rounds(n, p) * np.exp(0.01 * rng.standard_normal(len(n)))
+    return LawMixture(residual_gp=gp).fit(np.c_[n, p], y, features=["n", "p"])
+
+
+@pytest.fixture(scope="module")
+def with_gp():
+    return fit(True)
+
+
+def test_a_step_in_the_workers_is_carried_to_larger_sizes(with_gp):
+    pts = {"n": [2.0**14] * 5, "p": WORKERS.tolist()}
+    truth = rounds(2.0**14, WORKERS)
+    err_gp = np.abs(with_gp.predict(pts, n_draws=2000).median / truth - 1)
+    err_law = np.abs(fit(False).predict(pts, n_draws=2000).median / truth - 1)
+    assert np.max(err_gp) < 0.03, err_gp
+    assert np.max(err_law) > 2 * np.max(err_gp), (err_law, err_gp)
+    assert all(law.residual is not None for law in with_gp.laws_.values())
+
+
+def test_far_from_the_data_the_gp_reverts_to_the_law_and_its_prior_variance(with_gp):
+    far = np.array([[2.0**200, 7.0]])  # ~110 training sds of log n: exp(-110 / 4) ~ 1e-12
+    for law in with_gp.laws_.values():
+        gp = law.residual
+        assert abs(gp.mean(far)[0]) < 1e-9
+        assert gp.variance(far)[0] == pytest.approx(gp.share, abs=1e-9)
+
+
+def test_draws_follow_the_student_t_predictive(with_gp):
+    """A draw's noise variance comes from the inverse gamma and its law and residual
+    parts are normal given it, so the draws' marginal is the predictive Student-t:
+    mean ``loc``, variance ``scale^2 df / (df - 2)``."""
+    X = np.array([[2.0**12, 6.0], [2.0**14, 7.0], [2.0**16, 8.0]])
+    name = max(with_gp.weights_, key=with_gp.weights_.get)
+    law = with_gp.laws_[name]
+    df, loc, scale = law.predictive(X, ["n", "p"])
+    draws = law.draws(X, ["n", "p"], 200_000, np.random.default_rng(1), noise=True)
+    assert df > 4
+    np.testing.assert_allclose(draws.mean(axis=0), loc, atol=0.02 * scale.max())
+    np.testing.assert_allclose(draws.var(axis=0), scale**2 * df / (df - 2), rtol=0.05)
+
+
+def test_a_law_with_a_residual_gp_survives_save_and_load(with_gp, tmp_path):
+    with_gp.save(tmp_path / "gp.model")
+    back = persist.load(tmp_path / "gp.model")
+    pts = {"n": [3000.0, 2.0**15], "p": [7.0, 8.0]}
+    np.testing.assert_array_equal(back.predict(pts, seed=2).draws, with_gp.predict(pts, seed=2).draws)
+
+
+def test_too_many_runs_or_no_varying_parameter_get_no_gp():
+    r = np.tile([0.05, -0.05], residual.MAX_ROWS)
+    X = np.c_[np.arange(1.0, len(r) + 1)]
+    assert residual.fit(X, r, np.ones(len(r))) is None
+    assert residual.fit(np.ones((10, 1)), r[:10], np.ones(10)) is None
