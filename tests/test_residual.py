@@ -75,3 +75,16 @@ def test_too_many_runs_or_no_varying_parameter_get_no_gp():
     X = np.c_[np.arange(1.0, len(r) + 1)]
     assert residual.fit(X, r, np.ones(len(r))) is None
     assert residual.fit(np.ones((10, 1)), r[:10], np.ones(10)) is None
+
+
+def test_a_mixture_on_more_runs_than_the_cap_gives_no_law_a_gp():
+    """Decided on all the runs: the splits (fewer runs each) must weigh the same laws
+    that predict, so none of them gets a GP either."""
+    reps = residual.MAX_ROWS // (len(SIZES) * len(WORKERS)) + 1
+    n = np.repeat(SIZES, len(WORKERS) * reps)
+    p = np.tile(WORKERS, len(SIZES) * reps)
+    assert len(n) > residual.MAX_ROWS
+    model = LawMixture(residual_gp=True).fit(np.c_[n, p], rounds(n, p), features=["n", "p"])
+    assert all(law.residual is None for law in model.laws_.values())
+    small = LawMixture(residual_gp=True).fit(np.c_[n, p][::reps], rounds(n, p)[::reps], features=["n", "p"])
+    assert any(law.residual is not None for law in small.laws_.values())

@@ -43,11 +43,13 @@ SHARES = (0.5, 0.9)
 #: local to one configuration (0.25), to a neighbourhood (1), or to the whole range (4).
 LENGTHS = (0.25, 1.0, 4.0)
 
-#: Above this many runs no residual GP is fitted. Why: each candidate law of each
-#: forward split would need an N x N solve (O(N^2) per law, O(N^3) per training set
-#: and grid point), and with hundreds of runs the law's own noise estimate is well
-#: determined anyway; 200 keeps a time-only fit of up to 100 rows within its few
-#: seconds (benchmarks/bench_speed.py).
+#: Above this many runs no residual GP is fitted (and a law mixture fitted on more
+#: runs gives none of its laws one, on any split). Why: each candidate law of each
+#: forward split needs N x N solves (O(N^2) per law and grid point, O(N^3) per
+#: training set and grid point): on the real allreduce table (564 runs, GPs on its
+#: splits of up to 200) the fit took 41 s instead of 2; and with hundreds of runs the
+#: law's own noise estimate is well determined anyway. 200 keeps a time-only fit of up
+#: to 100 rows within its few seconds (benchmarks/bench_speed.py).
 MAX_ROWS = 200
 
 #: Most prediction points drawn jointly (an m x m eigendecomposition); beyond, the
