@@ -73,6 +73,22 @@ class DirectModel(_TimeOnly):
         pts = self._points(X, params)
         return self.model_.predict(pts, n_draws=n_draws, seed=seed)
 
+    def explain(self, X=None, *, level: float = 0.9, n_draws=None, seed=0, **params) -> pd.DataFrame:
+        """Each law's own prediction and weight at the points, then the mixture's
+        (:meth:`probperf.models.LawMixture.explain`); only for the law mixture.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 20, 40, 80, 160] * 3, "p": [1] * 5 + [2] * 5 + [4] * 5,
+        ...                   "time": [1.0, 2.0, 4.0, 8.0, 16.0, 0.5, 1.0, 2.0, 4.0, 8.0, 0.25, 0.5, 1.0, 2.0, 4.0]})
+        >>> table = DirectModel().fit(m).explain(n=640, p=4)
+        >>> list(table.columns), table["law"].iloc[-1]
+        (['n', 'p', 'law', 'weight', 'median', 'lower', 'upper'], 'mixture')
+        """
+        if not hasattr(self.model_, "explain"):
+            raise ValueError(f"explaining a prediction needs the law mixture (kernel 'laws'); this model's kernel is {self.kernel!r}")
+        return self.model_.explain(self._points(X, params), level=level, n_draws=n_draws, seed=seed)
+
 
 @persist.register
 class PenaltyModel(_TimeOnly):

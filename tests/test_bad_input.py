@@ -176,7 +176,7 @@ CLI_CASES = [
     case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
     case("predict-at-no-value", ["predict", MODEL, "--at", "n"], "--at"),
-    case("predict-explain-direct", f"predict {MODEL} --at n=200 --explain", "--explain"),
+    case("predict-explain-gp", "predict {d}/gp.model --at n=200 --explain", "law mixture"),
     case("predict-missing-model", "predict {d}/absent.model --at n=200", "absent.model"),
     case("predict-csv-as-model", f"predict {GAUSS} --at n=200", "gauss.csv"),
     case("predict-truncated-model", "predict {d}/truncated.model --at n=200", "truncated.model"),
@@ -330,6 +330,8 @@ def _fit_models(d: Path) -> None:
     m = pp.read(d / "gauss.csv").select(split="train")
     model = DirectModel(target="time").fit(m)
     model.save(d / "direct.model")
+    # a time-only model that --explain cannot explain (no laws to list)
+    DirectModel(kernel="rbf", target="time", effort="quick").fit(m).save(d / "gp.model")
     model.unit_ = f"s{OSC52}[s]"
     model.save(d / "escape_unit.model")
 

@@ -130,6 +130,27 @@ def test_dag_fit_reports_components_and_predict_explains(tmp_path):
     assert "terms in s" in res.stdout
 
 
+def test_predict_explains_a_time_only_model_by_its_laws(tmp_path):
+    """Exact ``n^2 / p`` runs: the laws listed carry the stacking weights (summing to
+    1), the mixture comes last with the prediction's own median, and the law with
+    most weight predicts the closed form."""
+    n, p = np.repeat(2.0 ** np.arange(6, 12), 3), np.tile([1.0, 2.0, 4.0], 6)
+    data = tmp_path / "sq.csv"
+    pd.DataFrame({"n": n, "p": p, "time": 1e-6 * n**2 / p}).to_csv(data, index=False)
+    model = tmp_path / "sq.model"
+    assert run("fit", data, "-o", model).exit_code == 0
+    res = run("predict", model, "--at", "n=8192,p=8", "--format", "json", "--explain")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)
+    *laws, mixture = row["laws"]
+    assert mixture["law"] == "mixture" and mixture["median"] == row["median"]
+    assert sum(law["weight"] for law in laws) == pytest.approx(1.0)
+    top = max(laws, key=lambda law: law["weight"])
+    assert top["median"] == pytest.approx(1e-6 * 8192**2 / 8, rel=0.01)
+    res = runner.invoke(app, ["predict", str(model), "--at", "n=8192,p=8", "--explain"], env={"COLUMNS": "100"})
+    assert res.exit_code == 0 and "the laws behind the prediction" in res.stdout and top["law"] in res.stdout
+
+
 def test_version_prints_the_installed_version():
     from importlib.metadata import version
 

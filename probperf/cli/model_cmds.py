@@ -120,7 +120,8 @@ def predict(
     at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable)."),
     level: str = typer.Option("0.9", metavar="FLOAT", help="Interval level in (0, 1)."),
     format: str = typer.Option("table", "--format", help="json | table."),
-    explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model)."),
+    explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model), or each law's "
+                                 "prediction and weight (time-only law mixture)."),
     draws: str = typer.Option("1000", metavar="INTEGER", help=f"Number of joint predictive draws (at most {MAX_DRAWS})."),
     seed: str = typer.Option("0", metavar="INTEGER", help="Seed of the draws."),
 ):
@@ -146,19 +147,23 @@ def predict(
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
         fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
+    laws = None
     if explain and not hasattr(pred, "decomposition"):
-        fail(f"--explain needs a DAG model; {model_file} holds a {type(model).__name__}")
+        if not hasattr(model, "explain"):
+            fail(f"--explain needs a DAG model or a time-only law mixture; {model_file} holds a {type(model).__name__}")
+        with bad_input():
+            laws = model.explain(frame, level=level, n_draws=draws, seed=seed)
     if format == "json":
         rows = _json_rows(summary)
-        if explain:
-            decomp = pred.decomposition(level)
-            for i, row in enumerate(rows):
-                part = decomp.iloc[3 * i: 3 * i + 3]
-                row["decomposition"] = {
-                    r.term: {"share": r.share, "share_lower": r.share_lower, "share_upper": r.share_upper,
-                             "median": r.median, "lower": r.lower, "upper": r.upper}
-                    for r in part.itertuples()
-                }
+        if laws is not None:
+            _attach(rows, "laws", laws, lambda part: [
+                {k: (r[k] if k == "law" else float(r[k])) for k in ("law", "weight", "median", "lower", "upper")}
+                for r in part.to_dict("records")])
+        elif explain:
+            _attach(rows, "decomposition", pred.decomposition(level), lambda part: {
+                r.term: {"share": r.share, "share_lower": r.share_lower, "share_upper": r.share_upper,
+                         "median": r.median, "lower": r.lower, "upper": r.upper}
+                for r in part.itertuples()})
         try:
             text = json.dumps(rows, indent=2, allow_nan=False)  # NaN and Infinity are not JSON
         except ValueError:
@@ -167,7 +172,9 @@ def predict(
         return
     unit = getattr(model, "unit_", "s")
     _print_table(summary, f"predicted time [{unit}], {level:.0%} interval", list(getattr(model, "features_", frame.columns)))
-    if explain:
+    if laws is not None:
+        _print_laws(laws, level, unit)
+    elif explain:
         _print_decomposition(pred.decomposition(level), level, unit)
 
 
@@ -227,6 +234,14 @@ def far_beyond(points, ranges) -> list[str]:
     return out
 
 
+def _attach(rows, key, table, as_json):
+    """Give each point's JSON row ``key``: its block of ``table`` (the same number of
+    table rows per point, in point order) as ``as_json`` makes it."""
+    per_point = len(table) // len(rows)
+    for i, row in enumerate(rows):
+        row[key] = as_json(table.iloc[per_point * i: per_point * (i + 1)])
+
+
 def _json_rows(summary):
     rows = []
     for rec in summary.to_dict("records"):
@@ -247,6 +262,19 @@ def _print_table(summary, title, params=()):
         table.add_column(shown(c), justify="right", no_wrap=True)
     for rec in summary.itertuples(index=False):
         table.add_row(*(_fmt(v) for v in rec))
+    console.print(table)
+
+
+def _print_laws(laws, level, unit="s"):
+    table = Table(title=shown(f"the laws behind the prediction ({level:.0%} intervals in {unit}; "
+                              "a law alone, the mixture with the discrepancy beyond the data)"))
+    params = [c for c in laws.columns if c not in ("law", "weight", "median", "lower", "upper")]
+    params = [c for c in params if c in ("n", "p") or laws[c].nunique() > 1]
+    for c in [*params, "law", "weight", "median", "interval"]:
+        table.add_column(shown(c), justify="right")
+    for r in laws.to_dict("records"):
+        table.add_row(*(_fmt(r[c]) for c in params), r["law"], f"{r['weight']:.1%}", _fmt(r["median"]),
+                      f"[{_fmt(r['lower'])}, {_fmt(r['upper'])}]")
     console.print(table)
 
 

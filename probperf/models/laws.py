@@ -421,9 +421,9 @@ class _Law:
     def _fit_residual(self, X, names, logy, w) -> "_Law":
         """The residual GP on the runs' offsets from the fitted law, inside a law
         mixture's fit that asks for one (its ``residual_gp``)."""
-        self.residual = None
-        if _RESIDUAL.get():
-            self.residual = residual.fit(X, logy - self.predictive(X, names)[1], w)
+        self.residual, columns = None, _RESIDUAL.get()
+        if columns:
+            self.residual = residual.fit(X, logy - self.predictive(X, names)[1], w, columns)
         return self
 
     def _conjugate(self, A, y, w) -> None:
@@ -830,9 +830,10 @@ def _make_law(terms) -> _Law:
 # -- the mixture ---------------------------------------------------------------------
 
 _FACTORS = contextvars.ContextVar("discrepancy_factors", default=None)
-#: whether laws fitted now carry a residual GP: set by LawMixture's fit, for its laws
-#: on every split (a context, not an argument threaded through every fit)
-_RESIDUAL = contextvars.ContextVar("residual_gp", default=False)
+#: the parameters (column indices) of the residual GP that laws fitted now carry, none:
+#: no GP; set by LawMixture's fit, for its laws on every split (a context, not an
+#: argument threaded through every fit)
+_RESIDUAL = contextvars.ContextVar("residual_gp", default=())
 
 
 def widens(model) -> bool:
@@ -956,7 +957,11 @@ class LawMixture(MetricModel):
         # each split's rows alone, a large table's weights would come from GP laws
         # and its predictions from laws without)
         wanted = RESIDUAL_GP if self.residual_gp is None else bool(self.residual_gp)
-        token = _RESIDUAL.set(wanted and len(y) <= residual.MAX_ROWS)
+        columns = ()
+        if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
+            distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
+            columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
+        token = _RESIDUAL.set(columns)
         try:
             self._fit_laws(X, y)
         finally:
@@ -1009,6 +1014,46 @@ class LawMixture(MetricModel):
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
+
+    def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
+        """Why the prediction is what it is: at each point of ``X``, every kept law's own
+        prediction (median and central ``level`` interval of its draws, run-to-run
+        noise included, without the discrepancy beyond the data) with its stacking
+        weight, then the mixture's (weight 1, discrepancy included). Where the laws'
+        medians part, the mixture is wide because they disagree; where they agree and
+        the mixture is still wide, the width is the learnt discrepancy.
+
+        Examples
+        --------
+        >>> n = 2.0 ** np.arange(6, 12)
+        >>> mix = LawMixture().fit(n[:, None], 1e-6 * n**2, features=["n"])
+        >>> table = mix.explain({"n": [2.0**14]})
+        >>> bool(table["weight"].iloc[:-1].sum().round(6) == 1), table["law"].iloc[-1]
+        (True, 'mixture')
+        >>> float(table.loc[table["law"] == "n^2 log^0 n", "median"].iloc[0] / (1e-6 * 2.0**28)).__round__(3)
+        1.0
+        """
+        import pandas as pd
+
+        from ..limits import draw_count
+        from .base import as_points
+
+        points = as_points(X, self.features_)
+        Xa = points.to_numpy(dtype=np.float64)
+        S = draw_count(n_draws, self.n_draws)
+        rng = np.random.default_rng(seed)
+        tail = (1 - level) / 2
+        rows = []
+        for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
+            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True))
+            rows.append((name, self.weights_[name], draws))
+        rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
+        out = []
+        for i, point in enumerate(points.to_dict("records")):
+            for name, weight, draws in rows:
+                lo, med, hi = np.quantile(draws[:, i], [tail, 0.5, 1 - tail])
+                out.append({**point, "law": name, "weight": weight, "median": med, "lower": lo, "upper": hi})
+        return pd.DataFrame(out)
 
     _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_")
 

@@ -56,13 +56,13 @@ MAX_ROWS = 200
 #: points' residuals are drawn independently: memory, not statistics, sets it.
 JOINT_MAX = 2000
 
-#: Jitter on the kernel's diagonal (relative), for a stable Cholesky factor when
-#: replicated runs make rows of K identical.
-_JITTER = 1e-8
 
 
 def _kernel(Za: np.ndarray, Zb: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    return np.exp(-np.sum(np.abs(Za[:, None, :] - Zb[None, :, :]) / lengths, axis=-1))
+    distance = np.zeros((len(Za), len(Zb)))
+    for i, ell in enumerate(lengths):  # one input at a time: no (a, b, d) temporary
+        distance += np.abs(Za[:, i, None] - Zb[None, :, i]) / ell
+    return np.exp(-distance)
 
 
 def grid(d: int) -> list[tuple[float, tuple]]:
@@ -76,24 +76,23 @@ def grid(d: int) -> list[tuple[float, tuple]]:
     return [(s, ell) for s in SHARES for ell in itertools.product(LENGTHS, repeat=d)]
 
 
-@lru_cache(maxsize=32)
-def _factors(key: bytes, shape: tuple) -> list:
-    """Cholesky factors and log determinants of ``s K + (1 - s) W^-1`` on the grid."""
+@lru_cache(maxsize=4)  # the laws of one training set are fitted one after another
+def _factors(key: bytes, shape: tuple) -> tuple:
+    """For each grid point, the log determinant and inverse of ``s K + (1 - s) W^-1``
+    (stacked: one law's likelihoods are then one product)."""
     flat = np.frombuffer(key, dtype=np.float64)
     N, d = shape
     Z, w = flat[:N * d].reshape(N, d), flat[N * d:]
-    out = []
-    for share, lengths in grid(d):
-        B = share * _kernel(Z, Z, np.asarray(lengths)) + np.diag((1 - share) / w)
-        B[np.diag_indices(N)] += _JITTER
-        L = np.linalg.cholesky(B)
-        out.append((share, lengths, L, 2.0 * float(np.sum(np.log(np.diag(L))))))
-    return out
+    points = grid(d)
+    B = np.stack([share * _kernel(Z, Z, np.asarray(lengths)) + np.diag((1 - share) / w) for share, lengths in points])
+    # well conditioned without jitter: the noise part is at least (1 - 0.9) / w > 0
+    logdet = np.linalg.slogdet(B)[1]
+    return points, logdet, np.linalg.inv(B)
 
 
-def _profile_loglik(q: float, logdet: float, N: int) -> float:
+def _profile_loglik(q, logdet, N: int):
     """Gaussian log likelihood with the scale profiled out, up to a constant."""
-    return -0.5 * N * np.log(max(q, 1e-300) / N) - 0.5 * logdet
+    return -0.5 * N * np.log(np.maximum(q, 1e-300) / N) - 0.5 * logdet
 
 
 @persist.register
@@ -123,8 +122,8 @@ class ResidualGP:
         self.share = float(share)
         self.lengths = [float(x) for x in lengths]
 
-    def _with(self, Z, alpha, L, transform):
-        self.Z_, self.alpha_, self.L_ = Z, alpha, L
+    def _with(self, Z, alpha, inverse, transform):
+        self.Z_, self.alpha_, self.inverse_ = Z, alpha, inverse
         self.transform_ = transform
         return self
 
@@ -132,22 +131,19 @@ class ResidualGP:
         """The residual expected at parameters ``X`` (log scale)."""
         return self.share * _kernel(_inputs(X, self.transform_), self.Z_, np.asarray(self.lengths)) @ self.alpha_
 
-    def _solve(self, Zs) -> np.ndarray:
-        # numpy's general solve on the (small) triangular factor: predict stays free
-        # of scipy's import time
-        Ks = self.share * _kernel(self.Z_, Zs, np.asarray(self.lengths))
-        return np.linalg.solve(self.L_, Ks)
+    def _cross(self, Zs) -> np.ndarray:
+        return self.share * _kernel(self.Z_, Zs, np.asarray(self.lengths))
 
     def variance(self, X) -> np.ndarray:
         """Its variance at each point, in units of the law's noise variance."""
-        V = self._solve(_inputs(X, self.transform_))
-        return np.maximum(self.share - np.sum(V**2, axis=0), 0.0)
+        Ks = self._cross(_inputs(X, self.transform_))
+        return np.maximum(self.share - np.sum(Ks * (self.inverse_ @ Ks), axis=0), 0.0)
 
     def covariance(self, X) -> np.ndarray:
         """Its joint covariance at ``X``, in units of the law's noise variance."""
         Zs = _inputs(X, self.transform_)
-        V = self._solve(Zs)
-        return self.share * _kernel(Zs, Zs, np.asarray(self.lengths)) - V.T @ V
+        Ks = self._cross(Zs)
+        return self.share * _kernel(Zs, Zs, np.asarray(self.lengths)) - Ks.T @ self.inverse_ @ Ks
 
     def joint_normal(self, X, S: int, rng) -> np.ndarray:
         """``S`` joint draws of the residual at ``X`` (units of the law's noise sd):
@@ -164,25 +160,28 @@ class ResidualGP:
         """The share of the law's noise variance that stays independent per run."""
         return 1.0 - self.share
 
-    _fitted = ("Z_", "alpha_", "L_", "transform_")
+    _fitted = ("Z_", "alpha_", "inverse_", "transform_")
 
     def get_params(self) -> dict:
         return {"share": self.share, "lengths": self.lengths}
 
     def _loaded(self) -> None:
-        self.Z_, self.alpha_, self.L_, self.transform_ = (
-            np.asarray(a, dtype=np.float64) for a in (self.Z_, self.alpha_, self.L_, self.transform_))
+        self.Z_, self.alpha_, self.inverse_, self.transform_ = (
+            np.asarray(a, dtype=np.float64) for a in (self.Z_, self.alpha_, self.inverse_, self.transform_))
         N = len(self.alpha_)
         d = len(self.lengths)
-        if self.Z_.shape != (N, d) or self.L_.shape != (N, N) or self.transform_.shape[0] != 4:
+        if self.Z_.shape != (N, d) or self.inverse_.shape != (N, N) or self.transform_.shape[0] != 4:
             raise persist.ModelFileError("residual GP state has inconsistent shapes; re-fit the model")
 
 
-def _input_transform(X: np.ndarray) -> np.ndarray:
-    """Rows (column, logged, shift, scale) for the parameters of ``X`` that vary: the
-    log of a positive parameter, else its value, standardised on the training runs."""
+def _input_transform(X: np.ndarray, columns=None) -> np.ndarray:
+    """Rows (column, logged, shift, scale) for the parameters of ``X`` (those of
+    ``columns``, default all) that vary: the log of a positive parameter, else its
+    value, standardised on the training runs."""
     rows = []
-    for i, x in enumerate(np.asarray(X, dtype=np.float64).T):
+    X = np.asarray(X, dtype=np.float64)
+    for i in range(X.shape[1]) if columns is None else columns:
+        x = X[:, i]
         logged = bool(np.all(x > 0))
         z = np.log(x) if logged else x
         if np.std(z) > 0:
@@ -200,11 +199,13 @@ def _inputs(X: np.ndarray, transform: np.ndarray) -> np.ndarray:
     return np.column_stack(cols) if cols else np.empty((len(X), 0))
 
 
-def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray) -> ResidualGP | None:
+def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> ResidualGP | None:
     """The residual GP of the grid point with the largest marginal likelihood of the
     residuals ``r`` (runs at parameters ``X`` with precision weights ``w``), or
     ``None`` when no GP (independent noise alone) is at least as likely, or there are
-    too many runs (:data:`MAX_ROWS`) or no parameter varies.
+    too many runs (:data:`MAX_ROWS`) or no parameter varies. ``columns``: the
+    parameters (columns of ``X``) that are inputs of the GP, default all; leave out
+    one that is a product of others (``p = nnodes * ppn``): it adds no distance.
 
     Examples
     --------
@@ -217,22 +218,16 @@ def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray) -> ResidualGP | None:
     >>> gp.share, gp.lengths[0] > gp.lengths[1]
     (0.9, True)
     """
-    from scipy.linalg import solve_triangular
-
-    transform = _input_transform(X)
+    transform = _input_transform(X, columns)
     Z = _inputs(X, transform)
     N, d = Z.shape
     if d == 0 or N > MAX_ROWS or N < 3:
         return None
-    best, best_ll = None, _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N)
     key = np.ascontiguousarray(np.concatenate([Z.ravel(), w]), dtype=np.float64).tobytes()
-    for share, lengths, L, logdet in _factors(key, (N, d)):
-        u = solve_triangular(L, r, lower=True)
-        ll = _profile_loglik(float(u @ u), logdet, N)
-        if ll > best_ll:
-            best, best_ll = (share, lengths, L, u), ll
-    if best is None:
-        return None
-    share, lengths, L, u = best
-    alpha = solve_triangular(L.T, u, lower=False)
-    return ResidualGP(share, lengths)._with(Z, alpha, L, transform)
+    points, logdet, Binv = _factors(key, (N, d))
+    ll = _profile_loglik((Binv @ r) @ r, logdet, N)
+    best = int(np.argmax(ll))
+    if not ll[best] > _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N):
+        return None  # independent noise alone is at least as likely
+    share, lengths = points[best]
+    return ResidualGP(share, lengths)._with(Z, Binv[best] @ r, Binv[best], transform)
