@@ -42,7 +42,7 @@ runs (higher on the simulated sets, not lower on the 21). ``+scale3w``, the fact
 grid reaching 4 instead of 2, scores 0.371 against 0.481 (results/choose_laws_scale3w.md):
 the grid stays.
 ``+gp`` gives every law of a time-only mixture a GP on its residuals
-(``probperf.models.laws.RESIDUAL_GP``): -0.125 against -0.140 with ``--time-only``
+(``probperf.models.laws.RESIDUAL_GP``): -0.120 against -0.140 with ``--time-only``
 (results/choose_laws_time_only_gp.md), on; ``+partgp`` does it in the DAG parts
 (``probperf.dag.PART_RESIDUAL_GP``): 0.458 against 0.481 on the simulated sets
 (results/choose_laws_partgp.md), off.

@@ -158,10 +158,11 @@ AVERAGE_GROWTHS = False
 #: prediction follows the runs' own offset from the law (a worker count whose tasks
 #: divide unevenly), far from it the law alone. On: nested forward validation on the 21
 #: training sets (benchmarks/choose_laws.py --time-only, results/choose_laws_time_only_gp.md)
-#: scores -0.125 against -0.140 without (better on 8 sets, worse on 9, tied on 4;
+#: scores -0.120 against -0.140 without (better on 8 sets, worse on 9, tied on 4;
 #: the largest gains on the real allreduce and the simulator's strassen/B and nqueens,
-#: losses on fib/B and sort/B; a first run that capped each split's rows alone,
-#: not the mixture's, gave -0.126). The DAG model's parts keep it off
+#: losses on fib/B and sort/B; earlier runs gave -0.126 with the row cap applied to
+#: each split alone, -0.125 with the GP's inputs including a parameter that is the
+#: product of two others). The DAG model's parts keep it off
 #: (:data:`probperf.dag.PART_RESIDUAL_GP`). (Candour: the rule fixed before the runs
 #: was one switch for both, adopted if higher on one of the two validations and not
 #: lower on the other; the DAG parts scored lower, so as one switch it failed. Deciding
