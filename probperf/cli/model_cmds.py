@@ -141,18 +141,15 @@ def predict(
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
             pred = model.predict(frame, n_draws=draws, seed=seed)
+            laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
     summary = pred.summary(level)
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})):
         warn(line)
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
         fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
-    laws = None
-    if explain and not hasattr(pred, "decomposition"):
-        if not hasattr(model, "explain"):
-            fail(f"--explain needs a DAG model or a time-only law mixture; {model_file} holds a {type(model).__name__}")
-        with bad_input():
-            laws = model.explain(frame, level=level, n_draws=draws, seed=seed)
+    if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
+        fail("a law's prediction is not finite (overflow far beyond the data); predict closer to the measured range")
     if format == "json":
         rows = _json_rows(summary)
         if laws is not None:
@@ -232,6 +229,16 @@ def far_beyond(points, ranges) -> list[str]:
                 out.append(f"{c}={x:g} is {x / hi:.0f}x the largest training value ({hi:g}): the interval "
                            "there rests on the candidate laws, not on validated predictions")
     return out
+
+
+def _laws_behind(model, pred, frame, level, draws, seed):
+    """For --explain: each law's prediction of a time-only law mixture (None for a DAG
+    model, which explains by its decomposition)."""
+    if hasattr(pred, "decomposition"):
+        return None
+    if not hasattr(model, "explain"):
+        raise ValueError(f"--explain needs a DAG model or a time-only law mixture; this file holds a {type(model).__name__}")
+    return model.explain(frame, level=level, n_draws=draws, seed=seed)
 
 
 def _attach(rows, key, table, as_json):

@@ -908,6 +908,11 @@ class LawMixture(MetricModel):
         validation on the 21 training sets ties (benchmarks/choose_laws.py
         --time-only, results/choose_laws_time_only_one.md: -0.143 with, -0.141
         without); the DAG model turns it on for its parts (:data:`probperf.dag.ONE_WORKER_LEVEL`).
+    residual_gp : bool or None
+        Give every law a GP on its log residuals (:mod:`probperf.models.residual`),
+        unless the mixture is fitted on more than ``residual.MAX_ROWS`` runs; None:
+        :data:`RESIDUAL_GP` (on). The DAG model decides for its parts
+        (:data:`probperf.dag.PART_RESIDUAL_GP`, off).
     seed : int
         Seed of the draws.
 
@@ -967,6 +972,7 @@ class LawMixture(MetricModel):
             self._fit_laws(X, y)
         finally:
             _RESIDUAL.reset(token)
+            residual.forget()
 
     def _fit_laws(self, X, y):
         if np.any(y <= 0):

@@ -6,9 +6,12 @@ three rounds, so one power of ``p`` is off at both in opposite directions), a si
 whose runs sit above the curve because of a cache boundary. Such deviations are shared
 by the runs of one configuration and by its neighbours, so they carry over to a
 prediction nearby and fade with distance. A zero-mean GP on the log residuals says
-exactly that (the "GP around a mean" of Rasmussen and Williams, section 2.7): near the
-data the prediction follows the runs' own offset, far from it the GP's mean reverts to
-0 (the law alone) and its variance to its prior share.
+exactly that: near the data the prediction follows the runs' own offset, far from it
+the GP's mean reverts to 0 (the law alone) and its variance to its prior share. It is
+fitted in two stages, the law first (independent noise), then the GP on its residuals,
+their uncertainties added as independent: an approximation of the joint fit of a GP
+with explicit basis functions (Rasmussen and Williams, section 2.7), which would move
+the law's coefficients too and cost a solve per law and grid point on every split.
 
 The kernel is a product of exponentials (Matern-1/2) on the standardised log inputs:
 rough, so it neither invents a trend beyond the data nor extrapolates a bend; a
@@ -18,8 +21,9 @@ grid (type-II maximum likelihood; share 0, no GP, is on the grid), with the resi
 variance profiled out. Whether residual GPs help at all is decided one level up by
 nested forward validation (:data:`probperf.models.laws.RESIDUAL_GP`).
 
-The grid's factorisations depend on the runs, not on the law, so they are computed
-once per training set and shared by all candidate laws (a small cache).
+The grid's inverses depend on the runs, not on the law, so they are computed once per
+training set and shared by all candidate laws (a small cache, emptied after each law
+mixture's fit: :func:`forget`).
 """
 
 from __future__ import annotations
@@ -52,9 +56,15 @@ LENGTHS = (0.25, 1.0, 4.0)
 #: to 100 rows within its few seconds (benchmarks/bench_speed.py).
 MAX_ROWS = 200
 
-#: Most prediction points drawn jointly (an m x m eigendecomposition); beyond, the
-#: points' residuals are drawn independently: memory, not statistics, sets it.
-JOINT_MAX = 2000
+#: Most prediction points drawn jointly (an m x m eigendecomposition per law, ~0.05 s
+#: at 500); beyond, the points' residuals are drawn independently, with the same
+#: marginals: cost, not statistics, sets it.
+JOINT_MAX = 500
+
+#: Beyond this many GP inputs the length scales are one, shared by all inputs: the grid
+#: of separate lengths has 3^d points, and each costs an N x N inverse per training set
+#: (at d = 4 and 200 runs, 5.6 s and 100 MB per training set).
+MAX_SEPARATE_LENGTHS = 3
 
 
 
@@ -70,10 +80,25 @@ def grid(d: int) -> list[tuple[float, tuple]]:
 
     Examples
     --------
-    >>> len(grid(1)), len(grid(2)), grid(1)[0]
-    (6, 18, (0.5, (0.25,)))
+    >>> len(grid(1)), len(grid(2)), grid(1)[0], len(grid(4)), grid(4)[0]
+    (6, 18, (0.5, (0.25,)), 6, (0.5, (0.25, 0.25, 0.25, 0.25)))
     """
-    return [(s, ell) for s in SHARES for ell in itertools.product(LENGTHS, repeat=d)]
+    if d > MAX_SEPARATE_LENGTHS:
+        lengths = [(ell,) * d for ell in LENGTHS]
+    else:
+        lengths = list(itertools.product(LENGTHS, repeat=d))
+    return [(s, ell) for s in SHARES for ell in lengths]
+
+
+def forget() -> None:
+    """Empty the cache of inverses (they belong to the training sets of one fit).
+
+    Examples
+    --------
+    >>> forget(); _factors.cache_info().currsize
+    0
+    """
+    _factors.cache_clear()
 
 
 @lru_cache(maxsize=4)  # the laws of one training set are fitted one after another
@@ -170,8 +195,9 @@ class ResidualGP:
             np.asarray(a, dtype=np.float64) for a in (self.Z_, self.alpha_, self.inverse_, self.transform_))
         N = len(self.alpha_)
         d = len(self.lengths)
-        if self.Z_.shape != (N, d) or self.inverse_.shape != (N, N) or self.transform_.shape[0] != 4:
-            raise persist.ModelFileError("residual GP state has inconsistent shapes; re-fit the model")
+        if (self.Z_.shape != (N, d) or self.inverse_.shape != (N, N) or self.transform_.shape != (4, d)
+                or not 0 < self.share < 1 or not np.all(self.transform_[3] > 0) or min(self.lengths, default=1) <= 0):
+            raise persist.ModelFileError("residual GP state is inconsistent (shapes, share or scales); re-fit the model")
 
 
 def _input_transform(X: np.ndarray, columns=None) -> np.ndarray:
@@ -230,4 +256,5 @@ def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> ResidualGP
     if not ll[best] > _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N):
         return None  # independent noise alone is at least as likely
     share, lengths = points[best]
-    return ResidualGP(share, lengths)._with(Z, Binv[best] @ r, Binv[best], transform)
+    inverse = Binv[best].copy()  # not a view: the model must not hold the cache's whole stack
+    return ResidualGP(share, lengths)._with(Z, inverse @ r, inverse, transform)
