@@ -88,3 +88,16 @@ def test_a_mixture_on_more_runs_than_the_cap_gives_no_law_a_gp():
     assert all(law.residual is None for law in model.laws_.values())
     small = LawMixture(residual_gp=True).fit(np.c_[n, p][::reps], rounds(n, p)[::reps], features=["n", "p"])
     assert any(law.residual is not None for law in small.laws_.values())
+
+
+def test_a_coarser_held_out_run_widens_only_the_independent_noise(with_gp):
+    """Scoring a run measured with precision w (rounding, :func:`laws.noise_weights`):
+    only the noise the GP leaves independent grows, by ``b/a (1 - share) (1/w - 1)``."""
+    X = np.array([[2.0**13, 7.0], [2.0**15, 5.0]])
+    w = np.array([0.25, 0.5])
+    for law in with_gp.laws_.values():
+        _, loc1, scale1 = law.predictive(X, ["n", "p"])
+        _, loc2, scale2 = law.predictive(X, ["n", "p"], w)
+        np.testing.assert_allclose(loc2, loc1)
+        expected = law.b / law.a * law.residual.noise_share * (1 / w - 1)
+        np.testing.assert_allclose(scale2**2 - scale1**2, expected, rtol=1e-9)
