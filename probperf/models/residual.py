@@ -49,8 +49,8 @@ LENGTHS = (0.25, 1.0, 4.0)
 
 #: Above this many runs no residual GP is fitted (and a law mixture fitted on more
 #: runs gives none of its laws one, on any split). Why: each candidate law of each
-#: forward split needs N x N solves (O(N^2) per law and grid point, O(N^3) per
-#: training set and grid point): on the real allreduce table (564 runs, GPs on its
+#: forward split needs an N x N product per grid point, and each training set an
+#: N x N inverse per grid point (O(N^3)): on the real allreduce table (564 runs, GPs on its
 #: splits of up to 200) the fit took 41 s instead of 2; and with hundreds of runs the
 #: law's own noise estimate is well determined anyway. 200 keeps a time-only fit of up
 #: to 100 rows within its few seconds (benchmarks/bench_speed.py).
@@ -65,7 +65,6 @@ JOINT_MAX = 500
 #: of separate lengths has 3^d points, and each costs an N x N inverse per training set
 #: (at d = 4 and 200 runs, 5.6 s and 100 MB per training set).
 MAX_SEPARATE_LENGTHS = 3
-
 
 
 def _kernel(Za: np.ndarray, Zb: np.ndarray, lengths: np.ndarray) -> np.ndarray:
