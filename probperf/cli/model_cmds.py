@@ -272,11 +272,16 @@ def _print_table(summary, title, params=()):
     console.print(table)
 
 
+def _shown_params(table, values) -> list[str]:
+    """The point columns of an explanation worth a column: n, p and the parameters
+    that differ between points (a constant configuration is noise there)."""
+    return [c for c in table.columns if c not in values and (c in ("n", "p") or table[c].nunique() > 1)]
+
+
 def _print_laws(laws, level, unit="s"):
     table = Table(title=shown(f"the laws behind the prediction ({level:.0%} intervals in {unit}; "
                               "a law alone, the mixture with the discrepancy beyond the data)"))
-    params = [c for c in laws.columns if c not in ("law", "weight", "median", "lower", "upper")]
-    params = [c for c in params if c in ("n", "p") or laws[c].nunique() > 1]
+    params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
     for c in [*params, "law", "weight", "median", "interval"]:
         table.add_column(shown(c), justify="right")
     for r in laws.to_dict("records"):
@@ -287,9 +292,7 @@ def _print_laws(laws, level, unit="s"):
 
 def _print_decomposition(decomp, level, unit="s"):
     table = Table(title=shown(f"decomposition of p * time ({level:.0%} intervals, terms in {unit})"))
-    params = [c for c in decomp.columns if c not in ("term", "share", "share_lower", "share_upper", "median", "lower", "upper")]
-    # n, p and the parameters that differ between points; constant config is noise here
-    params = [c for c in params if c in ("n", "p") or decomp[c].nunique() > 1]
+    params = _shown_params(decomp, ("term", "share", "share_lower", "share_upper", "median", "lower", "upper"))
     for c in [*params, "term", "share", "share interval", "median", "interval"]:
         table.add_column(shown(c), justify="right")
     for r in decomp.to_dict("records"):
