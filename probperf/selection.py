@@ -330,7 +330,15 @@ SCALE_GRID = (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
 SCALE_CUTS = ("np", "n", "p")
 
 
-def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple[np.ndarray, dict | None]:
+def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
+    """The forward validations of a DAG model at each cut of :data:`SCALE_CUTS`
+    (:func:`_forward_subfit`; cuts that cannot be validated left out), shared by
+    :func:`discrepancy_scale` and :func:`direct_share`."""
+    return [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "forward validation",
+                                                                  seed, cut))]
+
+
+def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=None) -> tuple[np.ndarray, dict | None]:
     """A distribution over one factor on the discrepancy rates of all of a DAG model's
     parts, learnt from how well the model predicts *time* beyond a forward cut inside
     the training data: rows ``(factor, weight)``; and the score of each factor
@@ -352,7 +360,8 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     ``exp(sum over cuts of the mean score)``), as
     :func:`probperf.models.laws.discrepancy_loglik` does: one cut's held-out runs
     share one model's error, and a single cut that happens to be predicted well
-    must not rule out the wider factors.
+    must not rule out the wider factors. ``subs``: the forward validations, when
+    already made (:func:`forward_subfits`).
 
     Examples
     --------
@@ -365,8 +374,7 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     >>> factors.tolist(), scores
     ([[1.0, 1.0]], None)
     """
-    subs = [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "discrepancy scaling",
-                                                                  seed, cut))]
+    subs = forward_subfits(estimator, measurements, seed) if subs is None else subs
     if not subs:
         return np.array([[1.0, 1.0]]), None
     scores = dict.fromkeys(SCALE_GRID, 0.0)
@@ -378,6 +386,55 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     s = np.array(list(scores.values()))
     w = np.exp(s - np.max(s))
     return np.column_stack([SCALE_GRID, w / w.sum()]), scores
+
+
+def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: int = 0) -> float:
+    """The weight of time modelled directly next to a DAG model, from the same
+    forward validations as its discrepancy scale: ``fit_direct(inner)`` fits the
+    direct model on the runs below a cut, and its mean held-out log score on that
+    cut is one observation, as for each factor of :func:`discrepancy_scale`
+    (``scale_scores``: factor -> summed score). The DAG model's evidence is the mean
+    over the factors' equally weighted likelihoods, the direct model's its own; equal
+    prior odds. 0 when nothing was validated.
+
+    Why: the DAG model predicts time through its parts, the direct model through
+    time's own laws; where a part's law misses (an idle time that is no power of the
+    workers), time held out says so, and stacking the two by that evidence (as the
+    laws of one mixture are weighed) keeps the better one without choosing by hand.
+
+    Examples
+    --------
+    Two cuts; the direct model scores -0.919 on each (-1.838 in all), as does the
+    DAG model's better factor, and its other factor far worse (-50): the DAG's
+    evidence is the mean of the two likelihoods, half the direct model's, so the
+    direct model gets 2/3.
+
+    >>> import pandas as pd
+    >>> from probperf.data import Measurements
+    >>> runs = Measurements({"n": [8, 16], "p": [1, 2], "time": [1.0, 2.0]})
+    >>> held = pd.DataFrame({"n": [32], "p": [4], "time": [4.0]})
+    >>> class Exact:  # predicts the held-out time with log-sd 1: score -0.919 per cut
+    ...     def predict(self, X, n_draws, seed):
+    ...         return type("P", (), {"draws": 4.0 * np.exp(np.array([[-1.0], [1.0]]))})()
+    >>> subs = [(None, held, 16, 2)] * 2
+    >>> round(direct_share(subs, runs, ["n", "p"], {0.0: -50.0, 1.0: -1.838}, lambda m: Exact()), 3)
+    0.667
+    """
+    if not subs or scale_scores is None:
+        return 0.0
+    direct = 0.0
+    for _, held, n_cut, p_cut in subs:
+        try:
+            model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
+        except ValueError:  # no law fits the runs below this cut: nothing to weigh
+            return 0.0
+        draws = model.predict(held[features], n_draws=500, seed=seed).draws
+        direct += float(np.mean(log_scores(draws, held["time"].to_numpy())))
+    s = np.array(list(scale_scores.values()))
+    dag = float(np.max(s) + np.log(np.mean(np.exp(s - np.max(s)))))
+    if not np.isfinite(direct):
+        return 0.0
+    return float(1.0 / (1.0 + np.exp(np.clip(dag - direct, -700.0, 700.0))))
 
 
 def log_scores(draws: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -18,6 +18,8 @@ from ._app import app, bad_input, console, err_console, fail, number, parse_assi
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
 MODELS = tuple(registry.names(saved_only=True))
+#: Why predict refuses an inf/nan median or bound (never printed with exit 0).
+NOT_FINITE = "the prediction is not finite (overflow far beyond the data); predict closer to the measured range"
 
 
 def load_training(data: Path, config: list[str], split: Optional[str]):
@@ -142,14 +144,14 @@ def predict(
             warnings.simplefilter("ignore", RuntimeWarning)
             pred = model.predict(frame, n_draws=draws, seed=seed)
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
-    summary = pred.summary(level)
+            summary = pred.summary(level)
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})):
         warn(line)
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
-        fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
+        fail(NOT_FINITE)
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
-        fail("a law's prediction is not finite (overflow far beyond the data); predict closer to the measured range")
+        fail("a law's " + NOT_FINITE.removeprefix("the "))
     if format == "json":
         rows = _json_rows(summary)
         if laws is not None:
@@ -164,7 +166,7 @@ def predict(
         try:
             text = json.dumps(rows, indent=2, allow_nan=False)  # NaN and Infinity are not JSON
         except ValueError:
-            fail("the prediction is not finite (overflow far beyond the data); predict closer to the measured range")
+            fail(NOT_FINITE)
         print(text)
         return
     unit = getattr(model, "unit_", "s")
