@@ -55,6 +55,13 @@ MAX_SIM_WORKERS = 1024
 #: Past 16x one run takes minutes and its DAG gigabytes (``sim run --n 2**40`` hung).
 MAX_SIM_SCALE = 16.0
 
+#: Largest simulated machine overhead in cycles (``sim run --steal-latency``,
+#: ``--create-overhead``): 10^9 cycles is a third of a second at 3 GHz per steal or
+#: task creation, a million times a real one (hundreds to thousands of cycles). Past
+#: about 10^14 the event clock runs out of float precision (``--steal-latency 1e14``
+#: ended in an internal error, 1e308 in a NaN).
+MAX_SIM_OVERHEAD = 10**9
+
 #: Simulated runs in one ``sim run`` (sizes x workers x configurations x repetitions):
 #: a table of 10^5 rows of the smallest DAGs already takes hours to simulate.
 MAX_SIM_RUNS = 100_000

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -94,21 +95,34 @@ def atomic_write(path, write_to: Callable[[str], None]) -> Path:
     """Run ``write_to(tmp)`` on a temporary file beside ``path``, then rename it onto
     ``path``; on any failure or interrupt the temporary file is removed.
 
-    Returns ``path``. A symbolic link is written through to its target.
+    Returns ``path``. A symbolic link is written through to its target, and so is an
+    existing file that is not a regular one (``/dev/null``, a named pipe): renaming
+    onto it would replace the device with a plain file. Its bytes are still written
+    completely to the temporary file first.
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import os, stat, tempfile
     >>> d = tempfile.mkdtemp()
     >>> out = atomic_write(os.path.join(d, "a.txt"), lambda tmp: open(tmp, "w").write("hi"))
     >>> open(out).read(), os.listdir(d)
     ('hi', ['a.txt'])
+    >>> _ = atomic_write(os.devnull, lambda tmp: open(tmp, "w").write("gone"))
+    >>> stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    True
     """
     target = _real(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    special = target.exists() and not target.is_file()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                               dir=tempfile.gettempdir() if special else target.parent)
     os.close(fd)
     try:
         write_to(tmp)
+        if special:
+            with open(tmp, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.unlink(tmp)
+            return Path(path)
         os.chmod(tmp, _new_mode(target))
         os.replace(tmp, target)
     except BaseException:

@@ -86,9 +86,14 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         raise ValueError(f"vs must be 'n' or 'p', got {vs!r}")
     at = dict(at or {})
     pts = sweep(model, vs, at)
-    pred = model.predict(pts, n_draws=n_draws)
-    fig, ax = _axes(ax)
+    with np.errstate(all="ignore"):  # overflow far out is refused below, once
+        pred = model.predict(pts, n_draws=n_draws)
     x = pts[vs].to_numpy()
+    bad = ~np.all(np.isfinite(pred.draws), axis=0)
+    if bad.any():
+        raise ValueError(f"the prediction is not finite from {vs}={x[bad][0]:g} on (overflow far beyond the data); "
+                         f"end the sweep closer to the measured range")
+    fig, ax = _axes(ax)
     for level, alpha in zip(sorted(levels, reverse=True), (0.18, 0.35, 0.5)):
         lo, hi = pred.interval(level)
         ax.fill_between(x, lo, hi, color="C0", alpha=alpha, lw=0, label=f"{level:.0%} interval")

@@ -152,6 +152,7 @@ CLI_CASES = [
     case("fit-unknown-model", ["fit", GAUSS, "--model", "magic", "-o", "{out}.model"], "--model"),
     case("fit-seed-fraction", ["fit", GAUSS, "--seed", "1.5", "-o", "{out}.model"], "--seed"),
     case("fit-onto-directory", ["fit", GAUSS, "-o", "{d}/subdir.csv"], "-o"),
+    case("fit-onto-measurements", ["fit", GAUSS, "-o", "{out}.csv"], "measurements suffix '.csv'"),
     case("fit-under-a-file", ["fit", GAUSS, "-o", "{d}/gauss.csv/m.model"], "is a file, not a directory"),
     case("fit-missing-directory", ["fit", GAUSS, "-o", "{d}/absent/m.model"], "does not exist"),
     case("fit-read-only-dir", ["fit", GAUSS, "-o", "/proc/probperf.model"], "cannot write"),
@@ -197,6 +198,12 @@ CLI_CASES = [
     case("plot-unknown-format", ["plot", MODEL, "--at", "n=200", "-o", "{out}.xyz"], "-o"),
     case("plot-onto-directory", ["plot", MODEL, "--at", "n=200", "-o", "{d}/subdir.csv"], "-o"),
     case("plot-vs-q", ["plot", MODEL, "--vs", "q", "--at", "n=200", "-o", "{out}.png"], "--vs"),
+    case("plot-beyond-float-range", ["plot", MODEL, "--at", "n=1e300", "-o", "{out}.png"], "not finite from n="),
+    case("demo-effort", "demo --effort bogus -o {out}.png", "--effort"),
+    case("demo-seed-negative", "demo --seed -1 -o {out}.png", "--seed"),
+    case("sim-steal-latency-1e14", "sim run --app fib --n 14 --steal-latency 1e14 -o {out}.csv", "MAX_SIM_OVERHEAD"),
+    case("sim-create-overhead-1e308", "sim run --app fib --n 14 --create-overhead 1e308 -o {out}.csv",
+         "--create-overhead"),
     # -- the simulator
     case("sim-p-1..1e8", "sim run --app fib --n 14 --p 1..100000000 -o {out}.csv", "MAX_SIM_WORKERS"),
     case("sim-n-2pow40", "sim run --app sort --n 2**40 -o {out}.csv", "MAX_SIM_SCALE"),
@@ -534,6 +541,23 @@ def test_outputs_write_through_symlinks(tmp_path):
     link.symlink_to(target)
     pp.write(pp.Measurements({"p": [1], "time": [1.0]}), link)
     assert link.is_symlink() and target.read_text() == "p,time\n1,1.0\n"
+
+
+def test_outputs_write_through_a_named_pipe(tmp_path):
+    # renaming the finished file onto a FIFO (or /dev/null) would replace it with a
+    # plain file: its bytes go through it instead, and it stays a FIFO
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    pp.write(pp.Measurements({"p": [1], "time": [1.0]}), fifo)
+    reader.join(timeout=10)
+    assert got == ["p,time\n1,1.0\n"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe.csv"]
 
 
 def test_an_interrupted_write_leaves_nothing(tmp_path):

@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import sys
+import warnings
 
 import typer
 import typer.core
@@ -99,7 +100,8 @@ class _OneLineErrors(_Group):
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             signal.signal(signal.SIGTERM, _terminate)
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with _one_line_warnings():
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except typer.Abort:
             code = 130
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
@@ -107,6 +109,12 @@ class _OneLineErrors(_Group):
             err_console.print(f"[bold red]error:[/] {shown(' '.join(message.split()))}",
                               highlight=False, soft_wrap=True)
             code = getattr(exc, "exit_code", BAD_INPUT)
+        except OSError as exc:  # writing the output failed (a full disk, a closed pipe)
+            err_console.print(f"[bold red]error:[/] cannot write the output: {shown(exc.strerror or exc)}",
+                              highlight=False, soft_wrap=True)
+            with contextlib.suppress(OSError):  # what stdout still buffers can never be written
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = BAD_INPUT
         except Exception as exc:  # noqa: BLE001 - the last resort: no traceback for users
             if os.environ.get("PROBPERF_DEBUG"):
                 raise
@@ -115,6 +123,19 @@ class _OneLineErrors(_Group):
                               highlight=False, soft_wrap=True)
             code = 1
         sys.exit(code if isinstance(code, int) else 0)
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """Python warnings shown as :func:`warn` lines (no file, line or source), and
+    numpy's floating-point warnings not at all: they come from a prediction far beyond
+    the data or a table at the limits of float range, which the commands report
+    themselves (a refused prediction, a refused value)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="(divide by zero|overflow|invalid value|underflow) encountered",
+                                category=RuntimeWarning)
+        warnings.showwarning = lambda message, *_, **__: warn(" ".join(str(message).split()))
+        yield
 
 
 def _terminate(signum, frame):

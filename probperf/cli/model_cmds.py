@@ -61,7 +61,7 @@ def fit(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
 ):
     """Fit a model and save it to a model file."""
-    from .. import progress
+    from .. import formats, progress
     from ..data import METRICS
     from ..outputs import check_output
 
@@ -76,6 +76,9 @@ def fit(
             _check_spec("--kernel", kernel)
         _check_spec("--effort", effort)
         check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
+        if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
+            raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
+                             "name it e.g. fit.model")
         m = load_training(data, config, split)
         with progress.reporting(enabled=not quiet):
             fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
@@ -145,13 +148,13 @@ def predict(
             pred = model.predict(frame, n_draws=draws, seed=seed)
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):
-        warn(line)
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
         fail(NOT_FINITE)
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # after any refusal: one line then
+        warn(line)
     if format == "json":
         rows = _json_rows(summary)
         if laws is not None:
@@ -228,7 +231,7 @@ def far_beyond(points, ranges) -> list[str]:
             continue
         for x in points[c].to_numpy(dtype=float):
             if x > FAR_FACTOR * hi:
-                out.append(f"{c}={x:g} is {x / hi:.0f}x the largest training value ({hi:g}): the interval "
+                out.append(f"{c}={x:g} is {x / hi:.4g}x the largest training value ({hi:g}): the interval "
                            "there rests on the candidate laws, not on validated predictions")
     return out
 
@@ -358,7 +361,7 @@ def demo(
     output: Path = typer.Option(Path("demo_band.png"), "-o", "--output", help="Band plot to write."),
     effort: str = typer.Option("default", help="Inference effort: quick | default | thorough."),
     fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
-    seed: int = typer.Option(0, help="Seed of the simulation and the fit."),
+    seed: str = typer.Option("0", metavar="INTEGER", help="Seed of the simulation and the fit."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
 ):
     """The main job on a built-in example: simulate, fit the DAG model, extrapolate.
@@ -376,17 +379,22 @@ def demo(
     from .. import progress
     from ..dag import DagModel
     from ..plot import plot_band
+    from ..outputs import check_output
     from ..plot import figure_format, save_figure
     from ..sim import generate
 
+    seed = number("--seed", seed, integer=True, low=0)
+    effort = "quick" if fast else effort
     with bad_input():
+        _check_spec("--effort", effort)
         fmt = figure_format(output)
+        check_output(output, "-o")  # before a minute of work
     started = clock.perf_counter()
     sizes, workers = [2**k for k in range(12, 17)], list(range(1, 9))
     console.print("simulating sort: n = 2^12..2^16, p = 1..8, 2 repetitions", highlight=False)
     train = generate("sort", sizes, workers, reps=2, seed=seed, progress=not quiet)
     with progress.reporting(enabled=not quiet):
-        model = DagModel(effort="quick" if fast else effort, seed=seed).fit(train)
+        model = DagModel(effort=effort, seed=seed).fit(train)
     big = 8 * sizes[-1]
     far = [64 * sizes[-1], 256 * sizes[-1]]
     targets = [(big, 8), (big, 16), (big, 36), (sizes[-1], 36)] + [(n, 36) for n in far]

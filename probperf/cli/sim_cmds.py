@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from ..limits import MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
+from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
 from ._app import bad_input, console, fail, number, parse_list, shown, sim_app
 
 __all__: list[str] = []
@@ -62,10 +62,10 @@ def _machine(steal_latency: Optional[str], create_overhead: Optional[str]):
     from ..sim import Machine
 
     changes = {}
-    if steal_latency is not None:
-        changes["steal_latency"] = float(number("--steal-latency", steal_latency, low=0))
-    if create_overhead is not None:
-        changes["create_overhead"] = float(number("--create-overhead", create_overhead, low=0))
+    for option, value in (("--steal-latency", steal_latency), ("--create-overhead", create_overhead)):
+        if value is not None:
+            changes[option[2:].replace("-", "_")] = float(number(option, value, low=0, high=MAX_SIM_OVERHEAD,
+                                                                 limit="MAX_SIM_OVERHEAD"))
     return Machine(**changes)
 
 
