@@ -215,6 +215,11 @@ def validate_frame(
 def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> None:
     """Column names: no duplicates, ``p`` and the declared configuration present,
     nothing unknown (a typo must not pass as a new parameter), at least one metric."""
+    reserved = set(BASE_PARAMS) | set(METRICS) | set(LABEL_COLUMNS)
+    for c in config:
+        if c in reserved or c.removesuffix("_std") in METRICS:
+            kind = "a parameter already" if c in BASE_PARAMS else "a metric or label, not a parameter"
+            raise loc.error(f"{c!r} cannot be declared a configuration parameter: it is {kind}", column=c)
     seen = set()
     for c in columns:
         if c in seen:
@@ -258,8 +263,8 @@ def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -
 
 
 def _check_counts(out: pd.DataFrame, loc: Location) -> None:
-    """``p`` a positive integer, ``n`` positive, ``reps`` whole; ``p`` and ``reps``
-    become int64 in place."""
+    """``p`` a positive integer, ``n`` and ``time`` positive, ``reps`` whole; ``p``
+    and ``reps`` become int64 in place."""
     p = out["p"].to_numpy(dtype=float)
     bad_p = (p < 1) | (p != np.round(p))
     if bad_p.any():
@@ -274,6 +279,10 @@ def _check_counts(out: pd.DataFrame, loc: Location) -> None:
     if "n" in out and (out["n"] <= 0).any():
         row = int(np.flatnonzero((out["n"] <= 0).to_numpy())[0])
         raise loc.error("problem size n must be positive", row, "n")
+    if "time" in out and (out["time"] <= 0).any():  # NaN (not measured) compares False
+        row = int(np.flatnonzero((out["time"] <= 0).to_numpy())[0])
+        raise loc.error("run time must be positive (a run takes time; a value rounded to 0 is no measurement)",
+                        row, "time")
     if "reps" in out:
         reps = out["reps"].to_numpy(dtype=float)
         bad = (reps != np.round(reps)) | (reps > MAX_EXACT_INT)
