@@ -559,7 +559,7 @@ class Measurements:
             mask &= _condition_mask(self._frame[col], cond)
         if not mask.any():
             raise MeasurementError(
-                f"no rows match split={split!r} {where!r}", self.source
+                f"no rows match split={split!r}" + (f" and {where!r}" if where else ""), self.source
             )
         return self._derive(self._frame[mask])
 

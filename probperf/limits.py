@@ -233,7 +233,10 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
     t = text.strip().replace("^", "**")
     base, power, exponent = t.partition("**")
     if power:
-        value = _power(parse_literal(base), parse_literal(exponent), t)
+        try:
+            value = _power(parse_literal(base), parse_literal(exponent), t)
+        except NotANumber:  # name the whole expression, not the part that failed
+            raise NotANumber(f"value {_short(t)!r} is not a number (a literal, or BASE**EXP of two literals)") from None
     else:
         value = parse_literal(t)
     if integer or (isinstance(value, float) and value.is_integer() and abs(value) <= MAX_EXACT_INT):

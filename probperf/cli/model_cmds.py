@@ -208,6 +208,9 @@ def checked_points(model, rows, option: str):
     if unknown:
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
                          f"its parameters are {', '.join(features)}")
+    missing = [c for c in features if c not in frame.columns and c not in (getattr(model, "defaults_", None) or {})]
+    if missing:  # a parameter constant in training may be left out; the others not
+        raise ValueError(f"{option}: give {', '.join(missing)} too (the model's parameters are {', '.join(features)})")
     try:
         prediction_points(frame, {}, list(frame.columns))  # n > 0, p a positive integer
     except ValueError as exc:

@@ -81,6 +81,8 @@ def record_cmd(
     writer = _RowWriter(output)
     with bad_input():
         check_output(output, "-o")
+        if output.suffix.lower() not in (".csv", ".parquet", ".jsonl"):  # known before the program runs
+            raise ValueError(f"-o {output}: record appends to a .csv, .parquet or .jsonl file")
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,
