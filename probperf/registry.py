@@ -34,7 +34,9 @@ class Entry:
     configuration parameter, one fit per value, the 2016 paper's practice);
     ``any_target``: it models any metric, not only ``time``; ``saved``: it can be
     written to a model file (Extra-P's fitted function is not data); ``point``: it
-    gives a point prediction (no interval to score).
+    gives a point prediction (no interval to score); ``kernel``: it takes a
+    ``kernel`` (a GP spec, ``laws`` or ``basis``), which a baseline of fixed form
+    does not.
 
     Examples
     --------
@@ -49,6 +51,7 @@ class Entry:
     any_target: bool = False
     saved: bool = True
     point: bool = False
+    kernel: bool = True
 
 
 def _dag(kernel=None):
@@ -101,12 +104,13 @@ MODELS = {
     "direct_basis": Entry("direct basis regression of time", _direct("basis")),
     "penalty": Entry("penalty model T(n)/p + A(n,p) (Lobachev et al. 2013), basis regressions", _penalty),
     "twostep_lasso": Entry("TwoStepLasso (2016 paper)", _baseline("TwoStepLasso", "lasso"),
-                           needs_dag=True, per_config=True),
-    "direct_nn": Entry("DirectNN (thesis)", _baseline("DirectNN", "nn")),
-    "multitask_nn": Entry("MultiTaskNN (thesis)", _baseline("MultiTaskNN", "nn"), needs_dag=True),
-    "cilkview": Entry("Cilkview bounds", _baseline("CilkviewBounds"), needs_dag=True, per_config=True),
+                           needs_dag=True, per_config=True, kernel=False),
+    "direct_nn": Entry("DirectNN (thesis)", _baseline("DirectNN", "nn"), kernel=False),
+    "multitask_nn": Entry("MultiTaskNN (thesis)", _baseline("MultiTaskNN", "nn"), needs_dag=True, kernel=False),
+    "cilkview": Entry("Cilkview bounds", _baseline("CilkviewBounds"), needs_dag=True, per_config=True,
+                      kernel=False),
     "extrap": Entry("Extra-P (default modeler, negative exponents)", _extrap, per_config=True,
-                    any_target=True, saved=False, point=True),
+                    any_target=True, saved=False, point=True, kernel=False),
 }
 
 AUTO = "auto"
@@ -149,10 +153,16 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
     Traceback (most recent call last):
     ...
     ValueError: the penalty model predicts time only; use --model direct for work
+    >>> make("cilkview", kernel="rbf")
+    Traceback (most recent call last):
+    ...
+    ValueError: --kernel: the cilkview model has a fixed form and takes no kernel
     """
     entry = entry_of(name)
     if target != "time" and not entry.any_target:
         raise ValueError(f"the {name} model predicts time only; use --model direct for {target}")
+    if kernel is not None and not entry.kernel:  # never dropped without a word
+        raise ValueError(f"--kernel: the {name} model has a fixed form and takes no kernel")
     return entry.make(kernel, target, effort, seed)
 
 

@@ -156,6 +156,8 @@ CLI_CASES = [
     case("fit-config-a-metric", ["fit", GAUSS, "--config", "time", "-o", "{out}.model"], "column time: 'time' cannot"),
     case("fit-config-p", ["fit", GAUSS, "--config", "p", "-o", "{out}.model"], "column p: 'p' cannot"),
     case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "record appends to a .csv"),
+    case("fit-kernel-for-a-baseline", ["fit", GAUSS, "--model", "direct_nn", "--kernel", "rbf", "-o", "{out}.model"],
+         "--kernel: the direct_nn model has a fixed form"),
     case("fit-onto-measurements", ["fit", GAUSS, "-o", "{out}.csv"], "measurements suffix '.csv'"),
     case("fit-under-a-file", ["fit", GAUSS, "-o", "{d}/gauss.csv/m.model"], "is a file, not a directory"),
     case("fit-missing-directory", ["fit", GAUSS, "-o", "{d}/absent/m.model"], "does not exist"),

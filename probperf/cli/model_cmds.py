@@ -220,13 +220,15 @@ def checked_points(model, rows, option: str):
 
 def far_beyond(points, ranges) -> list[str]:
     """Messages for points that lie more than :data:`FAR_FACTOR` x beyond the
-    training range of a parameter.
+    training range of a parameter, above it or (a positive range) below it.
 
     Examples
     --------
     >>> import pandas as pd
     >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
     ['n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the candidate laws, not on validated predictions']
+    >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
+    'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
     """
     out = []
     for c, (lo, hi, *_) in ranges.items():
@@ -234,8 +236,13 @@ def far_beyond(points, ranges) -> list[str]:
             continue
         for x in points[c].to_numpy(dtype=float):
             if x > FAR_FACTOR * hi:
-                out.append(f"{c}={x:g} is {x / hi:.4g}x the largest training value ({hi:g}): the interval "
-                           "there rests on the candidate laws, not on validated predictions")
+                where = f"{x / hi:.4g}x the largest training value ({hi:g})"
+            elif lo > 0 and x * FAR_FACTOR < lo:
+                where = (f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
+            else:
+                continue
+            out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
+                       "not on validated predictions")
     return out
 
 
