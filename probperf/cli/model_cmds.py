@@ -75,6 +75,8 @@ def fit(
         if kernel is not None:
             _check_spec("--kernel", kernel)
         _check_spec("--effort", effort)
+        if model != registry.AUTO:  # before the data are read: a kernel or target the model refuses
+            registry.make(model, kernel=kernel, target=target, effort=effort)
         check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
         if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
             raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
