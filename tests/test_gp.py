@@ -442,3 +442,21 @@ def test_state_for_another_kernel_is_rejected(sm_model):
     config["params"]["kernel"] = "rbf"
     with pytest.raises(persist.ModelFileError, match="does not match kernel 'rbf'"):
         persist.rebuild(GaussianProcessModel, config, tensors)
+
+
+def test_a_metric_with_zeros_is_never_predicted_negative():
+    # idle time: 0 at one worker, (p - 1) * 1e-3 * n beyond; modelled on its own scale
+    # (a zero has no log), the draws are cut at 0 (floor_): at p = 1 the GP's mean is
+    # about 0, so about half its Gaussian mass, which lay below 0, sits on 0 itself
+    n = np.repeat([64.0, 128.0, 256.0, 512.0], 4)
+    p = np.tile([1.0, 2.0, 3.0, 4.0], 4)
+    y = (p - 1) * 1e-3 * n
+    model = GaussianProcessModel("rbf", n_restarts=1, adam_iters=60, lbfgs_iters=30).fit(
+        pd.DataFrame({"n": n, "p": p}), y, features=["n", "p"])
+    assert model.floor_ == 0.0 and not model.log_target_
+    draws = model.predict(pd.DataFrame({"n": [256.0], "p": [1.0]}), n_draws=2000, seed=0).draws  # a training run
+    assert draws.min() == 0.0 and 0.2 < np.mean(draws == 0.0) < 0.8
+    # a target with negative values is no metric: nothing is cut
+    negative = GaussianProcessModel("rbf", n_restarts=1, adam_iters=60, lbfgs_iters=30).fit(
+        pd.DataFrame({"n": n, "p": p}), y - 0.05, features=["n", "p"])
+    assert negative.floor_ is None

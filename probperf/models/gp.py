@@ -161,6 +161,9 @@ class GaussianProcessModel(MetricModel):
         Inputs modelled on log2 scale.
     log_target_ : bool
         Whether the target is modelled on log scale (all training values positive).
+    floor_ : float or None
+        On the natural scale, the value draws are cut at: 0 for a target with zeros
+        and no negative value (a metric such as the idle time), else None.
     mll_ : float
         Marginal log-likelihood of the kept model on all training data (standardised
         target scale).
@@ -256,12 +259,13 @@ class GaussianProcessModel(MetricModel):
 
     def _target_scale(self, X, y) -> np.ndarray:
         """The (unstandardised) regression target: log y, its residual, or y."""
-        self.mean_model_ = None
+        self.mean_model_, self.floor_ = None, None
         if isinstance(self.mean, MetricModel):
             self.mean_model_ = _fitted_mean_model(self.mean, X, y, self.features_)
             self.log_target_ = True
             return log_target(y) - self._log_mean_median(X)
         self.log_target_ = bool(np.all(y > 0))
+        self.floor_ = 0.0 if np.all(np.asarray(y) >= 0) else None  # a metric with zeros (see _to_original_scale)
         return np.log(y) if self.log_target_ else np.asarray(y, dtype=np.float64)
 
     def _log_mean_median(self, X) -> np.ndarray:
@@ -308,10 +312,16 @@ class GaussianProcessModel(MetricModel):
         return out.T
 
     def _to_original_scale(self, draws, offset) -> np.ndarray:
-        """Undo the target standardisation (and the log, adding ``offset``) in place."""
+        """Undo the target standardisation (and the log, adding ``offset``) in place.
+        On the natural scale (a metric with zeros, such as the idle time at one
+        worker) the draws are cut at 0: no metric is negative, so the predictive puts
+        the mass a Gaussian has below 0 on 0 itself (``floor_``; None for a target
+        with negative values, which is no metric)."""
         draws.mul_(float(self.y_scaler_.scale_[0])).add_(float(self.y_scaler_.mean_[0]))
         if self.log_target_:
             draws.add_(torch.as_tensor(offset, dtype=_DTYPE, device=draws.device)[:, None]).exp_()
+        elif getattr(self, "floor_", None) is not None:  # files written before the floor have none
+            draws.clamp_(min=self.floor_)
         return draws.cpu().numpy()
 
     # -- persistence ---------------------------------------------------------------
@@ -327,7 +337,7 @@ class GaussianProcessModel(MetricModel):
 
     # -- persistence (see probperf.persist) ----------------------------------------
 
-    _fitted = ("log_mask_", "log_target_", "x_scaler_", "y_scaler_", "mll_", "restart_mlls_",
+    _fitted = ("log_mask_", "log_target_", "floor_", "x_scaler_", "y_scaler_", "mll_", "restart_mlls_",
                "mean_model_", "gp_state_")
 
     @property
