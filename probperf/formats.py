@@ -1107,7 +1107,7 @@ def _choose_block(blocks, region, metric, source):
         have = ", ".join(f"region {r!r} metric {m!r}" for r, m in blocks)
         what = "no" if not keys else "several"
         raise MeasurementError(
-            f"{what} (region, metric) blocks match; the file has {have}; choose with region=/metric=",
+            f"{what} (region, metric) blocks match; the file has {have}; choose one with read(..., region=, metric=) in Python, or keep one block per file",
             source,
         )
     return keys[0]

@@ -152,7 +152,7 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
 
     path = Path(path)
     if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
+        raise ModelFileError(f"{path}: " + ("a directory, not a model file" if path.is_dir() else "no such model file"))
     try:
         with safe_open(str(path), framework="numpy") as f:
             meta = f.metadata() or {}

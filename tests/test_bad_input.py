@@ -149,6 +149,9 @@ CLI_CASES = [
     # -- fit
     case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target"),
     case("fit-kernel-sm100000", ["fit", GAUSS, "--kernel", "sm100000", "-o", "{out}.model"], "MAX_SM_MIXTURES"),
+    case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: unknown kernel 'bogus'"),
+    case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: unknown kernel token"),
+    case("predict-a-directory", "predict {d}/out --at n=200", "a directory, not a model file"),
     case("fit-kernel-poly1000", ["fit", GAUSS, "--kernel", "rbf+poly1000", "-o", "{out}.model"], "MAX_POLY_DEGREE"),
     case("fit-unknown-model", ["fit", GAUSS, "--model", "magic", "-o", "{out}.model"], "--model"),
     case("fit-seed-fraction", ["fit", GAUSS, "--seed", "1.5", "-o", "{out}.model"], "--seed"),

@@ -99,7 +99,12 @@ def _check_spec(option: str, value: str) -> None:
     from ..models import specs
 
     try:
-        specs.check_effort(value) if option == "--effort" else specs.parse(value)
+        if option == "--effort":
+            specs.check_effort(value)
+        elif (spec := specs.parse(value)).family == "gp":  # its grammar too, before the data are read
+            from ..models.kernels import parse_kernel
+
+            parse_kernel(spec.kernel)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
 
