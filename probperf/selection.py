@@ -333,7 +333,17 @@ SCALE_CUTS = ("np", "n", "p")
 def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
     """The forward validations of a DAG model at each cut of :data:`SCALE_CUTS`
     (:func:`_forward_subfit`; cuts that cannot be validated left out), shared by
-    :func:`discrepancy_scale` and :func:`direct_share`."""
+    :func:`discrepancy_scale` and :func:`direct_share`.
+
+    Examples
+    --------
+    Two worker counts leave no cut with three below it: nothing to validate.
+
+    >>> from probperf.data import Measurements
+    >>> runs = Measurements({"n": [8, 16, 32, 64] * 2, "p": [1] * 4 + [2] * 4, "time": [1.0] * 8})
+    >>> forward_subfits(None, runs)
+    []
+    """
     return [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "forward validation",
                                                                   seed, cut))]
 

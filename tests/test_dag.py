@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from scipy.optimize import nnls
 
-from probperf import dag
 from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design
 from probperf.models.laws import LawMixture
 from probperf.predict import Predictive
@@ -160,7 +159,15 @@ def test_default_law_mixtures_extrapolate_the_paper_equations():
     np.testing.assert_allclose(c["work"].draws + c["delay"].draws + c["no_work"].draws, pred.draws * pred.p)
 
 
-def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws():
+@pytest.fixture(scope="module")
+def spanned():
+    """Runs that follow eqs. (10)-(15) with a physical span, and the default DagModel on them."""
+    frame = paper_table(ps=(1, 2, 3, 4, 6, 8)).frame
+    frame["critical_path"] = 2.0 * np.log2(frame["n"]) ** 2
+    return frame, DagModel(seed=1).fit(Measurements(frame))
+
+
+def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(spanned):
     # Runs that follow eqs. (10)-(15) with a physical span (p * span far below the work):
     # the copy fitted below the forward cuts predicts the held-out times well, so
     # widening the parts lowers their log score: the posterior over the factor peaks at
@@ -169,9 +176,7 @@ def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(
     # Graham's bound, n (p-1) / (4 log2(n)^2) here, is not one of the candidate laws.)
     from probperf.selection import SCALE_GRID
 
-    frame = paper_table(ps=(1, 2, 3, 4, 6, 8)).frame
-    frame["critical_path"] = 2.0 * np.log2(frame["n"]) ** 2
-    model = DagModel(seed=1).fit(Measurements(frame))
+    frame, model = spanned
     grid, weights = model.discrepancy_scales_.T
     assert grid.tolist() == list(SCALE_GRID) and weights.sum() == pytest.approx(1.0)
     mode = int(np.argmax(weights))
@@ -192,14 +197,16 @@ class _FixedTime:
         return Predictive(np.full((n_draws, len(X)), self.seconds))
 
 
-def test_stacked_direct_time_replaces_the_picked_draws_and_keeps_the_identity(tmp_path, monkeypatch):
+def test_stacked_direct_time_replaces_the_picked_draws_and_keeps_the_identity(spanned, tmp_path):
     # DagModel._stacked (dag.STACK_DIRECT, off by default): a share of the draws takes
     # its time from the direct model, the DAG draw's split of p * time into work, delay
     # and idle time rescaled to it; the other draws are untouched (same seeds), and the
     # span law still lifts every draw
-    monkeypatch.setattr(dag, "STACK_DIRECT", True)
-    model = DagModel(seed=1).fit(paper_table())
-    assert 0.0 <= model.direct_share_ <= 1.0 and isinstance(model.direct_, LawMixture)
+    frame, fitted = spanned
+    assert fitted.direct_ is None and fitted.direct_share_ == 0.0  # off by default
+    model = copy.deepcopy(fitted)
+    model.direct_, model.direct_share_ = model._fit_direct(Measurements(frame)), 0.5
+    assert isinstance(model.direct_, LawMixture)
     points = pd.DataFrame({"n": [2**16, 2**12], "p": [16, 8]})
     model.save(tmp_path / "m.model")  # the direct model and its share are saved
     back = DagModel.load(tmp_path / "m.model")
