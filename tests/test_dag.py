@@ -85,8 +85,9 @@ def test_delay_draw_is_built_from_the_same_count_draws(fitted):
 def test_draws_are_joint_statistically():
     # work = T1' x inflation: with T1' uncertain (noisy serial runs at 3 sizes), draws
     # of work must move with draws of T1'. Independent sampling gives correlation ~0.
+    # (The default law mixtures: what users get, and a second, not a half-minute, fit.)
     m = paper_table(ns=(2**10, 2**11, 2**12), serial_noise=0.15, noise=0.01, seed=2)
-    model = DagModel(kernel="basis", effort="quick", seed=2, calibrate=False, discrepancy=0.0)
+    model = DagModel(seed=2)
     pred = model.fit(m).predict(n=2**16, p=16, n_draws=2000)
     c = pred.components
     r = np.corrcoef(np.log(c["serial_work"].draws[:, 0]), np.log(c["work"].draws[:, 0]))[0, 1]
