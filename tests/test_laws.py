@@ -332,3 +332,11 @@ def test_one_worker_laws_need_p_from_one_and_three_worker_counts():
 
     assert names([1, 2, 4]) == {"power+one(p)", "power(p-1)+one(p)"}
     assert names([1, 2]) == set() and names([2, 4, 8]) == set()
+
+
+def test_values_beyond_the_float_range_of_the_closed_forms_are_refused():
+    # the affine laws square each value's reciprocal: 1e-306 s once came back 5000x off
+    n = np.repeat([10.0, 20.0, 40.0, 80.0], 3)
+    p = np.tile([1.0, 2.0, 4.0], 4)
+    with pytest.raises(ValueError, match=r"values beyond 1e-150\.\.1e\+150 \(min 2\.5e-309"):
+        LawMixture().fit(np.c_[n, p], 1e-309 * n / p, features=["n", "p"])

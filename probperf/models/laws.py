@@ -175,6 +175,12 @@ AVERAGE_GROWTHS = False
 #: residual.LENGTHS) and the switch the nested validation above.)
 RESIDUAL_GP = True
 
+#: The values a law mixture fits: the affine laws' design is divided by each value and
+#: squared (:class:`_AffineLaw`), so a value's reciprocal squared must stay finite in
+#: float64 (1e-154 is the edge; times of 1e-306 s gave a prediction 5000x off, found by
+#: a bad-input audit). 1e±150 spans any unit a run time is given in.
+VALUE_RANGE = (1e-150, 1e150)
+
 #: Laws below this stacking weight are dropped (and the rest renormalised): they
 #: would hold fewer than one draw in a thousand.
 MIN_WEIGHT = 1e-3
@@ -981,6 +987,9 @@ class LawMixture(MetricModel):
     def _fit_laws(self, X, y):
         if np.any(y <= 0):
             raise ValueError(f"{self.target_ or 'the metric'} must be positive for a law on the log scale")
+        if np.any(y < VALUE_RANGE[0]) or np.any(y > VALUE_RANGE[1]):
+            raise ValueError(f"{self.target_ or 'the metric'} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} "
+                             f"(min {np.min(y):g}, max {np.max(y):g}); give it in another unit")
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
