@@ -1095,6 +1095,12 @@ def _extrap_points(text: str, k: int, names, source, line) -> list[tuple]:
     return out
 
 
+#: Extra-P metric names taken for a run time without asking (besides probperf's own
+#: metric names); a block of another metric (visits, energy, bytes) is read only when
+#: chosen by name, never silently as seconds.
+TIME_NAMES = ("time", "runtime", "run_time", "elapsed", "wall_time", "walltime", "duration", "execution_time")
+
+
 def _choose_block(blocks, region, metric, source):
     keys = list(blocks)
     if region is not None:
@@ -1103,6 +1109,9 @@ def _choose_block(blocks, region, metric, source):
         keys = [k for k in keys if k[1] == metric]
     elif len(keys) > 1 and any(k[1] == "time" for k in keys):
         keys = [k for k in keys if k[1] == "time"]
+    if len(keys) == 1 and metric is None and keys[0][1] not in METRICS and keys[0][1].lower() not in TIME_NAMES:
+        raise MeasurementError(f"the file's only metric is {keys[0][1]!r}, not a run time; rename its METRIC "
+                               "to time if it is one (in Python: read_extrap(..., metric=...))", source)
     if len(keys) != 1:
         have = ", ".join(f"region {r!r} metric {m!r}" for r, m in blocks)
         what = "no" if not keys else "several"

@@ -108,6 +108,8 @@ BAD_FILES = [
     ("duplicate_key.jsonl", '{"n": 1, "p": 1, "time": 1.0, "p": 2}\n', "duplicate_key.jsonl, line 1, column p"),
     ("broken.jsonl", '{"n": 1, "p": 1, "time": }\n', "broken.jsonl, line 1"),
     ("bad_data.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\nDATA x\n", "bad_data.txt, line 6, column time"),
+    ("energy.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC energy\nDATA 4.0\nDATA 2.0\n",
+     "energy.txt: the file's only metric is 'energy', not a run time"),
     ("points_mismatch.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\n", "points_mismatch.txt, line 5"),
     ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
 ]
