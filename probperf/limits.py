@@ -314,7 +314,10 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     probperf.limits.NumberError: 1..100000000 holds 100000000 values, above the limit 1000 (MAX_LIST_VALUES)
     """
     values: list = []
-    for part in filter(None, (t.strip() for t in text.split(","))):
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) > 1 and not all(parts):  # "1,,2": a value left out is a typo, not nothing
+        raise NumberError(f"{text!r} has an empty item between commas")
+    for part in filter(None, parts):
         try:
             items = _list_item(part, integer=integer, low=low, high=high, limit=limit)
         except NotANumber:

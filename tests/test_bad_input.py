@@ -214,6 +214,8 @@ CLI_CASES = [
     case("plot-beyond-float-range", ["plot", MODEL, "--at", "n=1e300", "-o", "{out}.png"], "not finite from n="),
     case("demo-effort", "demo --effort bogus -o {out}.png", "--effort"),
     case("demo-seed-negative", "demo --seed -1 -o {out}.png", "--seed"),
+    case("sim-set-twice", "sim run --app fib --n 14 --set cutoff=5 --set cutoff=6 -o {out}.csv", "--set cutoff is given twice"),
+    case("sim-p-empty-item", "sim run --app fib --n 14 --p 1,,2 -o {out}.csv", "empty item"),
     case("sim-steal-latency-1e14", "sim run --app fib --n 14 --steal-latency 1e14 -o {out}.csv", "MAX_SIM_OVERHEAD"),
     case("sim-create-overhead-1e308", "sim run --app fib --n 14 --create-overhead 1e308 -o {out}.csv",
          "--create-overhead"),
