@@ -591,3 +591,14 @@ def test_measurements_round_trip_large_integers(tmp_path):
     assert back.frame["time"].tolist() == [2**62 + 1]
     frame = pd.DataFrame({"p": [1], "time": [1.0]})
     assert pp.Measurements(frame).frame["p"].dtype == np.int64
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_failed_write_of_the_output_is_one_error_line(corpus):
+    # stdout on a full disk: one error line and status 2, not an internal error
+    d, _ = corpus
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, "-m", "probperf", "predict", str(d / "direct.model"), "--at", "n=200"],
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=TRY_SECONDS)
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "error: cannot write the output: No space left on device"]

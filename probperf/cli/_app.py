@@ -110,7 +110,8 @@ class _OneLineErrors(_Group):
                               highlight=False, soft_wrap=True)
             code = getattr(exc, "exit_code", BAD_INPUT)
         except OSError as exc:  # writing the output failed (a full disk, a closed pipe)
-            err_console.print(f"[bold red]error:[/] cannot write the output: {shown(exc.strerror or exc)}",
+            what = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+            err_console.print(f"[bold red]error:[/] {shown(what + str(exc.strerror or exc))}",
                               highlight=False, soft_wrap=True)
             with contextlib.suppress(OSError):  # what stdout still buffers can never be written
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
