@@ -66,6 +66,10 @@ def check_output(path, what: str = "output", make_parents: bool = False) -> Path
     target = _real(path)
     if target.is_dir():
         raise OutputError(f"{name}: is a directory; give a file name")
+    if target.exists() and not target.is_file():  # a device or a pipe: written through, not beside
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{name}: not writable")
+        return Path(path)
     parent = target.parent
     if not parent.is_dir():
         blocker = next((p for p in (parent, *parent.parents) if p.exists()), None)
