@@ -336,11 +336,11 @@ class DagModel(TableModel):
         Not saved.
     direct_share_ : float
         Share of the predictive draws whose time comes from ``direct_``
-        (:data:`STACK_DIRECT`, :func:`probperf.selection.direct_share`); 0 when not
-        stacked.
+        (:data:`STACK_DIRECT`, :func:`probperf.selection.direct_share`); absent when
+        not stacked.
     direct_ : LawMixture or None
         Time modelled directly on the same runs, when its share is at least
-        :data:`probperf.models.laws.MIN_WEIGHT`.
+        :data:`probperf.models.laws.MIN_WEIGHT` (absent when not stacked).
     calibration_ : pandas.DataFrame
         The held-out runs of that validation (``n``, ``p``, ``distance``,
         ``overhead_share``, ``log_error``, ``log_variance``); absent when it did not
@@ -470,8 +470,12 @@ class DagModel(TableModel):
 
     def _fit_scale_and_stack(self, m: Measurements) -> None:
         """The discrepancy scale and the direct model's share, from the same forward
-        validations (:func:`probperf.selection.forward_subfits`)."""
-        self.discrepancy_scales_, self.direct_share_, self.direct_ = np.array([[1.0, 1.0]]), 0.0, None
+        validations (:func:`probperf.selection.forward_subfits`). The stacking's fields
+        are set only when it ran: a file without them stays readable by a version
+        that predates them."""
+        self.discrepancy_scales_ = np.array([[1.0, 1.0]])
+        for field in ("direct_share_", "direct_"):  # a re-fit keeps nothing of an earlier one
+            self.__dict__.pop(field, None)
         scale = SCALE_PARTS if self.scale_discrepancy is None else self.scale_discrepancy
         if not (scale and any(widens(c) for c in self.components_.values())):
             return
@@ -480,8 +484,7 @@ class DagModel(TableModel):
         self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(self, m, self.features_, seed, subs)
         if STACK_DIRECT:
             self.direct_share_ = direct_share(subs, m, self.features_, self.scale_scores_, self._fit_direct, seed)
-            if self.direct_share_ >= MIN_WEIGHT:
-                self.direct_ = self._fit_direct(m)
+            self.direct_ = self._fit_direct(m) if self.direct_share_ >= MIN_WEIGHT else None
 
     def _fit_direct(self, m: Measurements):
         """Time modelled directly on the runs of ``m`` (no tracer's view)."""
@@ -490,7 +493,7 @@ class DagModel(TableModel):
         frame = m.frame
         model = LawMixture(guard=False, seed=component_seeds(self.seed)["direct"])
         return model.fit(frame[self.features_].to_numpy(dtype=np.float64), frame["time"].to_numpy(dtype=np.float64),
-                         features=self.features_)
+                         features=self.features_, target="time")
 
     def _training_data(self, comp, spec, frame, measured):
         """What component ``comp``'s model is fitted to, on the runs of ``frame``.
@@ -600,7 +603,9 @@ class DagModel(TableModel):
         S = work.shape[0]
         pick = rng.random(S) < self.direct_share_
         time = direct.predict(pts[self.features_], n_draws=S, seed=int(rng.integers(2**31))).draws
-        factor = np.where(pick[:, None], p * time / (work + delay + no_work), 1.0)
+        total = work + delay + no_work
+        with np.errstate(divide="ignore", invalid="ignore"):  # a draw with no parts keeps them (0)
+            factor = np.where(pick[:, None] & (total > 0), p * time / total, 1.0)
         return work * factor, delay * factor, no_work * factor
 
     def __repr__(self) -> str:

@@ -316,7 +316,7 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     values: list = []
     parts = [t.strip() for t in text.split(",")]
     if len(parts) > 1 and not all(parts):  # "1,,2": a value left out is a typo, not nothing
-        raise NumberError(f"{text!r} has an empty item between commas")
+        raise NumberError(f"{text!r} has an empty item (a doubled or trailing comma)")
     for part in filter(None, parts):
         try:
             items = _list_item(part, integer=integer, low=low, high=high, limit=limit)

@@ -42,6 +42,24 @@ def _real(path) -> Path:
     return Path(os.path.realpath(os.fspath(path)))
 
 
+def _special(path) -> bool:
+    """Whether ``path`` is an existing file that is neither regular nor a directory (a
+    device, a pipe, ``/dev/stdout``): written through, never replaced. ``os.stat``
+    follows the links that ``realpath`` cannot (``/proc/self/fd/1`` -> ``pipe:[...]``).
+
+    Examples
+    --------
+    >>> import os
+    >>> _special(os.devnull), _special(os.path.dirname(os.devnull))
+    (True, False)
+    """
+    try:
+        mode = os.stat(os.fspath(path)).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def check_output(path, what: str = "output", make_parents: bool = False) -> Path:
     """Raise :class:`OutputError` unless a file can be written at ``path``.
 
@@ -66,8 +84,8 @@ def check_output(path, what: str = "output", make_parents: bool = False) -> Path
     target = _real(path)
     if target.is_dir():
         raise OutputError(f"{name}: is a directory; give a file name")
-    if target.exists() and not target.is_file():  # a device or a pipe: written through, not beside
-        if not os.access(target, os.W_OK):
+    if _special(path):  # a device or a pipe: written through, not beside
+        if not os.access(os.fspath(path), os.W_OK):
             raise OutputError(f"{name}: not writable")
         return Path(path)
     parent = target.parent
@@ -116,15 +134,18 @@ def atomic_write(path, write_to: Callable[[str], None]) -> Path:
     True
     """
     target = _real(path)
-    special = target.exists() and not target.is_file()
+    special = _special(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                dir=tempfile.gettempdir() if special else target.parent)
     os.close(fd)
     try:
         write_to(tmp)
         if special:
-            with open(tmp, "rb") as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+            try:
+                with open(tmp, "rb") as src, open(os.fspath(path), "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            except OSError as exc:  # name the -o target, not the temporary file
+                raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
             os.unlink(tmp)
             return Path(path)
         os.chmod(tmp, _new_mode(target))

@@ -344,7 +344,7 @@ def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
     >>> forward_subfits(None, runs)
     []
     """
-    return [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "forward validation",
+    return [sub for cut in SCALE_CUTS if (sub := _forward_subfit(estimator, measurements, "discrepancy scaling",
                                                                   seed, cut))]
 
 
@@ -436,14 +436,16 @@ def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: i
     for _, held, n_cut, p_cut in subs:
         try:
             model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
-        except ValueError:  # no law fits the runs below this cut: nothing to weigh
+            draws = model.predict(held[features], n_draws=500, seed=seed).draws
+        except (ValueError, np.linalg.LinAlgError):  # no law fits the runs below this cut: nothing to weigh
             return 0.0
-        draws = model.predict(held[features], n_draws=500, seed=seed).draws
         direct += float(np.mean(log_scores(draws, held["time"].to_numpy())))
     s = np.array(list(scale_scores.values()))
-    dag = float(np.max(s) + np.log(np.mean(np.exp(s - np.max(s)))))
     if not np.isfinite(direct):
         return 0.0
+    if not np.any(np.isfinite(s)):  # every factor's draws overflowed: the direct model alone scored
+        return 1.0
+    dag = float(np.max(s) + np.log(np.mean(np.exp(s - np.max(s)))))
     return float(1.0 / (1.0 + np.exp(np.clip(dag - direct, -700.0, 700.0))))
 
 

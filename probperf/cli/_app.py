@@ -7,6 +7,7 @@ Commands live in sibling modules by topic (data, sim, models, record) and regist
 from __future__ import annotations
 
 import contextlib
+import errno
 import inspect
 import os
 import re
@@ -109,8 +110,10 @@ class _OneLineErrors(_Group):
             err_console.print(f"[bold red]error:[/] {shown(' '.join(message.split()))}",
                               highlight=False, soft_wrap=True)
             code = getattr(exc, "exit_code", BAD_INPUT)
-        except OSError as exc:  # writing the output failed (a full disk, a closed pipe)
-            what = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+        except OSError as exc:  # the system refused a read or write outside bad_input (stdout on a full disk)
+            if os.environ.get("PROBPERF_DEBUG"):
+                raise
+            what = f"{exc.filename}: " if exc.filename else "cannot write the output: " if exc.errno == errno.ENOSPC else ""
             err_console.print(f"[bold red]error:[/] {shown(what + str(exc.strerror or exc))}",
                               highlight=False, soft_wrap=True)
             with contextlib.suppress(OSError):  # what stdout still buffers can never be written

@@ -161,9 +161,9 @@ class GaussianProcessModel(MetricModel):
         Inputs modelled on log2 scale.
     log_target_ : bool
         Whether the target is modelled on log scale (all training values positive).
-    floor_ : float or None
+    floor_ : float
         On the natural scale, the value draws are cut at: 0 for a target with zeros
-        and no negative value (a metric such as the idle time), else None.
+        and no negative value (a metric such as the idle time); absent otherwise.
     mll_ : float
         Marginal log-likelihood of the kept model on all training data (standardised
         target scale).
@@ -259,13 +259,15 @@ class GaussianProcessModel(MetricModel):
 
     def _target_scale(self, X, y) -> np.ndarray:
         """The (unstandardised) regression target: log y, its residual, or y."""
-        self.mean_model_, self.floor_ = None, None
+        self.mean_model_ = None
+        self.__dict__.pop("floor_", None)  # set below only where it applies: files stay readable by older versions
         if isinstance(self.mean, MetricModel):
             self.mean_model_ = _fitted_mean_model(self.mean, X, y, self.features_)
             self.log_target_ = True
             return log_target(y) - self._log_mean_median(X)
         self.log_target_ = bool(np.all(y > 0))
-        self.floor_ = 0.0 if np.all(np.asarray(y) >= 0) else None  # a metric with zeros (see _to_original_scale)
+        if not self.log_target_ and np.all(np.asarray(y) >= 0):
+            self.floor_ = 0.0  # a metric with zeros (see _to_original_scale)
         return np.log(y) if self.log_target_ else np.asarray(y, dtype=np.float64)
 
     def _log_mean_median(self, X) -> np.ndarray:
