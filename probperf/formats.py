@@ -203,6 +203,32 @@ def write(measurements: Measurements, path) -> Path:
     return writer(measurements, path)
 
 
+#: Formats a table of DAG metrics can be written to without loss (Extra-P text holds
+#: one metric): what ``sim run`` and ``record`` write.
+TABLE_FORMATS = ("csv", "parquet", "jsonl")
+
+
+def output_format(path, option: str, kinds=("csv", "parquet", "jsonl", "extrap")) -> str:
+    """The format ``path``'s suffix names, when it is one of ``kinds`` (a writable
+    format); else ``ValueError`` naming ``option`` and the suffixes to use. Checked
+    before any work, so a bad name never costs a run.
+
+    Examples
+    --------
+    >>> output_format("runs.parquet", "-o", TABLE_FORMATS)
+    'parquet'
+    >>> output_format("runs.xlsx", "-o", TABLE_FORMATS)
+    Traceback (most recent call last):
+    ...
+    ValueError: -o runs.xlsx: use a .csv, .parquet or .jsonl file name
+    """
+    kind = SUFFIXES.get(Path(str(path)).suffix.lower())
+    if kind not in kinds:
+        names = [s for s, k in SUFFIXES.items() if k in kinds]
+        raise ValueError(f"{option} {path}: use a {', '.join(names[:-1])} or {names[-1]} file name")
+    return kind
+
+
 def _format_of(path) -> str:
     suffix = Path(str(path)).suffix.lower()
     if suffix not in SUFFIXES:

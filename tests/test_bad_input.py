@@ -160,7 +160,7 @@ CLI_CASES = [
     case("fit-onto-directory", ["fit", GAUSS, "-o", "{d}/subdir.csv"], "-o"),
     case("fit-config-a-metric", ["fit", GAUSS, "--config", "time", "-o", "{out}.model"], "column time: 'time' cannot"),
     case("fit-config-p", ["fit", GAUSS, "--config", "p", "-o", "{out}.model"], "column p: 'p' cannot"),
-    case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "record appends to a .csv"),
+    case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "-o"),
     case("fit-kernel-for-a-baseline", ["fit", GAUSS, "--model", "direct_nn", "--kernel", "rbf", "-o", "{out}.model"],
          "--kernel: the direct_nn model has a fixed form"),
     case("fit-onto-measurements", ["fit", GAUSS, "-o", "{out}.csv"], "measurements suffix '.csv'"),

@@ -161,12 +161,11 @@ def convert(
     checked in full first, and the output is written atomically, so bad input
     leaves no output file.
     """
-    from ..formats import SUFFIXES, write
+    from ..formats import output_format, write
     from ..outputs import check_output
 
     with bad_input():
-        if Path(target).suffix.lower() not in SUFFIXES or SUFFIXES[Path(target).suffix.lower()] == "stat":
-            raise ValueError(f"OUT {target}: use a .csv, .parquet, .jsonl, .txt or .extrap file name")
+        output_format(target, "OUT")
         check_output(target, "OUT")
     m = _read([source], reading)
     with bad_input():

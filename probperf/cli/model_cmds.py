@@ -395,9 +395,8 @@ def demo(
 
     from .. import progress
     from ..dag import DagModel
-    from ..plot import plot_band
     from ..outputs import check_output
-    from ..plot import figure_format, save_figure
+    from ..plot import figure_format, plot_band, save_figure
     from ..sim import generate
 
     seed = number("--seed", seed, integer=True, low=0)

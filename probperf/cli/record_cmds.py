@@ -70,6 +70,7 @@ def record_cmd(
     Example: probperf record --workers 1,2 --reps 2 --param n=30 -o runs.csv -- ./fib 30
     """
     from ..limits import MAX_LIST_VALUES
+    from ..formats import TABLE_FORMATS, output_format
     from ..outputs import check_output
     from ..record import BuildError, RecordError, record
 
@@ -81,8 +82,7 @@ def record_cmd(
     writer = _RowWriter(output)
     with bad_input():
         check_output(output, "-o")
-        if output.suffix.lower() not in (".csv", ".parquet", ".jsonl"):  # known before the program runs
-            raise ValueError(f"-o {output}: record appends to a .csv, .parquet or .jsonl file")
+        output_format(output, "-o", TABLE_FORMATS)  # known before the program runs
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,

@@ -12,15 +12,12 @@ from ._app import bad_input, console, fail, number, parse_list, shown, sim_app
 
 __all__: list[str] = []
 
-_SUFFIXES = (".csv", ".parquet", ".jsonl")
-
-
 def _check_output(path: Path) -> None:
+    from ..formats import TABLE_FORMATS, output_format
     from ..outputs import check_output
 
-    if path.suffix.lower() not in _SUFFIXES:
-        fail(f"output {str(path)!r}: use a .csv, .parquet or .jsonl file name")
     with bad_input():
+        output_format(path, "-o", TABLE_FORMATS)
         check_output(path, "-o", make_parents=True)
 
 
