@@ -108,7 +108,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the laws'
 #: residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 TIME_ONLY = False  # --time-only

@@ -43,8 +43,9 @@ from .models import specs
 from .models.base import TableModel
 from .models.laws import MIN_WEIGHT, widens
 from .predict import Predictive
-from .selection import (choose_by_forward_error, direct_share, discrepancy_rates, discrepancy_scale,  # noqa: F401
-                        extrapolation_distance, forward_cuts, forward_error, forward_regions, forward_subfits, widen)
+from .selection import (choose_by_forward_error, direct_share, direct_share_stacked,  # noqa: F401
+                        discrepancy_rates, discrepancy_scale, extrapolation_distance, factor_log_scores,
+                        forward_cuts, forward_error, forward_regions, forward_subfits, widen)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = DAG_METRICS
@@ -164,6 +165,11 @@ PART_RESIDUAL_GP = False
 #: are too few observations to tell when the direct model is the better one, and the
 #: DAG model's evidence, averaged over its scale factors, is diluted by the poor ones.
 STACK_DIRECT = False
+
+#: With :data:`STACK_DIRECT`: the direct model's share by stacking the cuts' pointwise
+#: held-out densities (:func:`probperf.selection.direct_share_stacked`) instead of
+#: their evidence (:func:`probperf.selection.direct_share`).
+DIRECT_STACKING = False
 
 
 @persist.register
@@ -481,8 +487,12 @@ class DagModel(TableModel):
             return
         seed = component_seeds(self.seed)["calibration"]
         subs = forward_subfits(self, m, seed)
-        self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(self, m, self.features_, seed, subs)
-        if STACK_DIRECT:
+        pointwise = factor_log_scores(subs, self.features_, seed)
+        self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(self, m, self.features_, seed, subs, pointwise)
+        if STACK_DIRECT and DIRECT_STACKING:
+            self.direct_share_ = direct_share_stacked(subs, m, self.features_, pointwise,
+                                                      self.discrepancy_scales_[:, 1], self._fit_direct, seed)
+        elif STACK_DIRECT:
             self.direct_share_ = direct_share(subs, m, self.features_, self.scale_scores_, self._fit_direct, seed)
             self.direct_ = self._fit_direct(m) if self.direct_share_ >= MIN_WEIGHT else None
 

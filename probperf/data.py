@@ -220,6 +220,10 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
         if c in reserved or c.removesuffix("_std") in METRICS:
             kind = "a parameter already" if c in BASE_PARAMS else "a metric or label, not a parameter"
             raise loc.error(f"{c!r} cannot be declared a configuration parameter: it is {kind}", column=c)
+        if not c.strip() or c != c.strip() or {"=", ","} & set(c):
+            # a parameter is addressed as NAME=VALUE in --at lists: these could not be
+            raise loc.error(f"configuration parameter name {c!r} cannot be used in --at NAME=VALUE "
+                            "(no '=', ',' or surrounding spaces)", column=c)
     seen = set()
     for c in columns:
         if c in seen:

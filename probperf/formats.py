@@ -590,6 +590,8 @@ def _json_record(raw: str, source: str, line: int) -> dict:
         raise MeasurementError("not valid JSON (nested too deeply)", source, line) from None
     if not isinstance(rec, dict):
         raise MeasurementError("expected a JSON object {...} on each line", source, line)
+    if not rec:
+        raise MeasurementError("an empty JSON object {}: a run needs at least p and a metric", source, line)
     return rec
 
 
@@ -681,7 +683,9 @@ def _parquet_table(path, source: str):
     try:
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
-        raise MeasurementError(f"not a readable Parquet file ({exc})", source) from None
+        # Arrow's messages can go on with a dump of the schema: the first line says it
+        first = (str(exc).strip().splitlines() or ["unknown reason"])[0]
+        raise MeasurementError(f"not a readable Parquet file ({first})", source) from None
 
 
 def _parquet_frame(table, source: str) -> pd.DataFrame:

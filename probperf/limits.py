@@ -183,8 +183,9 @@ def parse_literal(text: str):
     t = text.strip()
     if len(t) > MAX_NUMBER_CHARS:
         raise NumberError(f"value {_short(t)} is longer than {MAX_NUMBER_CHARS} characters, not a number")
-    # int() and float() accept 1_000 and "nan"; a measurement file should not
-    if "_" not in t:
+    # int() and float() accept 1_000, "nan" and any script's digits ("٣" is 3); a
+    # measurement file should not: a number here is written in ASCII
+    if "_" not in t and t.isascii():
         try:
             return check_value(int(t))
         except ValueError:

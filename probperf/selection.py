@@ -348,7 +348,8 @@ def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
                                                                   seed, cut))]
 
 
-def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=None) -> tuple[np.ndarray, dict | None]:
+def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=None,
+                      pointwise=None) -> tuple[np.ndarray, dict | None]:
     """A distribution over one factor on the discrepancy rates of all of a DAG model's
     parts, learnt from how well the model predicts *time* beyond a forward cut inside
     the training data: rows ``(factor, weight)``; and the score of each factor
@@ -371,7 +372,8 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=Non
     :func:`probperf.models.laws.discrepancy_loglik` does: one cut's held-out runs
     share one model's error, and a single cut that happens to be predicted well
     must not rule out the wider factors. ``subs``: the forward validations, when
-    already made (:func:`forward_subfits`).
+    already made (:func:`forward_subfits`); ``pointwise``: their scores, when already
+    computed (:func:`factor_log_scores`).
 
     Examples
     --------
@@ -387,15 +389,35 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=Non
     subs = forward_subfits(estimator, measurements, seed) if subs is None else subs
     if not subs:
         return np.array([[1.0, 1.0]]), None
-    scores = dict.fromkeys(SCALE_GRID, 0.0)
-    for sub_model, held, _, _ in subs:  # each cut: one observation
-        for factor in SCALE_GRID:
-            sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
-            draws = sub_model.predict(held[features], n_draws=500, seed=seed).draws
-            scores[factor] += float(np.mean(log_scores(draws, held["time"].to_numpy())))
+    pointwise = factor_log_scores(subs, features, seed) if pointwise is None else pointwise
+    # each cut: one observation, its held-out runs' mean
+    scores = {f: sum(float(np.mean(cut[:, j])) for cut in pointwise) for j, f in enumerate(SCALE_GRID)}
     s = np.array(list(scores.values()))
     w = np.exp(s - np.max(s))
     return np.column_stack([SCALE_GRID, w / w.sum()]), scores
+
+
+def factor_log_scores(subs, features, seed: int = 0) -> list[np.ndarray]:
+    """Per forward validation of ``subs``, the held-out runs' log scores (runs x
+    factors of :data:`SCALE_GRID`): each sub-model predicts with its
+    ``discrepancy_scales_`` set to one factor alone (same draws otherwise).
+
+    Examples
+    --------
+    No validation, no scores:
+
+    >>> factor_log_scores([], ["n", "p"])
+    []
+    """
+    out = []
+    for sub_model, held, _, _ in subs:
+        cut = np.empty((len(held), len(SCALE_GRID)))
+        for j, factor in enumerate(SCALE_GRID):
+            sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
+            draws = sub_model.predict(held[features], n_draws=500, seed=seed).draws
+            cut[:, j] = log_scores(draws, held["time"].to_numpy())
+        out.append(cut)
+    return out
 
 
 def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: int = 0) -> float:
@@ -430,16 +452,10 @@ def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: i
     >>> round(direct_share(subs, runs, ["n", "p"], {0.0: -50.0, 1.0: -1.838}, lambda m: Exact()), 3)
     0.667
     """
-    if not subs or scale_scores is None:
+    cuts = _direct_log_scores(subs, measurements, features, fit_direct, seed) if scale_scores is not None else None
+    if cuts is None:
         return 0.0
-    direct = 0.0
-    for _, held, n_cut, p_cut in subs:
-        try:
-            model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
-            draws = model.predict(held[features], n_draws=500, seed=seed).draws
-        except (ValueError, np.linalg.LinAlgError):  # no law fits the runs below this cut: nothing to weigh
-            return 0.0
-        direct += float(np.mean(log_scores(draws, held["time"].to_numpy())))
+    direct = sum(float(np.mean(cut)) for cut in cuts)
     s = np.array(list(scale_scores.values()))
     if not np.isfinite(direct):
         return 0.0
@@ -447,6 +463,64 @@ def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: i
         return 1.0
     dag = float(np.max(s) + np.log(np.mean(np.exp(s - np.max(s)))))
     return float(1.0 / (1.0 + np.exp(np.clip(dag - direct, -700.0, 700.0))))
+
+
+def direct_share_stacked(subs, measurements, features, pointwise, factor_weights, fit_direct,
+                         seed: int = 0) -> float:
+    """The weight of time modelled directly next to a DAG model by *stacking*
+    (:func:`stacking_weights`, Yao, Vehtari, Simpson & Gelman 2018) of the two
+    models' pointwise held-out log densities on the forward validations ``subs``,
+    each cut one group: the DAG model's density at a run is its mixture over the
+    scale factors (``pointwise``, :func:`factor_log_scores`, under
+    ``factor_weights``), the direct model's that of ``fit_direct`` fitted below the
+    cut. 0 when nothing was validated.
+
+    Why, next to :func:`direct_share`: stacking weighs the two by how well their
+    *mixture* predicts the held-out runs, not by which one is the true model, so a
+    direct model that is better on a few runs gets a share without the evidence
+    having to single it out.
+
+    Examples
+    --------
+    The DAG model's factors score -3 on each held-out run, the direct model -0.919:
+    the mixture's best log score puts all weight on the direct model.
+
+    >>> import pandas as pd
+    >>> from probperf.data import Measurements
+    >>> runs = Measurements({"n": [8, 16], "p": [1, 2], "time": [1.0, 2.0]})
+    >>> held = pd.DataFrame({"n": [32], "p": [4], "time": [4.0]})
+    >>> class Exact:  # predicts the held-out time with log-sd 1: score -0.919
+    ...     def predict(self, X, n_draws, seed):
+    ...         return type("P", (), {"draws": 4.0 * np.exp(np.array([[-1.0], [1.0]]))})()
+    >>> pointwise = [np.full((1, 2), -3.0)] * 2
+    >>> direct_share_stacked([(None, held, 16, 2)] * 2, runs, ["n", "p"], pointwise, np.array([0.5, 0.5]),
+    ...                      lambda m: Exact())
+    1.0
+    """
+    cuts = _direct_log_scores(subs, measurements, features, fit_direct, seed)
+    if cuts is None or not pointwise:
+        return 0.0
+    from scipy.special import logsumexp
+
+    with np.errstate(divide="ignore"):
+        log_w = np.log(np.asarray(factor_weights, dtype=np.float64))
+    dag = np.concatenate([logsumexp(cut + log_w, axis=1) for cut in pointwise])
+    groups = np.concatenate([np.full(len(cut), i) for i, cut in enumerate(cuts)])
+    return float(round(stacking_weights(np.column_stack([dag, np.concatenate(cuts)]), groups)[1], 12))
+
+
+def _direct_log_scores(subs, measurements, features, fit_direct, seed: int):
+    """Per forward validation, the held-out runs' log scores under ``fit_direct``
+    fitted below the cut; ``None`` when there is none or a cut cannot be fitted."""
+    cuts = []
+    for _, held, n_cut, p_cut in subs:
+        try:
+            model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
+            draws = model.predict(held[features], n_draws=500, seed=seed).draws
+        except (ValueError, np.linalg.LinAlgError):  # no law fits the runs below this cut: nothing to weigh
+            return None
+        cuts.append(log_scores(draws, held["time"].to_numpy()))
+    return cuts or None
 
 
 def log_scores(draws: np.ndarray, y: np.ndarray) -> np.ndarray:

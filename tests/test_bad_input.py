@@ -112,6 +112,9 @@ BAD_FILES = [
      "energy.txt: the file's only metric is 'energy', not a run time"),
     ("points_mismatch.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\n", "points_mismatch.txt, line 5"),
     ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
+    ("time_arabic_digits.csv", "n,p,time\n10,1,\u0663\n", "time_arabic_digits.csv, line 2, column time"),
+    ("empty_object.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{}\n', "empty_object.jsonl, line 2: an empty JSON object"),
+    ("cut_eq.csv", "n,p,time,a=b\n10,1,1.0,3\n", "cut_eq.csv, line 1, column a=b"),
 ]
 
 CLI_CASES = [
@@ -159,6 +162,10 @@ CLI_CASES = [
     case("fit-seed-fraction", ["fit", GAUSS, "--seed", "1.5", "-o", "{out}.model"], "--seed"),
     case("fit-onto-directory", ["fit", GAUSS, "-o", "{d}/subdir.csv"], "-o"),
     case("fit-config-a-metric", ["fit", GAUSS, "--config", "time", "-o", "{out}.model"], "column time: 'time' cannot"),
+    case("fit-config-with-eq", ["fit", "{d}/cut_eq.csv", "--config", "a=b", "-o", "{out}.model"],
+         "column a=b: configuration parameter name 'a=b' cannot be used in --at"),
+    case("validate-parquet-duplicate-column", "validate {d}/duplicate.parquet", "duplicate.parquet: not a readable"),
+    case("predict-at-arabic-digits", ["predict", MODEL, "--at", "n=\u0662\u0660\u0660"], "--at n"),
     case("fit-config-p", ["fit", GAUSS, "--config", "p", "-o", "{out}.model"], "column p: 'p' cannot"),
     case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "-o"),
     case("fit-kernel-for-a-baseline", ["fit", GAUSS, "--model", "direct_nn", "--kernel", "rbf", "-o", "{out}.model"],
@@ -270,6 +277,8 @@ def _write_parquets(d: Path) -> None:
     pq.write_table(table({"config": 5}, n=[1], p=[1], time=[1.0]), d / "meta_config.parquet")
     pq.write_table(table({"clock_hz": "fast"}, n=[1], p=[1], time=[1.0]), d / "meta_clock.parquet")
     pq.write_table(table(n=[1], p=[1], time=[float("nan")]), d / "nan.parquet")
+    pq.write_table(pa.Table.from_arrays([pa.array([1]), pa.array([1]), pa.array([1.0])], names=["n", "p", "p"]),
+                   d / "duplicate.parquet")
 
 
 def _tamper(src: Path, dst: Path, change) -> None:
@@ -602,3 +611,13 @@ def test_a_failed_write_of_the_output_is_one_error_line(corpus):
                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=TRY_SECONDS)
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
         "error: cannot write the output: No space left on device"]
+
+
+def test_a_closed_stdout_is_an_error_not_silence(corpus):
+    # `predict ... >&-`: Python starts with sys.stdout None and print() writes nowhere
+    d, _ = corpus
+    res = subprocess.run([sys.executable, "-m", "probperf", "predict", str(d / "direct.model"), "--at", "n=200"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=TRY_SECONDS,
+                         preexec_fn=lambda: os.close(1))
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "error: standard output is closed: nowhere to write the results"]

@@ -361,22 +361,27 @@ def test_traced_fib_identity_counts_and_serial_work(bench_bin, program):
 @pytest.mark.parametrize("p", [1, 2])
 def test_untied_fib_records_the_work_of_tied_fib(bench_bin, p):
     # Same program, tasks of about 0.1 ms: the untied build's recorded work equals the
-    # tied build's. Compared within adjacent pairs, as in the test below (the machine
-    # may be shared); bench_record section 4 measured pair ratios of 0.89-1.03 on a
-    # quiet machine, medians 1.00-1.01. The bound is 10 %: the tool's cost per event
-    # falls inside the tasks and an untied task has 2 events more (9 against 7), which
-    # made health's untied work 4 % larger; in 1 of about 8 test sessions all 11 fib
-    # pairs at p = 1 came out 3-10 % apart (median 1.069, session 13's CI). The
-    # counts are asserted exactly in every pair.
+    # tied build's, up to the tool's cost per event (inside the tasks; an untied task
+    # has 2 events more, 9 against 7, which made health's untied work 4 % larger) and
+    # noise. Compared within adjacent pairs (alternating which goes first), median of
+    # 21. This machine's speed comes in phases shorter than a run: single runs of
+    # either build fall in two bands, about 81-93 and 106-139 ms, even at p = 1
+    # (2026-11-24). With 11 pairs and a 10 % bound the test failed in about 1 of 8
+    # sessions (medians 1.069 at p = 1, 1.11 at p = 2), and 7 quiet repeats drifted
+    # 0.96-1.075; each build's least work was no better (one lucky run: 0.84). Hence
+    # 21 pairs and 15 %. What this guards against is gross: a strand timed on two
+    # threads or a wait timed as work (a parent waits for its whole subtree) inflates
+    # untied work well beyond that; the untied event logic itself is asserted exactly
+    # on synthetic event streams above. The counts are asserted exactly in every pair.
     kinds = [str(bench_bin / "fib"), str(bench_bin / "fib_untied")]
     ratios = []
-    for i in range(11):
+    for i in range(21):
         order = kinds if i % 2 else kinds[::-1]
         raw = {exe: run_program([exe, "37", "22"], p) for exe in order}
         tied, untied = (_traced_result([exe, "37", "22"], p, *raw[exe]).metrics for exe in kinds)
         assert (untied["create_task"], untied["wait_tasks"]) == (tied["create_task"], tied["wait_tasks"])
         ratios.append(untied["work"] / tied["work"])
-    assert abs(np.median(ratios) - 1) < 0.10, sorted(ratios)
+    assert abs(np.median(ratios) - 1) < 0.15, sorted(ratios)
 
 
 def test_work_at_one_worker_matches_untraced_elapsed(bench_bin):

@@ -100,6 +100,10 @@ class _OneLineErrors(_Group):
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             signal.signal(signal.SIGTERM, _terminate)
+        if sys.stdout is None:  # started with stdout closed (`>&-`): results would vanish, exit 0
+            err_console.print("[bold red]error:[/] standard output is closed: nowhere to write the results",
+                              highlight=False, soft_wrap=True)
+            sys.exit(BAD_INPUT)
         try:
             with _one_line_warnings():
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
