@@ -492,10 +492,16 @@ def direct_share_stacked(subs, measurements, features, pointwise, factor_weights
     >>> class Exact:  # predicts the held-out time with log-sd 1: score -0.919
     ...     def predict(self, X, n_draws, seed):
     ...         return type("P", (), {"draws": 4.0 * np.exp(np.array([[-1.0], [1.0]]))})()
+    >>> subs = [(None, held, 16, 2)] * 2
     >>> pointwise = [np.full((1, 2), -3.0)] * 2
-    >>> direct_share_stacked([(None, held, 16, 2)] * 2, runs, ["n", "p"], pointwise, np.array([0.5, 0.5]),
-    ...                      lambda m: Exact())
+    >>> round(direct_share_stacked(subs, runs, ["n", "p"], pointwise, np.array([0.5, 0.5]), lambda m: Exact()), 6)
     1.0
+
+    Both predict every held-out run equally well: nothing moves the weights from even.
+
+    >>> same = [np.full((1, 2), -0.5 * np.log(2 * np.pi))] * 2
+    >>> round(direct_share_stacked(subs, runs, ["n", "p"], same, np.array([0.5, 0.5]), lambda m: Exact()), 6)
+    0.5
     """
     cuts = _direct_log_scores(subs, measurements, features, fit_direct, seed)
     if cuts is None or not pointwise:
@@ -506,7 +512,7 @@ def direct_share_stacked(subs, measurements, features, pointwise, factor_weights
         log_w = np.log(np.asarray(factor_weights, dtype=np.float64))
     dag = np.concatenate([logsumexp(cut + log_w, axis=1) for cut in pointwise])
     groups = np.concatenate([np.full(len(cut), i) for i, cut in enumerate(cuts)])
-    return float(round(stacking_weights(np.column_stack([dag, np.concatenate(cuts)]), groups)[1], 12))
+    return float(stacking_weights(np.column_stack([dag, np.concatenate(cuts)]), groups)[1])
 
 
 def _direct_log_scores(subs, measurements, features, fit_direct, seed: int):
