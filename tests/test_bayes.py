@@ -146,7 +146,8 @@ def test_save_load_round_trip(recovered, tmp_path):
 
 def test_nuts_pruning_screens_with_a_short_run_then_runs_in_full():
     # With NUTS the first (pruning) run is short; the reported posterior is the full
-    # run on the kept terms.
+    # run on the kept terms, with its diagnostics, and it recovers the truth. (One fit
+    # for both: NUTS is the opt-in thorough mode, and each fit costs about 25 s here.)
     y = noisy(N_TRAIN, 0.03, seed=4)
     basis = BasisSet([Term(1, 1), Term(2, 0), Term(3, 0)])
     model = BayesianBasisRegression(basis=basis, inference="nuts", num_samples=130, warmup=130)
@@ -155,23 +156,10 @@ def test_nuts_pruning_screens_with_a_short_run_then_runs_in_full():
         model.fit({"n": N_TRAIN}, y)
     assert set(model.basis_.terms) == {Term(1, 1), Term(2, 0)}
     assert model.diagnostics_["num_samples"] == 130 and model.coef_samples_.shape == (130, 2)
-
-
-def test_nuts_fit_reports_diagnostics():
-    n = np.repeat(2.0 ** np.arange(4, 10), 5)
-    y = 2.0 * n**2 * np.exp(0.03 * np.random.default_rng(5).standard_normal(n.size))
-    model = BayesianBasisRegression(
-        basis=BasisSet([Term(1, 0), Term(2, 0)]), inference="nuts", num_samples=80, warmup=80
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit({"n": n}, y)
     d = model.diagnostics_
-    assert d["inference"] == "nuts" and d["num_samples"] == 80
+    assert d["inference"] == "nuts"
     assert np.isfinite(d["r_hat_max"]) and d["ess_bulk_min"] > 0 and d["divergences"] >= 0
-    assert model.coef_samples_.shape == (80, 2)
-    np.testing.assert_allclose(model.predict_median_design(np.array([[1024.0, 1024.0**2]])),
-                               [2.0 * 1024**2], rtol=0.05)
+    np.testing.assert_allclose(model.predict({"n": [4096.0]}).median, [truth(4096.0)], rtol=0.05)
 
 
 def test_bad_chains_warn():
