@@ -42,6 +42,23 @@ def _real(path) -> Path:
     return Path(os.path.realpath(os.fspath(path)))
 
 
+def is_stdout(path) -> bool:
+    """Whether ``path`` is the file standard output writes to (same device and inode).
+
+    Examples
+    --------
+    >>> is_stdout("/no/such/file")
+    False
+    """
+    import sys
+
+    try:
+        a, b = os.stat(os.fspath(path)), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no such file; stdout closed or not a file (captured)
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 def _special(path) -> bool:
     """Whether ``path`` is an existing file that is neither regular nor a directory (a
     device, a pipe, ``/dev/stdout``): written through, never replaced. ``os.stat``

@@ -621,3 +621,14 @@ def test_a_closed_stdout_is_an_error_not_silence(corpus):
                          preexec_fn=lambda: os.close(1))
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
         "error: standard output is closed: nowhere to write the results"]
+
+
+def test_a_model_written_to_stdout_is_not_mixed_with_status_lines(corpus, tmp_path):
+    # `fit -o /dev/stdout | ...`: the model file alone on stdout, "saved ..." on stderr
+    d, _ = corpus
+    res = subprocess.run([sys.executable, "-m", "probperf", "fit", str(d / "gauss.csv"), "--split", "train",
+                          "--quiet", "-o", "/dev/stdout"], capture_output=True, timeout=TRY_SECONDS)
+    assert res.returncode == 0 and "saved DirectModel to /dev/stdout" in res.stderr.decode().splitlines(), res.stderr
+    (tmp_path / "piped.model").write_bytes(res.stdout)
+    piped, direct = pp.load(tmp_path / "piped.model"), pp.load(d / "direct.model")
+    np.testing.assert_array_equal(piped.predict(n=[200.0], seed=0).draws, direct.predict(n=[200.0], seed=0).draws)

@@ -220,6 +220,21 @@ def fail(message: str) -> None:
     raise typer.Exit(BAD_INPUT)
 
 
+def status_console(output) -> Console:
+    """Where a command says what it wrote to ``output``: stderr when ``output`` *is*
+    standard output (``-o /dev/stdout``, or stdout redirected to that file), so the
+    written data stays clean; stdout otherwise.
+
+    Examples
+    --------
+    >>> status_console("fit.model") is console
+    True
+    """
+    from ..outputs import is_stdout
+
+    return err_console if is_stdout(output) else console
+
+
 def warn(message: str) -> None:
     """Print a warning on stderr (one line, sanitized)."""
     err_console.print(f"[yellow]warning:[/] {shown(message)}", highlight=False, soft_wrap=True)

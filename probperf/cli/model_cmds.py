@@ -14,7 +14,8 @@ from rich.table import Table
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..selection import FAR_FACTOR  # shared with probperf doctor
-from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
+from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, shown,
+                   status_console, warn)
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
 MODELS = tuple(registry.names(saved_only=True))
@@ -85,12 +86,13 @@ def fit(
         with progress.reporting(enabled=not quiet):
             fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
         fitted.save(output)
-    console.print(f"saved {type(fitted).__name__} to {shown(output)}", highlight=False)
+    status = status_console(output)
+    status.print(f"saved {type(fitted).__name__} to {shown(output)}", highlight=False)
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
         parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
-        console.print("components: " + ", ".join(parts), highlight=False, markup=False)
+        status.print("components: " + ", ".join(parts), highlight=False, markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
-        console.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
+        status.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
 
 
 def _check_spec(option: str, value: str) -> None:
@@ -370,7 +372,7 @@ def plot(
             measured = None
         fig = plot_band(model, vs=vs, at=point, data=measured)
         save_figure(fig, output, fmt)
-    console.print(f"wrote {shown(output)} ({fmt.upper()})", highlight=False)
+    status_console(output).print(f"wrote {shown(output)} ({fmt.upper()})", highlight=False)
 
 
 @app.command()

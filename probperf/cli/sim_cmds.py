@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
-from ._app import bad_input, console, fail, number, parse_list, shown, sim_app
+from ._app import bad_input, console, fail, number, parse_list, shown, sim_app, status_console
 
 __all__: list[str] = []
 
@@ -118,7 +118,7 @@ def run(
         m = generate(app, sizes, workers, config=cfg, reps=repeats, seed=seed, machine=machine,
                      scheduler=scheduler, progress=True)
         _write(m, output)
-    console.print(f"wrote {len(m)} runs of {shown(app)} to {shown(output)}", highlight=False)
+    status_console(output).print(f"wrote {len(m)} runs of {shown(app)} to {shown(output)}", highlight=False)
 
 
 @sim_app.command("datasets")
