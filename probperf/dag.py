@@ -174,7 +174,7 @@ STACK_DIRECT = False
 #: more failed splits; higher on at least 7 of the 14 sets; mean cov90 in 0.80-0.95).
 #: It scored 0.516 with no failed split and cov90 0.91, but was higher on only 2 sets
 #: (sparselu/A -0.87 -> 0.75, farm/B), lower on 6 (fft/B -0.13 -> -0.71, fft/A, sort/A)
-#: and its median error rose from 7.4 to 8.5 %: the mean is one set's gain
+#: and the geometric mean of its median errors rose from 7.4 to 8.5 %: the mean is one set's gain
 #: (``python benchmarks/choose_laws.py --only sim --variants
 #: pmnf+disc+parts-span+scale3+one+idle+pm1ll+gp+direct+directstack``,
 #: results/choose_laws_directstack.md).

@@ -222,8 +222,8 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
             raise loc.error(f"{c!r} cannot be declared a configuration parameter: it is {kind}", column=c)
         if not c.strip() or c != c.strip() or {"=", ","} & set(c):
             # a parameter is addressed as NAME=VALUE in --at lists: these could not be
-            raise loc.error(f"configuration parameter name {c!r} cannot be used in --at NAME=VALUE "
-                            "(no '=', ',' or surrounding spaces)", column=c)
+            raise loc.error(f"configuration parameter name {c!r} cannot be used in NAME=VALUE lists such as "
+                            "--at (no '=', ',' or surrounding spaces)", column=c)
     seen = set()
     for c in columns:
         if c in seen:

@@ -681,6 +681,10 @@ def _parquet_table(path, source: str):
     if os.path.getsize(path) == 0:
         raise MeasurementError("the file is empty", source)
     try:
+        names = pq.read_schema(path).names
+        duplicate = next((c for i, c in enumerate(names) if c in names[:i]), None)
+        if duplicate is not None:  # Arrow's own message for it dumps the schema
+            raise MeasurementError(f"duplicate column {duplicate!r} in the header", source, None, duplicate)
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
         # Arrow's messages can go on with a dump of the schema: the first line says it

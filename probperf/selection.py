@@ -414,10 +414,14 @@ def factor_log_scores(subs, features, seed: int = 0) -> list[np.ndarray]:
         cut = np.empty((len(held), len(SCALE_GRID)))
         for j, factor in enumerate(SCALE_GRID):
             sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
-            draws = sub_model.predict(held[features], n_draws=500, seed=seed).draws
-            cut[:, j] = log_scores(draws, held["time"].to_numpy())
+            cut[:, j] = _held_out_scores(sub_model, held, features, seed)
         out.append(cut)
     return out
+
+
+def _held_out_scores(model, held, features, seed: int) -> np.ndarray:
+    """The log score of each held-out run's time under ``model`` (500 draws)."""
+    return log_scores(model.predict(held[features], n_draws=500, seed=seed).draws, held["time"].to_numpy())
 
 
 def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: int = 0) -> float:
@@ -473,7 +477,7 @@ def direct_share_stacked(subs, measurements, features, pointwise, factor_weights
     each cut one group: the DAG model's density at a run is its mixture over the
     scale factors (``pointwise``, :func:`factor_log_scores`, under
     ``factor_weights``), the direct model's that of ``fit_direct`` fitted below the
-    cut. 0 when nothing was validated.
+    cut. 0 when nothing was validated or the direct model cannot be fitted below a cut.
 
     Why, next to :func:`direct_share`: stacking weighs the two by how well their
     *mixture* predicts the held-out runs, not by which one is the true model, so a
@@ -522,10 +526,9 @@ def _direct_log_scores(subs, measurements, features, fit_direct, seed: int):
     for _, held, n_cut, p_cut in subs:
         try:
             model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
-            draws = model.predict(held[features], n_draws=500, seed=seed).draws
+            cuts.append(_held_out_scores(model, held, features, seed))
         except (ValueError, np.linalg.LinAlgError):  # no law fits the runs below this cut: nothing to weigh
             return None
-        cuts.append(log_scores(draws, held["time"].to_numpy()))
     return cuts or None
 
 

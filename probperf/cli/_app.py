@@ -100,10 +100,8 @@ class _OneLineErrors(_Group):
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             signal.signal(signal.SIGTERM, _terminate)
-        if sys.stdout is None:  # started with stdout closed (`>&-`): results would vanish, exit 0
-            err_console.print("[bold red]error:[/] standard output is closed: nowhere to write the results",
-                              highlight=False, soft_wrap=True)
-            sys.exit(BAD_INPUT)
+        if sys.stdout is None:  # started with stdout closed (`>&-`)
+            _stdout_to_devnull()
         try:
             with _one_line_warnings():
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -144,6 +142,36 @@ def _one_line_warnings():
                                 category=RuntimeWarning)
         warnings.showwarning = lambda message, *_, **__: warn(" ".join(str(message).split()))
         yield
+
+
+#: Whether the command started with standard output closed (``>&-``): commands whose
+#: results go to stdout refuse to run (:func:`require_stdout`); the others write their
+#: files and lose only their status lines.
+STDOUT_CLOSED = False
+
+
+def _stdout_to_devnull() -> None:
+    """Give the closed descriptor 1 to ``/dev/null``: left free, the next file opened
+    would take it, and a program run by ``record`` would print into that file."""
+    global STDOUT_CLOSED
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 1:
+        os.dup2(fd, 1)
+        os.close(fd)
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+    STDOUT_CLOSED = True
+
+
+def require_stdout() -> None:
+    """Refuse a command whose results go to standard output when that is closed: they
+    would vanish and the command would still exit 0.
+
+    Examples
+    --------
+    >>> require_stdout()  # stdout open: nothing happens
+    """
+    if STDOUT_CLOSED:
+        fail("standard output is closed: nowhere to write the results")
 
 
 def _terminate(signum, frame):
@@ -220,19 +248,22 @@ def fail(message: str) -> None:
     raise typer.Exit(BAD_INPUT)
 
 
-def status_console(output) -> Console:
-    """Where a command says what it wrote to ``output``: stderr when ``output`` *is*
-    standard output (``-o /dev/stdout``, or stdout redirected to that file), so the
-    written data stays clean; stdout otherwise.
+def say_written(output, message: str, markup: bool = True) -> None:
+    """Print a line about what a command wrote to ``output``, never wrapped (a path
+    stays one line to copy): on stderr when ``output`` *is* standard output
+    (``-o /dev/stdout``), so the written data stays clean; on stdout otherwise.
 
     Examples
     --------
-    >>> status_console("fit.model") is console
-    True
+    >>> say_written("fit.model", "saved DirectModel to fit.model")
+    saved DirectModel to fit.model
     """
     from ..outputs import is_stdout
 
-    return err_console if is_stdout(output) else console
+    # (stdout redirected to the output file itself, ``-o m.model > m.model``, does not
+    # count: the model file replaces that file, and the line goes to the old one)
+    target = err_console if is_stdout(output) else console
+    target.print(message, highlight=False, markup=markup, soft_wrap=True)
 
 
 def warn(message: str) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, shown, warn
+from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout, shown, warn
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -200,6 +200,7 @@ def doctor(
     """
     from ..doctor import diagnose
 
+    require_stdout()
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
     m = _read(files, reading, identity_warnings=False)

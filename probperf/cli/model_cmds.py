@@ -14,8 +14,8 @@ from rich.table import Table
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..selection import FAR_FACTOR  # shared with probperf doctor
-from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, shown,
-                   status_console, warn)
+from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout,
+                   say_written, shown, warn)
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
 MODELS = tuple(registry.names(saved_only=True))
@@ -86,13 +86,12 @@ def fit(
         with progress.reporting(enabled=not quiet):
             fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
         fitted.save(output)
-    status = status_console(output)
-    status.print(f"saved {type(fitted).__name__} to {shown(output)}", highlight=False)
+    say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
         parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
-        status.print("components: " + ", ".join(parts), highlight=False, markup=False)
+        say_written(output, "components: " + ", ".join(parts), markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
-        status.print(f"{fitted.target}: laws{_leading_law(fitted.model_)}", highlight=False, markup=False)
+        say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
 
 
 def _check_spec(option: str, value: str) -> None:
@@ -142,6 +141,7 @@ def predict(
     """Predict at one or more points: median, mean and a central interval."""
     from .. import persist
 
+    require_stdout()
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
     level = _level(level)
@@ -372,7 +372,7 @@ def plot(
             measured = None
         fig = plot_band(model, vs=vs, at=point, data=measured)
         save_figure(fig, output, fmt)
-    status_console(output).print(f"wrote {shown(output)} ({fmt.upper()})", highlight=False)
+    say_written(output, f"wrote {shown(output)} ({fmt.upper()})")
 
 
 @app.command()

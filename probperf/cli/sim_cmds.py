@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
-from ._app import bad_input, console, fail, number, parse_list, shown, sim_app, status_console
+from ._app import bad_input, console, fail, number, parse_list, say_written, shown, sim_app
 
 __all__: list[str] = []
 
@@ -118,7 +118,7 @@ def run(
         m = generate(app, sizes, workers, config=cfg, reps=repeats, seed=seed, machine=machine,
                      scheduler=scheduler, progress=True)
         _write(m, output)
-    status_console(output).print(f"wrote {len(m)} runs of {shown(app)} to {shown(output)}", highlight=False)
+    say_written(output, f"wrote {len(m)} runs of {shown(app)} to {shown(output)}")
 
 
 @sim_app.command("datasets")
