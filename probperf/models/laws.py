@@ -515,9 +515,26 @@ class _Law:
 
 
 def _t_logpdf(x, df, loc, scale):
-    from scipy import stats  # fit-time only: keeps predict's start-up light
+    """Student-t log density, the operations of ``scipy.stats.t.logpdf`` (same
+    numbers) without its generic argument handling, a fifth of a law's fit time: a
+    time-only fit scores thousands of laws on held-out runs. NaN where ``scale`` is
+    not positive (scipy's bad value).
 
-    return stats.t.logpdf(x, df=df, loc=loc, scale=scale)
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> x, loc, scale = np.array([0.3, -2.0]), np.array([0.1, 0.0]), np.array([0.5, 2.0])
+    >>> bool(np.all(_t_logpdf(x, 4.0, loc, scale) == stats.t.logpdf(x, df=4.0, loc=loc, scale=scale)))
+    True
+    """
+    from scipy import special  # fit-time only: keeps predict's start-up light
+
+    x, df, loc, scale = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, df, loc, scale)))
+    z = (x - loc) / scale
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (np.log(special.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + np.log(np.pi))
+               - (df + 1) / 2 * np.log1p(z * z / df)) - np.log(scale)
+    return np.where((scale > 0) & (df > 0), out, np.nan)
 
 
 def _log_evidence(N, prec0, Lam, b0, a, b) -> float:
