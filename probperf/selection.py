@@ -168,8 +168,10 @@ def forward_cuts(sizes, workers) -> tuple[float, float]:
 
 
 def extrapolation_distance(points, ranges) -> np.ndarray:
-    """How far each point lies beyond the training box, in doublings: the sum over
-    ``n`` and ``p`` of ``max(0, log2(x / x_max))``. 0 inside the data.
+    """How far each point lies above the training box, in doublings: the sum over
+    ``n`` and ``p`` of ``max(0, log2(x / x_max))`` (:func:`doublings_beyond` with
+    ``above_only``). 0 inside the data. The DAG model's discrepancy grows with it:
+    smaller sizes and fewer workers than measured are not where its laws part.
 
     Examples
     --------
@@ -178,15 +180,11 @@ def extrapolation_distance(points, ranges) -> np.ndarray:
     >>> extrapolation_distance(pts, {"n": [16, 1024], "p": [1, 8]}).tolist()
     [0.0, 5.0]
     """
-    d = np.zeros(len(points))
-    for c in ("n", "p"):
-        if c in points and c in ranges:
-            x = points[c].to_numpy(dtype=np.float64)
-            d += np.maximum(0.0, np.log2(x / float(ranges[c][1])))
-    return d
+    names = [c for c in ("n", "p") if c in points and c in ranges]
+    return doublings_beyond(points[names].to_numpy(dtype=np.float64), names, ranges, above_only=True)
 
 
-def doublings_beyond(X, names, ranges, per_span: bool = False) -> np.ndarray:
+def doublings_beyond(X, names, ranges, per_span: bool = False, above_only: bool = False) -> np.ndarray:
     """How far each row of ``X`` (columns ``names``) lies outside the training box
     ``ranges`` (name -> ``[min, max, ...]``), summed over the parameters: in doublings
     (``log2`` of the ratio to the nearest end) for a positive parameter, in training
@@ -195,6 +193,8 @@ def doublings_beyond(X, names, ranges, per_span: bool = False) -> np.ndarray:
     ``per_span``: a positive parameter's doublings are divided by the doublings its
     training range spans (when it spans any), so the distance is in training spans
     for every parameter: 4 doublings beyond 16..256 is one span, beyond 16..32 four.
+    ``above_only``: only the distance above each range's maximum counts (then a
+    range's minimum may be 0).
 
     Examples
     --------
@@ -203,17 +203,21 @@ def doublings_beyond(X, names, ranges, per_span: bool = False) -> np.ndarray:
     [0.0, 4.0, 2.0]
     >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}, per_span=True).round(3).tolist()
     [0.0, 1.167, 0.5]
+    >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}, above_only=True).tolist()
+    [0.0, 4.0, 0.0]
     """
     X = np.asarray(X, dtype=np.float64)
     d = np.zeros(len(X))
     for i, c in enumerate(names):
         lo, hi = float(ranges[c][0]), float(ranges[c][1])
         x = X[:, i]
-        if lo > 0 and np.all(x > 0):
-            span = np.log2(hi / lo) if per_span and hi > lo else 1.0
-            d += (np.maximum(0.0, np.log2(x / hi)) + np.maximum(0.0, np.log2(lo / x))) / span
+        if (lo > 0 or above_only and hi > 0) and np.all(x > 0):
+            span = np.log2(hi / lo) if per_span and hi > lo > 0 else 1.0
+            below = 0.0 if above_only else np.maximum(0.0, np.log2(lo / x))
+            d += (np.maximum(0.0, np.log2(x / hi)) + below) / span
         elif hi > lo:
-            d += (np.maximum(0.0, x - hi) + np.maximum(0.0, lo - x)) / (hi - lo)
+            below = 0.0 if above_only else np.maximum(0.0, lo - x)
+            d += (np.maximum(0.0, x - hi) + below) / (hi - lo)
     return d
 
 
