@@ -169,6 +169,8 @@ CLI_CASES = [
     case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "-o"),
     case("fit-kernel-for-a-baseline", ["fit", GAUSS, "--model", "direct_nn", "--kernel", "rbf", "-o", "{out}.model"],
          "--kernel: the direct_nn model has a fixed form"),
+    case("fit-law-on-zero-idle", ["fit", "{d}/idle.csv", "--target", "no_work", "-o", "{out}.model"],
+         "no_work is 0 in 3 of 9 runs (first: n=10, p=1), but a law on the log scale needs positive values"),
     case("fit-onto-measurements", ["fit", GAUSS, "-o", "{out}.csv"], "measurements suffix '.csv'"),
     case("fit-under-a-file", ["fit", GAUSS, "-o", "{d}/gauss.csv/m.model"], "is a file, not a directory"),
     case("fit-missing-directory", ["fit", GAUSS, "-o", "{d}/absent/m.model"], "does not exist"),
@@ -255,6 +257,9 @@ def _write_files(d: Path) -> None:
     (d / "no_n.csv").write_text("p,time\n1,1.0\n2,0.6\n")
     (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
     (d / "cut_eq.csv").write_text("n,p,time,a=b\n10,1,1.0,3\n")  # fine until a=b is declared a parameter
+    # one worker idles for no time: fine data, but no law on the log scale fits no_work
+    (d / "idle.csv").write_text("n,p,time,no_work\n" + "".join(
+        f"{n},{p},{n / p:g},{(p - 1) * 0.1 * n:g}\n" for n in (10, 20, 40) for p in (1, 2, 4)))
     stat = (Path(__file__).resolve().parents[2] / "shared" / "examples" / "dag_recorder_4workers.stat").read_text()
     lines = stat.splitlines()
     lines[4] = lines[4].split("=")[0] + "= 3O"
@@ -629,6 +634,28 @@ def test_a_closed_stdout_refuses_results_that_would_go_there(corpus, tmp_path):
     res = closed("fit", str(d / "gauss.csv"), "-q", "-o", str(tmp_path / "m.model"))
     assert res.returncode == 0, res.stderr
     assert pp.load(tmp_path / "m.model").predict(n=[200.0]).median[0] > 0
+
+
+def test_predict_refuses_a_run_time_that_is_not_positive(monkeypatch):
+    # a reference model's n^j log^k n terms all vanish at n = 1: a time of 0 s with an
+    # interval [0, 0] would be printed as a certainty
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+    from probperf.predict import Predictive
+
+    class Vanishing:
+        features_ = ["n", "p"]
+
+        def predict(self, X, n_draws, seed):
+            return Predictive(np.where(X["n"].to_numpy() > 1, 1.0, 0.0) * np.ones((n_draws, 1)), X, "time")
+
+    monkeypatch.setattr(persist, "load", lambda path: Vanishing())
+    res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2", "--at", "n=1,p=8"])
+    assert res.exit_code == 2 and res.stderr.strip().splitlines() == [
+        "error: the predicted time at n=1,p=8 is 0, but a run time is positive: the model does not hold there "
+        "(its terms vanish); predict closer to the measured range or fit --model auto"]
+    assert CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"]).exit_code == 0
 
 
 def test_a_model_written_to_stdout_is_not_mixed_with_status_lines(corpus, tmp_path):

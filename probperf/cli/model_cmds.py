@@ -21,6 +21,11 @@ from ._app import (app, bad_input, console, err_console, fail, number, parse_ass
 MODELS = tuple(registry.names(saved_only=True))
 #: Why predict refuses an inf/nan median or bound (never printed with exit 0).
 NOT_FINITE = "the prediction is not finite (overflow far beyond the data); predict closer to the measured range"
+#: Why predict refuses a run time whose median is 0 or below: no run takes no time, so
+#: the model does not hold at that point (a reference model's ``n^j log^k n`` terms all
+#: vanish at n = 1, say), and an interval [0, 0] would claim a certainty it has not.
+NOT_POSITIVE = ("the predicted time at {point} is {value:g}, but a run time is positive: the model does not "
+                "hold there (its terms vanish); predict closer to the measured range or fit --model auto")
 
 
 def load_training(data: Path, config: list[str], split: Optional[str]):
@@ -162,6 +167,10 @@ def predict(
         fail(NOT_FINITE)
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
+    if pred.name in (None, "time") and np.any(summary["median"] <= 0):
+        i = int(np.argmax(summary["median"].to_numpy() <= 0))
+        fail(NOT_POSITIVE.format(point=",".join(f"{c}={v:g}" for c, v in frame.iloc[i].items()),
+                                 value=summary["median"].iloc[i]))
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # after any refusal: one line then
         warn(line)
     if format == "json":
