@@ -1,5 +1,5 @@
 """Accuracy/speed of the baselines on simulated `sort` (thesis-style extrapolation splits)."""
-import sys, time
+import time
 import numpy as np, pandas as pd, torch
 torch.set_num_threads(1)
 import probperf as pp
