@@ -10,7 +10,6 @@ and the fit time. The full comparison with every baseline is
 import argparse
 import time
 
-
 from probperf.dag import DagModel
 from probperf.evaluate import coverage, median_ape
 from probperf.sim import dataset
