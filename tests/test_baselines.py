@@ -9,6 +9,11 @@ The table (``paper_table``) has closed-form DAG metrics that satisfy eqs. (9)-(1
     no_work     = 0.1 n (p-1)^2                  (eq. 15)
     time        = (work + delay + no_work) / p   (eq. 9)
     critical_path = n
+
+For p >= 12 its idle time exceeds a greedy schedule's (p-1) T_inf (Graham's bound) on
+purpose: it is the 2016 paper's point that measured idle time grows quadratically in the
+workers, past what Cilkview's span-based upper bound allows
+(``test_cilkview_upper_bound_fails_when_no_work_grows_quadratically``).
 """
 
 from __future__ import annotations
