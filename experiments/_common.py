@@ -6,6 +6,7 @@ this module runs in the client only (the script's process).
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import shlex
@@ -28,6 +29,30 @@ PUBLISHED = ("gauss_n_p8", "karatsuba_uniform_p8", "karatsuba_nonuniform_p8", "r
 
 #: Simulated programs, in the order tables list them.
 APPS = ("sort", "sparselu", "fft", "strassen", "fib", "nqueens", "farm")
+
+
+# -- command line ----------------------------------------------------------------
+
+
+def experiment_parser(doc: str, name: str, seeds: str, simulated: bool = True) -> argparse.ArgumentParser:
+    """The parser every experiment script starts from: the grid flags of
+    :func:`probperf.runner.add_cli_options` (results in ``results/NAME.parquet``), then
+    the flags all scripts share (progress, effort, re-running), and ``--data`` where the
+    script reads simulated datasets."""
+    from probperf.runner import add_cli_options
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    add_cli_options(parser, out=str(RESULTS / f"{name}.parquet"), seeds=seeds)
+    if simulated:
+        parser.add_argument("--data", default=str(SIM_CACHE),
+                            help="cache directory of the simulated datasets (default: %(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
+                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no fit: write the tables and figures from the fits already stored")
+    parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
+    return parser
 
 
 # -- datasets ----------------------------------------------------------------------
@@ -99,6 +124,19 @@ def _json(value):
     if isinstance(value, str):
         return json.loads(value)
     return value if value is not None else []
+
+
+def report_parts(table: pd.DataFrame, spec: dict, out: str):
+    """What a comparison's report is written from: the result path, its figures
+    directory (created), the scores in long form, the spec's models that have scores
+    (in the spec's order) and the successful fits' rows."""
+    out = Path(out)
+    figs = out.parent / "figures"
+    figs.mkdir(parents=True, exist_ok=True)
+    long = scores_long(table)
+    models = [m for m in spec["models"] if m in set(long.get("model", []))]
+    ok = long[long["status"] == "ok"] if "split" in long else long.iloc[0:0]
+    return out, figs, long, models, ok
 
 
 def scores_long(table: pd.DataFrame) -> pd.DataFrame:

@@ -21,7 +21,6 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +28,6 @@ import pandas as pd
 
 import _common as C
 from probperf.experiment_tasks import METRIC_TARGETS, fit_metric_task
-from probperf.runner import add_cli_options
 
 KERNELS = ("sm1", "sm2", "sm3", "sm4", "sm5", "sm6", "sm7", "sm8", "rbf", "matern52", "rq",
            "linear", "poly2", "sm4+linear", "rbf+linear")
@@ -47,20 +45,11 @@ METRICS_SHOWN = ["median_ape", "coverage_50", "coverage_90", "width_90", "crps_r
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_cli_options(parser, out=str(C.RESULTS / f"{NAME}.parquet"), seeds="1")
+    parser = C.experiment_parser(__doc__, NAME, seeds="1")
     parser.add_argument("--models", default=None, help="comma-separated kernel specs and/or 'basis'")
     parser.add_argument("--datasets", default=None, help="comma-separated app:A|B, e.g. sort:A,fib:B")
     parser.add_argument("--targets", default=None, help=f"comma-separated subset of {','.join(METRIC_TARGETS)}")
     parser.add_argument("--no-published", action="store_true", help="leave out the published cases")
-    parser.add_argument("--data", default=str(C.SIM_CACHE),
-                        help="cache directory of the simulated datasets (default: %(default)s)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
-                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
-    parser.add_argument("--report-only", action="store_true",
-                        help="run no fit: write the tables and figures from the fits already stored")
-    parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     return parser.parse_args(argv)
 
 
@@ -146,13 +135,8 @@ def heat_matrix(ranked: pd.DataFrame, models) -> pd.DataFrame:
 
 
 def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path:
-    out = Path(args.out)
-    figs = out.parent / "figures"
-    figs.mkdir(parents=True, exist_ok=True)
+    out, figs, long, models, ok = C.report_parts(table, spec, args.out)
     stem = out.stem
-    long = C.scores_long(table)
-    models = [m for m in spec["models"] if m in set(long.get("model", []))]
-    ok = long[long["status"] == "ok"] if "split" in long else long.iloc[0:0]
     lines = C.run_header(
         "Kernel comparison: GP kernels and the basis regression as metric models",
         C.command_line(), minutes, args,

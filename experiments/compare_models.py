@@ -24,7 +24,6 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -35,7 +34,6 @@ import _common as C
 from probperf.dag import DISCREPANCY, DISCREPANCY_PARTS
 from probperf.experiment_tasks import fit_time_task
 from probperf.registry import MODELS as TIME_MODELS
-from probperf.runner import add_cli_options
 
 MODELS = tuple(TIME_MODELS)
 #: Rows of the issue-5 table: the DAG models against these.
@@ -66,19 +64,10 @@ TARGET_SPLITS = ("test3", "test")
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_cli_options(parser, out=str(C.RESULTS / f"{NAME}.parquet"), seeds="3")
+    parser = C.experiment_parser(__doc__, NAME, seeds="3")
     parser.add_argument("--models", default=None, help=f"comma-separated subset of {','.join(MODELS)}")
     parser.add_argument("--apps", default=None, help="comma-separated simulated programs")
     parser.add_argument("--datasets", default=None, help="comma-separated subset of the datasets A, B")
-    parser.add_argument("--data", default=str(C.SIM_CACHE),
-                        help="cache directory of the simulated datasets (default: %(default)s)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
-                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
-    parser.add_argument("--report-only", action="store_true",
-                        help="run no fit: write the tables and figures from the fits already stored")
-    parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     args = parser.parse_args(argv)
     if args.quick and "--seeds" not in " ".join(argv if argv is not None else sys.argv):
         args.seeds = [0, 1]
@@ -191,13 +180,8 @@ def discrepancy_section(table: pd.DataFrame) -> list[str]:
 
 
 def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path:
-    out = Path(args.out)
-    figs = out.parent / "figures"
-    figs.mkdir(parents=True, exist_ok=True)
+    out, figs, long, models, ok = C.report_parts(table, spec, args.out)
     stem = out.stem
-    long = C.scores_long(table)
-    models = [m for m in spec["models"] if m in set(long.get("model", []))]
-    ok = long[long["status"] == "ok"] if "split" in long else long.iloc[0:0]
     lines = C.run_header(
         "Model comparison: DAG model vs baselines (issue 5 benchmark)",
         C.command_line(), minutes, args,

@@ -19,7 +19,6 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
@@ -27,22 +26,14 @@ import pandas as pd
 import _common as C
 from probperf.experiment_tasks import fit_time_task
 from probperf.registry import MODELS as TIME_MODELS
-from probperf.runner import add_cli_options
 
 MODELS = ("direct_sm4", "direct_basis", "penalty", "direct_nn", "extrap")
 NAME = "published"
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_cli_options(parser, out=str(C.RESULTS / f"{NAME}.parquet"), seeds="1")
+    parser = C.experiment_parser(__doc__, NAME, seeds="1", simulated=False)
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated time models")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--effort", choices=("full", "thorough"), default="full",
-                        help="inference settings (probperf.experiment_tasks.EFFORT); --quick overrides")
-    parser.add_argument("--report-only", action="store_true",
-                        help="run no fit: write the tables and figures from the fits already stored")
-    parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     return parser.parse_args(argv)
 
 
