@@ -169,10 +169,9 @@ def predict(
         fail("a law's " + NOT_FINITE.removeprefix("the "))
     if pred.name in (None, "time") and np.any(summary["median"] <= 0):
         i = int(np.argmax(summary["median"].to_numpy() <= 0))
-        fail(NOT_POSITIVE.format(point=",".join(f"{c}={v:g}" for c, v in frame.iloc[i].items()),
-                                 value=summary["median"].iloc[i]))
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # after any refusal: one line then
-        warn(line)
+        fail(NOT_POSITIVE.format(point=_point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred):
+        warn(line)  # after any refusal: one line then
     if format == "json":
         rows = _json_rows(summary)
         if laws is not None:
@@ -262,6 +261,36 @@ def far_beyond(points, ranges) -> list[str]:
             out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
                        "not on validated predictions")
     return out
+
+
+def unreliable_mean(points, pred) -> list[str]:
+    """A message (in a list, empty if none) when the mean of some points' draws rests on
+    a few extreme draws (:attr:`probperf.predict.Predictive.mean_reliable`), naming the
+    point with the heaviest tail.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from probperf.predict import Predictive
+    >>> rng = np.random.default_rng(0)
+    >>> pred = Predictive(np.c_[np.exp(rng.normal(size=1000)), rng.pareto(0.5, 1000) + 1])
+    >>> unreliable_mean(pd.DataFrame({"n": [64, 2.0**24]}), pred)[0].split(" (")[0]
+    'the mean at n=1.67772e+07 rests on a few extreme draws'
+    """
+    from ..predict import mean_k_threshold
+
+    k, limit = pred.mean_tail_k, mean_k_threshold(pred.n_draws)
+    bad = np.flatnonzero(k > limit)
+    if not len(bad):
+        return []
+    i = bad[np.argmax(k[bad])]
+    more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
+    return [f"the mean at {_point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
+            f"right tail {k[i]:.2f} > {limit:.2f}; at k >= 1 there is no finite mean): read the median and the interval"]
+
+
+def _point_text(row) -> str:
+    return ",".join(f"{c}={v:g}" for c, v in row.items())
 
 
 def _laws_behind(model, pred, frame, level, draws, seed):
