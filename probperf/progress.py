@@ -25,7 +25,8 @@ _PROGRESS = contextvars.ContextVar("probperf_progress", default=None)
 @contextlib.contextmanager
 def reporting(enabled: bool = True, file=None):
     """Show the progress of the tasks run inside this block (rich bars on ``file``,
-    stderr by default: stdout stays clean for results). Bars vanish when done.
+    stderr by default, and there only on a terminal: stdout stays clean for results,
+    a log gets no blank lines). Bars vanish when done.
 
     Examples
     --------
@@ -36,13 +37,17 @@ def reporting(enabled: bool = True, file=None):
     ...         _PROGRESS.get().tasks[0].description
     'fit: work'
     """
-    if not enabled:
+    if not enabled or _PROGRESS.get() is not None:  # inside another block: its bars show ours
         yield
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     console = Console(file=file or sys.stderr)
+    if file is None and not console.is_terminal:
+        # a log or a pipe: bars there are only blank lines left behind by each redraw
+        yield
+        return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:

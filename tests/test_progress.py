@@ -29,3 +29,33 @@ def test_steps_name_what_runs_and_count_what_is_done():
 def test_disabled_reporting_installs_no_reporter():
     with progress.reporting(enabled=False):
         assert progress._PROGRESS.get() is None
+
+
+def test_the_simulator_reports_each_run_inside_an_outer_reporter(monkeypatch):
+    # one display at a time: the simulator's task joins the caller's bars
+    from probperf.sim import datasets
+
+    labels = []
+    real = datasets._rep_rows
+
+    def spy(dag, pts, cfg, seed_of, machine, scheduler, step):
+        def named(label):
+            step(label)
+            labels.append(progress._PROGRESS.get().tasks[0].description)
+        return real(dag, pts, cfg, seed_of, machine, scheduler, named)
+
+    monkeypatch.setattr(datasets, "_rep_rows", spy)
+    with progress.reporting(file=io.StringIO()):
+        datasets.simulate_runs("fib", [(12, 1, {}, None), (12, 2, {}, None)], progress=True)
+    assert labels == ["simulating fib: n=12, p=1", "simulating fib: n=12, p=2"]
+
+
+def test_off_a_terminal_nothing_but_results_is_printed(tmp_path):
+    # `probperf sim run ... > log`: no bar and no blank line on either stream
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "probperf", "sim", "run", "--app", "fib", "--n", "12,13", "--p", "1,2",
+                          "-o", str(tmp_path / "runs.csv")], capture_output=True, text=True)
+    assert res.returncode == 0
+    assert res.stdout == f"wrote 4 runs of fib to {tmp_path / 'runs.csv'}\n" and res.stderr == ""

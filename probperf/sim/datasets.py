@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Measurements
+from ..progress import reporting, task
 from ..trace import dag_metrics
 from .apps import APPS, build
 from .machine import Machine
@@ -41,18 +42,6 @@ def _grid(config: Mapping[str, object]) -> list[dict]:
     names = list(config)
     values = [v if isinstance(v, (list, tuple, np.ndarray, range)) else [v] for v in config.values()]
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
-
-
-def _progress(total: int, enabled: bool, label: str):
-    if not enabled:
-        return None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), transient=True)
-    bar.start()
-    bar.add_task(label, total=total)
-    return bar
 
 
 def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int = 0,
@@ -84,14 +73,9 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
     machine = machine or Machine()
     defaults = APPS[app].config
     groups = _by_dag(points, defaults)
-    bar = _progress(sum(len(g) for g in groups.values()) * reps, progress, f"simulating {app}")
-
-    def tick():
-        if bar is not None:
-            bar.advance(bar.task_ids[0])
-
+    total = sum(len(g) for g in groups.values()) * reps
     rows = []
-    try:
+    with reporting(enabled=progress), task(f"simulating {app}", total=total) as step:
         for (n, cfg_key), pts in groups.items():
             cfg = dict(cfg_key)
             dag = build(app, n, **cfg)
@@ -99,10 +83,7 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
                 def seed_of(p, n=n, cfg=cfg, rep=rep):
                     return _run_seed(seed, app, n, cfg, p, rep)
 
-                rows += _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, tick)
-    finally:
-        if bar is not None:
-            bar.stop()
+                rows += _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, step)
     frame = pd.DataFrame(rows)
     for c in _TIME_COLUMNS:
         frame[c] = frame[c] / machine.clock_hz
@@ -122,10 +103,10 @@ def _by_dag(points, defaults) -> dict[tuple, list]:
     return groups
 
 
-def _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, tick) -> list[dict]:
+def _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, step) -> list[dict]:
     """One repetition's rows for the points ``pts`` of one DAG; each worker count is
     simulated once (seeded by ``seed_of(p)``), and the one-worker run gives
-    ``serial_work``. ``tick()`` after each row."""
+    ``serial_work``. ``step(label)`` as each row starts (:func:`probperf.progress.task`)."""
     cache: dict[int, dict] = {}
 
     def metrics(p):
@@ -137,11 +118,11 @@ def _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, tick) -> list[dict]:
     serial = metrics(1)["work"]
     rows = []
     for n_, p, _, split in pts:
+        step(f"n={n_:g}, p={p}")
         row = {"n": n_, "p": p, **cfg, **metrics(p), "serial_work": serial}
         if split is not None:
             row["split"] = split
         rows.append(row)
-        tick()
     return rows
 
 
