@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -533,3 +534,17 @@ def test_cli_bench_build(tmp_path):
     assert not (tmp_path / "strassen").exists()
     res = _cli("bench", "build", "-o", str(tmp_path), "--only", "quicksort")
     assert res.exit_code == 2 and "unknown benchmark" in res.output
+
+
+def test_depend_clauses_order_siblings_by_list_item():
+    # OpenMP's rules on one list item, in creation order: out 1; mutexinoutset 2, 3 (one
+    # group, unordered inside); in 4; mutexinoutset 5. Task 6 names the same address
+    # under another parent, task 7 another address: neither is ordered with the others.
+    from probperf.record.convert import _depend_pairs
+
+    dep = pd.DataFrame({"task": [1, 2, 3, 4, 5, 6, 7], "address": [9, 9, 9, 9, 9, 9, 8],
+                        "type": [2, 4, 4, 1, 4, 3, 3]})
+    parent = pd.Series([0, 0, 0, 0, 0, 1, 0], index=range(1, 8))
+    created = pd.Series(range(1, 8), index=range(1, 8))
+    src, dst = _depend_pairs(dep, parent, created)
+    assert sorted(zip(src.tolist(), dst.tolist())) == [(1, 2), (1, 3), (2, 4), (3, 4), (4, 5)]

@@ -1,5 +1,6 @@
 """The recorder on small OpenMP programs whose DAG is known: untied tasks, taskyield,
-final, mergeable, if(0), taskgroup, and a nested parallel region (refused).
+final, mergeable, if(0), taskgroup, depend clauses, and a nested parallel region
+(refused).
 
 Every leaf of work spins ``D`` of wall time. The machine may be shared, so a strand's
 measured length is ``D`` or more (preemption adds to it, never takes away); the checks
@@ -106,6 +107,37 @@ static void group(void) { /* taskgroup { A: spin, creates B: spin 3 (nobody wait
   }
   spin(2);
 }
+static void depend_(void) { /* three tasks chained by depend(inout: x), one free: spin each */
+  int x = 0;
+  for (int i = 0; i < 3; i++) {
+#pragma omp task depend(inout : x) shared(x)
+    {
+      spin(1);
+      x++;
+    }
+  }
+#pragma omp task
+  spin(1);
+#pragma omp taskwait
+}
+static void twdepend(void) { /* A1, A2 on x (out, inout), B on y: spin each; taskwait depend(in x); spin */
+  int x = 0, y = 0;
+  for (int i = 0; i < 2; i++) {
+#pragma omp task depend(inout : x) shared(x)
+    {
+      spin(1);
+      x++;
+    }
+  }
+#pragma omp task depend(out : y) shared(y)
+  {
+    spin(1);
+    y = 1;
+  }
+#pragma omp taskwait depend(in : x)
+  spin(1);
+#pragma omp taskwait
+}
 int main(int argc, char **argv) {
   if (argc != 3) return 2;
   D = atof(argv[2]) / 1000;
@@ -119,7 +151,8 @@ int main(int argc, char **argv) {
   void (*body)(void) = !strcmp(mode, "tree") ? tree : !strcmp(mode, "yield") ? yield
                      : !strcmp(mode, "final") ? final_ : !strcmp(mode, "if0") ? if0
                      : !strcmp(mode, "mergeable") ? mergeable
-                     : !strcmp(mode, "taskgroup") ? group : 0;
+                     : !strcmp(mode, "taskgroup") ? group : !strcmp(mode, "depend") ? depend_
+                     : !strcmp(mode, "twdepend") ? twdepend : 0;
   if (!body) return 2;
 #pragma omp parallel
 #pragma omp single
@@ -176,8 +209,12 @@ def _run(exe, mode, p):
 # mode: (create_task, wait_tasks, spins, spins on the critical path). The wrong DAGs
 # these catch: an undeferred or included child chained to its host's next strand
 # (tree at p=1 would give 13, final 4, if0 and mergeable at p=1 3), a child run at a
-# taskyield chained likewise (yield: 4), a taskgroup that ignores grandchildren (2).
+# taskyield chained likewise (yield: 4), a taskgroup that ignores grandchildren (2),
+# depend clauses ignored (the chain of 3 would count 1), a `taskwait depend` that
+# does not hold its task back (2; and its empty task counted as a task, not a wait).
 EXPECTED = {
+    "depend": (4, 1, 4, 3),
+    "twdepend": (3, 2, 4, 3),
     "tree": (8, 5, 13, 4),
     "final": (4, 2, 4, 2),
     "if0": (3, 1, 3, 1),

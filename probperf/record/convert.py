@@ -53,8 +53,13 @@ starts its runtime at the first OpenMP construct, so serial code before that is 
 traced, and the runtime's own start-up (up to the first parallel region) counts as work
 of the initial task.
 
-Known limits: dependences between sibling tasks (``depend`` clauses) are not
-recorded, so such a task counts as ready when its creator's strand ends. Nested parallel regions
+Dependences between sibling tasks (``depend`` clauses) are edges too: the last strand
+of the task that must end first -> the first strand of the task that waits for it, as
+libomp reports them (``task_dependence``, when it creates the later task, for every
+earlier task still in its dependence graph). A ``taskwait depend(...)`` would make the
+waiting task's *first* strand the sink and is refused as a backward edge.
+
+Known limits: nested parallel regions
 (a ``parallel`` construct met by anything but the initial task) are refused.
 LLVM reports a worker's exit from the last barrier of a region only when the worker
 next wakes up, so the worker's piece after that barrier is dropped (it runs no user
@@ -83,6 +88,8 @@ _TASKWAIT, _TASKGROUP = 5, 6
 #: ompt_sync_region_t values of team barriers.
 _BARRIERS = (1, 2, 3, 4, 8, 9, 10)
 _INITIAL = 0x1  # ompt_task_initial
+_TASKWAIT_TASK = 0x10  # ompt_task_taskwait (OpenMP 5.1): the empty task of a `taskwait depend`
+_TASKWAIT_COMPLETE = 8  # ompt_taskwait_complete: the status with which that task ends
 _ID_SHIFT = 40  # ID_SHIFT in ompt_tool.c
 
 
@@ -113,14 +120,18 @@ class _Columns:
     w: np.ndarray
     rank: np.ndarray
     n_ids: int
+    #: the depend clauses' list items (``task``, ``address``, ``type``), kept out of the
+    #: event stream, where they would cut the creating task's strand
+    depend: pd.DataFrame
 
     @property
     def span(self) -> int:
         return self.t.shape[0] + 2
 
 
-def _dense_ids(raw) -> tuple[np.ndarray, np.ndarray, int]:
-    """Dense ranks of the ids in ``a`` and ``b`` (0 stays 0) without sorting them.
+def _dense_ids(raw):
+    """``(rank, n_ids)``: ``rank(ids)`` gives the dense ranks of task and region ids of
+    ``raw``'s events (0 stays 0) without sorting them.
 
     The tool makes an id from the creating thread's index + 1 (high bits) and a
     per-thread counter (low bits, from 1), so the rank is the counter plus the counts
@@ -142,7 +153,7 @@ def _dense_ids(raw) -> tuple[np.ndarray, np.ndarray, int]:
             raise TraceFileError("an event names a task or region the trace never created")
         return np.where(ids == 0, 0, offset[np.minimum(hi, top.shape[0] - 1)] + lo)
 
-    return rank(raw["a"]), rank(raw["b"]), int(top.sum()) + 1
+    return rank, int(top.sum()) + 1
 
 
 def _columns(events: Events) -> _Columns:
@@ -156,14 +167,19 @@ def _columns(events: Events) -> _Columns:
     raw, w = raw[keep], w[keep]
     t = raw["t"].astype(np.int64)
     t -= t.min()
+    dep = raw["kind"] == ev.TASK_DEPEND
+    rank_ids, n_ids = _dense_ids(raw[~dep])
+    depend = pd.DataFrame({"task": rank_ids(raw["a"][dep]), "address": raw["b"][dep],
+                           "type": raw["x"][dep].astype(np.int64)})
+    raw, w, t = raw[~dep], w[~dep], t[~dep]
+    a, b = rank_ids(raw["a"]), rank_ids(raw["b"])
     n = t.shape[0]
-    a, b, n_ids = _dense_ids(raw)
     rank = np.empty(n, np.int64)
     # a stable sort keeps each thread's order on ties; the input is one sorted run
     # per thread, which timsort merges in O(n log threads)
     rank[np.argsort(t, kind="stable")] = np.arange(n)
     return _Columns(t, raw["kind"].astype(np.int64), raw["x"].astype(np.int64), a, b, w, rank,
-                    n_ids)
+                    n_ids, depend)
 
 
 def _among(x, values) -> np.ndarray:
@@ -220,7 +236,39 @@ def _running(c: _Columns, initial: int) -> np.ndarray:
     sched = np.flatnonzero((c.kind == ev.TASK_SCHEDULE) & (c.b != 0))
     busy = _waiting(c, c.b[sched], c.rank[sched])
     run[sched[~busy]] = c.b[sched[~busy]]
+    return _waiting_on_depend(c, run)
+
+
+def _waiting_on_depend(c: _Columns, run: np.ndarray) -> np.ndarray:
+    """``run`` with the ``taskwait depend`` waits: the task waits from the creation of
+    its empty task until that task "completes" into no task (a task switched back to
+    it in between finds it still waiting), and then goes on."""
+    opened, done, parent_of = _taskwait_depend(c)
+    if not done.size:
+        return run
+    opened_at = np.zeros(c.n_ids, np.int64)
+    opened_at[c.b[opened]] = c.rank[opened]
+    owner, begin, end = parent_of[c.a[done]], opened_at[c.a[done]], c.rank[done]
+    order = np.argsort(owner * c.span + begin)
+    owner, begin, end = owner[order], begin[order], end[order]
+    j = _search(owner * c.span + begin, run * c.span + c.rank, "right") - 1  # the wait begun last
+    jj = np.maximum(j, 0)
+    run[(j >= 0) & (owner[jj] == run) & (c.rank < end[jj])] = 0
+    run[done] = parent_of[c.a[done]]
     return run
+
+
+def _taskwait_depend(c: _Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The events that create a ``taskwait depend``'s empty task, those where such a
+    task completes, and each task's creator (0 for tasks no event created)."""
+    cr = c.kind == ev.TASK_CREATE
+    parent_of = np.zeros(c.n_ids, np.int64)
+    parent_of[c.b[cr]] = c.a[cr]
+    opened = np.flatnonzero(cr & ((c.x & _TASKWAIT_TASK) != 0))
+    waiting = np.zeros(c.n_ids, bool)
+    waiting[c.b[opened]] = True
+    done = np.flatnonzero((c.kind == ev.TASK_SCHEDULE) & (c.x == _TASKWAIT_COMPLETE) & waiting[c.a])
+    return opened, done, parent_of
 
 
 @dataclass
@@ -377,6 +425,7 @@ def _task_edges(c: _Columns, S: _Strands, edges: _Edges) -> tuple[np.ndarray, np
     cr = np.flatnonzero(c.kind == ev.TASK_CREATE)
     parent, child, when = c.a[cr], c.b[cr], c.rank[cr]
     edges.add(S.last_before(parent, when), S.first(child), "task creation")
+    _depend_edges(c, S, edges, parent, child, when)
     last = S.last(child)
     after_wait = _joining_wait(c, S, parent, when)
     after_group = _joining_group(c, S, parent, when)
@@ -385,6 +434,64 @@ def _task_edges(c: _Columns, S: _Strands, edges: _Edges) -> tuple[np.ndarray, np
     joined = (last >= 0) & ((after_wait >= 0) | (after_group >= 0))
     _group_descendants(c, S, edges, parent, child, joined, after_group)
     return child, joined
+
+
+def _depend_edges(c: _Columns, S: _Strands, edges: _Edges, parent, child, when) -> None:
+    """Depend-clause edges: the last strand of the task that must end first -> the
+    first strand of the one that waits. A ``taskwait depend(...)`` is reported as an
+    empty task (flag ``ompt_task_taskwait``) that never runs: its waits go to the
+    parent's strand after it completes."""
+    src, dst = _depend_pairs(c.depend, pd.Series(parent, index=child), pd.Series(when, index=child))
+    _, done, parent_of = _taskwait_depend(c)
+    waits = c.a[done]
+    after = pd.Series(S.first_after(parent_of[waits], c.rank[done] - 1), index=waits)
+    to_parent = np.isin(dst, after.index)
+    edges.add(S.last(src[~to_parent]), S.first(dst[~to_parent]), "depend clause")
+    edges.add(S.last(src[to_parent]), after.reindex(dst[to_parent]).to_numpy(), "taskwait depend")
+
+
+#: ompt_dependence_type_t values: the kinds that order a list item's tasks.
+_IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET = 1, 2, 3, 4, 7
+
+
+def _depend_pairs(depend: pd.DataFrame, parent: pd.Series, created: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(src, dst)`` task pairs that depend clauses order: among the sibling tasks
+    naming one list item, in creation order (OpenMP 5.2, section 15.9.5), ``in`` waits
+    for the last writers; ``out``/``inout`` for the last writers and the readers since;
+    consecutive ``mutexinoutset`` (or ``inoutset``) tasks form one group that waits for
+    what its first member waits for, with no order inside (mutual exclusion is not an
+    edge). Doacross ``source``/``sink`` are ignored. Later tasks' waits on earlier
+    writers that are implied through others are left out: they do not change a path.
+
+    Examples
+    --------
+    >>> dep = pd.DataFrame({"task": [1, 2, 3, 4], "address": [9, 9, 9, 9], "type": [3, 1, 1, 2]})
+    >>> src, dst = _depend_pairs(dep, pd.Series(0, index=[1, 2, 3, 4]), pd.Series([1, 2, 3, 4], index=[1, 2, 3, 4]))
+    >>> sorted(zip(src.tolist(), dst.tolist()))
+    [(1, 2), (1, 3), (2, 4), (3, 4)]
+    """
+    pairs = []
+    if depend.empty:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    dep = depend.assign(parent=parent.reindex(depend["task"]).to_numpy(),
+                        created=created.reindex(depend["task"]).to_numpy())
+    dep = dep[dep["type"].isin((_IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET))].sort_values("created", kind="stable")
+    for _, item in dep.groupby(["parent", "address"], sort=False):
+        writers, readers, group, group_waits = [], [], None, []
+        for task, kind in zip(item["task"].tolist(), item["type"].tolist()):
+            if kind == _IN:
+                pairs += [(w, task) for w in writers]
+                readers.append(task)
+            elif kind in (_MUTEXINOUTSET, _INOUTSET) and group == kind and not readers:
+                pairs += [(w, task) for w in group_waits]
+                writers.append(task)
+            else:  # out, inout, or the first of a mutexinoutset / inoutset group
+                group_waits = readers or writers  # each reader waits for the writers already
+                pairs += [(w, task) for w in group_waits]
+                writers, readers = [task], []
+                group = kind if kind in (_MUTEXINOUTSET, _INOUTSET) else None
+    arr = np.array(pairs, np.int64).reshape(-1, 2)
+    return arr[:, 0], arr[:, 1]
 
 
 def _group_descendants(c, S, edges, parent, child, joined, group_post) -> None:
@@ -489,10 +596,12 @@ def _counts(c: _Columns, explicit: np.ndarray) -> dict:
     ended = c.a[done]
     seen = np.zeros(c.n_ids, bool)
     seen[ended[is_explicit[ended]]] = True
+    # a `taskwait depend` is a wait, though the runtime reports it as a task creation
+    taskwait_depend = (c.kind == ev.TASK_CREATE) & ((c.x & _TASKWAIT_TASK) != 0)
     return {
-        "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE)),
+        "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE) - np.count_nonzero(taskwait_depend)),
         "wait_tasks": int(np.count_nonzero(
-            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP)))),
+            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP))) + np.count_nonzero(taskwait_depend)),
         "end_task": int(np.count_nonzero(seen)),
     }
 

@@ -20,6 +20,7 @@ IMPLICIT_BEGIN, IMPLICIT_END = 6, 7
 TASK_CREATE, TASK_SCHEDULE = 8, 9
 SYNC_BEGIN, SYNC_END = 10, 11
 WAIT_BEGIN, WAIT_END = 12, 13
+TASK_DEPEND = 14
 
 #: Callbacks in the order of the tool's ``missing_callbacks`` bit mask.
 CALLBACKS: tuple[str, ...] = (
@@ -31,6 +32,7 @@ CALLBACKS: tuple[str, ...] = (
     "task_schedule",
     "sync_region",
     "sync_region_wait",
+    "dependences",
 )
 
 

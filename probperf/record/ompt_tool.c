@@ -40,7 +40,8 @@ enum {
   EV_SYNC_BEGIN = 10,    /* a: task, b: parallel id, x: ompt_sync_region_t */
   EV_SYNC_END = 11,
   EV_WAIT_BEGIN = 12,    /* a: task, b: parallel id, x: ompt_sync_region_t */
-  EV_WAIT_END = 13
+  EV_WAIT_END = 13,
+  EV_TASK_DEPEND = 14    /* a: task, b: address of a depend clause's list item, x: its ompt_dependence_type_t */
 };
 
 typedef struct {
@@ -181,6 +182,15 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
        id_of(task), id_of(parallel));
 }
 
+/* A task's depend clauses, one event per list item, as it is created. The edges they
+ * make are worked out from these (creation order among siblings), not from the pairs
+ * libomp reports (task_dependence): those leave out predecessors that already ended,
+ * which with one worker are all of them. */
+static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps) {
+  for (int i = 0; i < ndeps; i++)
+    emit(EV_TASK_DEPEND, (uint32_t)deps[i].dependence_type, id_of(task), (uint64_t)deps[i].variable.ptr);
+}
+
 /* The waiting part of a sync region: a taskgroup region spans the code of its task,
  * which waits only at its end. */
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -236,6 +246,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
       {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
       {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
       {ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait},
+      {ompt_callback_dependences, (ompt_callback_t)on_dependences},
   };
   for (unsigned i = 0; !span_only && i < sizeof wanted / sizeof wanted[0]; i++) {
     if (!set_callback || set_callback(wanted[i].event, wanted[i].fn) != ompt_set_always)
