@@ -162,14 +162,7 @@ def predict(
             pred = model.predict(frame, n_draws=draws, seed=seed)
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
-    numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
-    if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
-        fail(NOT_FINITE)
-    if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
-        fail("a law's " + NOT_FINITE.removeprefix("the "))
-    if pred.name in (None, "time") and np.any(summary["median"] <= 0):
-        i = int(np.argmax(summary["median"].to_numpy() <= 0))
-        fail(NOT_POSITIVE.format(point=_point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
+    _refuse_impossible(summary, laws, frame, pred.name)
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred):
         warn(line)  # after any refusal: one line then
     if format == "json":
@@ -261,6 +254,19 @@ def far_beyond(points, ranges) -> list[str]:
             out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
                        "not on validated predictions")
     return out
+
+
+def _refuse_impossible(summary, laws, frame, name) -> None:
+    """Exit 2 on a prediction that is not finite (or a law's, with ``--explain``), or
+    on a run time whose median is not positive."""
+    numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
+    if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
+        fail(NOT_FINITE)
+    if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
+        fail("a law's " + NOT_FINITE.removeprefix("the "))
+    if name in (None, "time") and np.any(summary["median"] <= 0):
+        i = int(np.argmax(summary["median"].to_numpy() <= 0))
+        fail(NOT_POSITIVE.format(point=_point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
 
 
 def unreliable_mean(points, pred) -> list[str]:
