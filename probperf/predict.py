@@ -146,12 +146,14 @@ def mean_k_threshold(n_draws: int) -> float:
 
 
 def right_tail_k(draws: np.ndarray) -> np.ndarray:
-    """Per column of positive ``draws``, the shape k of a generalized Pareto fitted to
-    the draws' right tail, as PSIS does for importance weights (Vehtari et al. 2024):
-    the largest ``ceil(min(S/5, 3 sqrt(S)))`` of S draws, as exceedances over the next
-    one. NaN for a column with fewer than 5 distinct exceedances or a value <= 0.
-    (ArviZ's ``psislw`` computes the same k; it is not called because importing ArviZ
-    takes about 2 s, the whole budget of a ``probperf predict`` run.)
+    """Per column of ``draws``, the shape k of a generalized Pareto fitted to the
+    draws' right tail, as PSIS does for importance weights (Vehtari et al. 2024): the
+    largest ``ceil(min(S/5, 3 sqrt(S)))`` of S draws, as exceedances over the next one.
+    (ArviZ's ``psislw`` computes the same k on positive finite draws; it is not called
+    because importing ArviZ takes about 2 s, the whole budget of a ``probperf predict``
+    run.) inf where 1 to 4 draws stand above the rest, or a draw is not finite: the
+    mean rests on them. NaN where the draws cannot tell: under 25 of them, a tail of
+    equal draws (their mean is exact), or no positive draw.
 
     Examples
     --------
@@ -167,15 +169,20 @@ def right_tail_k(draws: np.ndarray) -> np.ndarray:
     S = draws.shape[0]
     tail = int(np.ceil(min(0.2 * S, 3.0 * np.sqrt(S))))
     out = np.full(draws.shape[1], np.nan)
-    if S <= tail:
+    if tail < 5 or S <= tail:  # under 25 draws: no tail to fit
         return out
     for j, x in enumerate(draws.T):
-        if not np.all(np.isfinite(x)) or np.any(x <= 0):
+        if not np.all(np.isfinite(x)):
+            out[j] = np.inf
+            continue
+        if not np.max(x) > 0:
             continue
         top = np.sort(x)[-tail - 1:] / np.max(x)  # the shape is scale-free
         exceed = top[1:][top[1:] > top[0]] - top[0]
         if len(exceed) > 4:
             out[j] = _gpd_shape(exceed)
+        elif len(exceed):
+            out[j] = np.inf
     return out
 
 

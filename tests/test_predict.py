@@ -41,9 +41,17 @@ def test_a_mean_without_a_finite_value_is_flagged():
     assert mean_k_threshold(1000) == pytest.approx(1 - 1 / 3)
 
 
-def test_draws_that_cannot_tell_give_nan():
+def test_draws_that_cannot_tell_give_nan_and_a_few_outliers_give_inf():
+    rng = np.random.default_rng(2)
     assert np.isnan(right_tail_k(np.array([[1.0], [2.0], [3.0]]))).all()  # 3 draws
-    assert np.isnan(right_tail_k(np.r_[0.0, np.arange(1.0, 200.0)][:, None])).all()  # a 0
+    assert np.isnan(right_tail_k(np.zeros((200, 1)))).all()  # no positive draw
+    two_outliers = np.r_[np.ones(198), 1e6, 2e6]  # the mean is these two draws
+    assert right_tail_k(np.c_[two_outliers, np.r_[np.ones(199), np.inf]]).tolist() == [np.inf, np.inf]
+    # zeros below the tail do not matter: only the largest draws are fitted
+    x = rng.pareto(0.7, 1000) + 1.0
+    assert right_tail_k(np.r_[x[:-3], 0.0, 0.0, 0.0][:, None])[0] == pytest.approx(
+        right_tail_k(np.r_[x[:-3], 0.5, 0.5, 0.5][:, None])[0])
+    assert not Predictive(two_outliers[:, None]).mean_reliable[0]
 
 
 def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):

@@ -31,8 +31,16 @@ def test_disabled_reporting_installs_no_reporter():
         assert progress._PROGRESS.get() is None
 
 
+def test_a_reporter_inside_another_joins_its_bars():
+    # one display at a time: rich refuses a second live display
+    with progress.reporting(file=io.StringIO()):
+        outer = progress._PROGRESS.get()
+        with progress.reporting(file=io.StringIO()):
+            assert progress._PROGRESS.get() is outer
+    assert progress._PROGRESS.get() is None
+
+
 def test_the_simulator_reports_each_run_inside_an_outer_reporter(monkeypatch):
-    # one display at a time: the simulator's task joins the caller's bars
     from probperf.sim import datasets
 
     labels = []
@@ -58,4 +66,5 @@ def test_off_a_terminal_nothing_but_results_is_printed(tmp_path):
     res = subprocess.run([sys.executable, "-m", "probperf", "sim", "run", "--app", "fib", "--n", "12,13", "--p", "1,2",
                           "-o", str(tmp_path / "runs.csv")], capture_output=True, text=True)
     assert res.returncode == 0
-    assert res.stdout == f"wrote 4 runs of fib to {tmp_path / 'runs.csv'}\n" and res.stderr == ""
+    assert res.stdout == f"wrote 4 runs of fib to {tmp_path / 'runs.csv'}\n"
+    assert "\n\n" not in "\n" + res.stderr, res.stderr  # no blank line left by a bar

@@ -548,3 +548,15 @@ def test_depend_clauses_order_siblings_by_list_item():
     created = pd.Series(range(1, 8), index=range(1, 8))
     src, dst = _depend_pairs(dep, parent, created)
     assert sorted(zip(src.tolist(), dst.tolist())) == [(1, 2), (1, 3), (2, 4), (3, 4), (4, 5)]
+
+
+def test_a_list_item_named_twice_by_a_task_is_one_writer():
+    # depend(in: x) depend(inout: x) on task 2 (libomp merges them): no self-edge
+    from probperf.record.convert import UnsupportedConstruct, _depend_pairs
+
+    dep = pd.DataFrame({"task": [1, 2, 2, 3, 3], "address": [9, 9, 9, 9, 9], "type": [2, 1, 3, 1, 1]})
+    tasks = pd.Series([1, 2, 3], index=[1, 2, 3])
+    src, dst = _depend_pairs(dep, tasks * 0, tasks)
+    assert sorted(zip(src.tolist(), dst.tolist())) == [(1, 2), (2, 3)]
+    with pytest.raises(UnsupportedConstruct, match="depend clause of type 34"):
+        _depend_pairs(pd.DataFrame({"task": [1], "address": [2**64 - 1], "type": [34]}), tasks * 0, tasks)

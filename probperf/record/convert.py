@@ -54,10 +54,15 @@ traced, and the runtime's own start-up (up to the first parallel region) counts 
 of the initial task.
 
 Dependences between sibling tasks (``depend`` clauses) are edges too: the last strand
-of the task that must end first -> the first strand of the task that waits for it, as
-libomp reports them (``task_dependence``, when it creates the later task, for every
-earlier task still in its dependence graph). A ``taskwait depend(...)`` would make the
-waiting task's *first* strand the sink and is refused as a backward edge.
+of the task that must end first -> the first strand of the task that waits for it,
+worked out by OpenMP's rules from the list items each task names (reported as it is
+created), in creation order (:func:`_depend_pairs`). They are not libomp's own pairs
+(``task_dependence``): those leave out earlier tasks that already ended. A ``taskwait
+depend(...)`` is reported (libomp 14) as an empty task flagged ``ompt_task_taskwait``
+that completes without running: the waiting task's strand after it follows the tasks
+it names, and the time in between is a wait. libomp reports an ``if(0)`` task with
+``depend`` the same way, so such a task also counts one wait (its DAG is right).
+Doacross ``depend(source/sink)`` is ignored; ``omp_all_memory`` is refused.
 
 Known limits: nested parallel regions
 (a ``parallel`` construct met by anything but the initial task) are refused.
@@ -452,6 +457,8 @@ def _depend_edges(c: _Columns, S: _Strands, edges: _Edges, parent, child, when) 
 
 #: ompt_dependence_type_t values: the kinds that order a list item's tasks.
 _IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET = 1, 2, 3, 4, 7
+#: ompt_dependence_type_t values of doacross loops (``depend(source)``, ``depend(sink: ...)``).
+_DOACROSS = (5, 6)
 
 
 def _depend_pairs(depend: pd.DataFrame, parent: pd.Series, created: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -471,11 +478,19 @@ def _depend_pairs(depend: pd.DataFrame, parent: pd.Series, created: pd.Series) -
     [(1, 2), (1, 3), (2, 4), (3, 4)]
     """
     pairs = []
-    if depend.empty:
+    unknown = ~depend["type"].isin((_IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET, *_DOACROSS))
+    if unknown.any():
+        raise UnsupportedConstruct(f"depend clause of type {int(depend['type'][unknown].iloc[0])} (ompt_dependence_type_t; "
+                                   "omp_all_memory?): not supported")
+    dep = depend[~depend["type"].isin(_DOACROSS)].drop_duplicates()
+    # the same list item twice in one task: libomp merges the kinds, two different
+    # ones make it a writer
+    twice = dep.duplicated(["task", "address"], keep=False)
+    dep = dep.assign(type=np.where(twice, _INOUT, dep["type"])).drop_duplicates(["task", "address"])
+    if dep.empty:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    dep = depend.assign(parent=parent.reindex(depend["task"]).to_numpy(),
-                        created=created.reindex(depend["task"]).to_numpy())
-    dep = dep[dep["type"].isin((_IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET))].sort_values("created", kind="stable")
+    dep = dep.assign(parent=parent.reindex(dep["task"]).to_numpy(),
+                     created=created.reindex(dep["task"]).to_numpy()).sort_values("created", kind="stable")
     for _, item in dep.groupby(["parent", "address"], sort=False):
         writers, readers, group, group_waits = [], [], None, []
         for task, kind in zip(item["task"].tolist(), item["type"].tolist()):
