@@ -560,3 +560,41 @@ def test_a_list_item_named_twice_by_a_task_is_one_writer():
     assert sorted(zip(src.tolist(), dst.tolist())) == [(1, 2), (2, 3)]
     with pytest.raises(UnsupportedConstruct, match="depend clause of type 34"):
         _depend_pairs(pd.DataFrame({"task": [1], "address": [2**64 - 1], "type": [34]}), tasks * 0, tasks)
+
+
+def _reference_depend_pairs(rows):
+    """The rules of OpenMP's depend clauses, one list item of one parent at a time, as a
+    plain loop: rows (task, kind) in creation order."""
+    pairs, writers, readers, group, waits = set(), [], [], None, []
+    for task, kind in rows:
+        if kind == 1:  # in: after the last writers
+            pairs |= {(w, task) for w in writers}
+            readers.append(task)
+        elif kind in (4, 7) and group == kind and not readers:  # joins a mutexinoutset / inoutset run
+            pairs |= {(w, task) for w in waits}
+            writers.append(task)
+        else:  # a new writer group: after the readers since the last one, else its writers
+            waits = readers or writers
+            pairs |= {(w, task) for w in waits}
+            writers, readers, group = [task], [], kind if kind in (4, 7) else None
+    return pairs
+
+
+def test_depend_pairs_match_the_rules_on_random_programs():
+    from probperf.record.convert import _depend_pairs
+
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        n = int(rng.integers(1, 60))
+        parent = pd.Series(rng.integers(0, 3, n), index=np.arange(1, n + 1))
+        created = pd.Series(rng.permutation(n), index=parent.index)
+        rows = [(t, int(a), int(k)) for t in parent.index for a in rng.choice(4, rng.integers(0, 3), replace=False)
+                for k in [rng.choice([1, 1, 2, 3, 4, 4, 7])]]
+        dep = pd.DataFrame(rows, columns=["task", "address", "type"])
+        expected = set()
+        for (_, a), part in dep.assign(p=parent[dep["task"]].to_numpy(), c=created[dep["task"]].to_numpy()
+                                       ).sort_values("c").groupby(["p", "address"]):
+            expected |= _reference_depend_pairs(zip(part["task"], part["type"]))
+        src, dst = _depend_pairs(dep, parent, created)
+        assert set(zip(src.tolist(), dst.tolist())) == expected
+        assert len(src) == len(expected)  # no pair twice

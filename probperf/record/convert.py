@@ -477,7 +477,6 @@ def _depend_pairs(depend: pd.DataFrame, parent: pd.Series, created: pd.Series) -
     >>> sorted(zip(src.tolist(), dst.tolist()))
     [(1, 2), (1, 3), (2, 4), (3, 4)]
     """
-    pairs = []
     unknown = ~depend["type"].isin((_IN, _OUT, _INOUT, _MUTEXINOUTSET, _INOUTSET, *_DOACROSS))
     if unknown.any():
         raise UnsupportedConstruct(f"depend clause of type {int(depend['type'][unknown].iloc[0])} (ompt_dependence_type_t; "
@@ -487,26 +486,31 @@ def _depend_pairs(depend: pd.DataFrame, parent: pd.Series, created: pd.Series) -
     # ones make it a writer
     twice = dep.duplicated(["task", "address"], keep=False)
     dep = dep.assign(type=np.where(twice, _INOUT, dep["type"])).drop_duplicates(["task", "address"])
+    dep = dep.assign(parent=parent.reindex(dep["task"]).to_numpy(),
+                     created=created.reindex(dep["task"]).to_numpy()).dropna(subset=["parent"])
+    dep = dep.sort_values(["parent", "address", "created"], kind="stable")
     if dep.empty:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    dep = dep.assign(parent=parent.reindex(dep["task"]).to_numpy(),
-                     created=created.reindex(dep["task"]).to_numpy()).sort_values("created", kind="stable")
-    for _, item in dep.groupby(["parent", "address"], sort=False):
-        writers, readers, group, group_waits = [], [], None, []
-        for task, kind in zip(item["task"].tolist(), item["type"].tolist()):
-            if kind == _IN:
-                pairs += [(w, task) for w in writers]
-                readers.append(task)
-            elif kind in (_MUTEXINOUTSET, _INOUTSET) and group == kind and not readers:
-                pairs += [(w, task) for w in group_waits]
-                writers.append(task)
-            else:  # out, inout, or the first of a mutexinoutset / inoutset group
-                group_waits = readers or writers  # each reader waits for the writers already
-                pairs += [(w, task) for w in group_waits]
-                writers, readers = [task], []
-                group = kind if kind in (_MUTEXINOUTSET, _INOUTSET) else None
-    arr = np.array(pairs, np.int64).reshape(-1, 2)
-    return arr[:, 0], arr[:, 1]
+    task, kind = dep["task"].to_numpy(np.int64), dep["type"].to_numpy(np.int64)
+    item = np.r_[True, (np.diff(dep["parent"].to_numpy()) != 0) | (np.diff(dep["address"].to_numpy()) != 0)]
+    reader = kind == _IN
+    joins = np.r_[False, kind[1:] == kind[:-1]] & np.isin(kind, (_MUTEXINOUTSET, _INOUTSET)) & ~item
+    # a group: a writer (or a run of one mutexinoutset / inoutset kind) and the readers after it
+    group = np.cumsum(item | (~reader & ~joins)) - 1
+    n_groups = group[-1] + 1
+    starts_item = item[np.searchsorted(group, np.arange(n_groups))]
+    readers = pd.DataFrame({"g": group[reader], "task": task[reader]})
+    writers = pd.DataFrame({"g": group[~reader], "task": task[~reader]})
+    # readers wait for their group's writers; writers for the previous group of the same
+    # item: its readers if it has any (each waits for that group's writers), else its writers
+    has_readers = np.isin(np.arange(n_groups), readers["g"])
+    before = pd.concat([readers[has_readers[readers["g"]]], writers[~has_readers[writers["g"]]]])
+    before = before.assign(g=before["g"] + 1)
+    before = before[before["g"] < n_groups]
+    before = before[~starts_item[before["g"]]]
+    pairs = pd.concat([readers.merge(writers, on="g", suffixes=("", "_src")),
+                       writers.merge(before, on="g", suffixes=("", "_src"))]).drop_duplicates(["task_src", "task"])
+    return pairs["task_src"].to_numpy(np.int64), pairs["task"].to_numpy(np.int64)
 
 
 def _group_descendants(c, S, edges, parent, child, joined, group_post) -> None:
