@@ -138,6 +138,19 @@ static void twdepend(void) { /* A1, A2 on x (out, inout), B on y: spin each; tas
   spin(1);
 #pragma omp taskwait
 }
+static void wavefront(void) { /* 3x3 blocks, each after its left and upper neighbours: spin each */
+  char b[3][3];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      char *left = j ? &b[i][j - 1] : &b[i][j], *up = i ? &b[i - 1][j] : &b[i][j];
+#pragma omp task depend(in : left[0], up[0]) depend(inout : b[i][j]) firstprivate(i, j)
+      {
+        spin(1);
+        b[i][j] = 1;
+      }
+    }
+#pragma omp taskwait
+}
 int main(int argc, char **argv) {
   if (argc != 3) return 2;
   D = atof(argv[2]) / 1000;
@@ -152,7 +165,7 @@ int main(int argc, char **argv) {
                      : !strcmp(mode, "final") ? final_ : !strcmp(mode, "if0") ? if0
                      : !strcmp(mode, "mergeable") ? mergeable
                      : !strcmp(mode, "taskgroup") ? group : !strcmp(mode, "depend") ? depend_
-                     : !strcmp(mode, "twdepend") ? twdepend : 0;
+                     : !strcmp(mode, "twdepend") ? twdepend : !strcmp(mode, "wavefront") ? wavefront : 0;
   if (!body) return 2;
 #pragma omp parallel
 #pragma omp single
@@ -211,8 +224,10 @@ def _run(exe, mode, p):
 # (tree at p=1 would give 13, final 4, if0 and mergeable at p=1 3), a child run at a
 # taskyield chained likewise (yield: 4), a taskgroup that ignores grandchildren (2),
 # depend clauses ignored (the chain of 3 would count 1), a `taskwait depend` that
-# does not hold its task back (2; and its empty task counted as a task, not a wait).
+# does not hold its task back (2; and its empty task counted as a task, not a wait),
+# a wavefront whose diagonal chain is lost (3x3 blocks: 5 in a row).
 EXPECTED = {
+    "wavefront": (9, 1, 9, 5),
     "depend": (4, 1, 4, 3),
     "twdepend": (3, 2, 4, 3),
     "tree": (8, 5, 13, 4),
