@@ -78,6 +78,7 @@ event arrays.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +133,12 @@ class _Columns:
     @property
     def span(self) -> int:
         return self.t.shape[0] + 2
+
+    @functools.cached_property
+    def taskwait_depend(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(computed once: both the running tasks and the edges need it) see
+        :func:`_taskwait_depend`."""
+        return _taskwait_depend(self)
 
 
 def _dense_ids(raw):
@@ -248,7 +255,7 @@ def _waiting_on_depend(c: _Columns, run: np.ndarray) -> np.ndarray:
     """``run`` with the ``taskwait depend`` waits: the task waits from the creation of
     its empty task until that task "completes" into no task (a task switched back to
     it in between finds it still waiting), and then goes on."""
-    opened, done, parent_of = _taskwait_depend(c)
+    opened, done, parent_of = c.taskwait_depend
     if not done.size:
         return run
     opened_at = np.zeros(c.n_ids, np.int64)
@@ -259,7 +266,7 @@ def _waiting_on_depend(c: _Columns, run: np.ndarray) -> np.ndarray:
     j = _search(owner * c.span + begin, run * c.span + c.rank, "right") - 1  # the wait begun last
     jj = np.maximum(j, 0)
     run[(j >= 0) & (owner[jj] == run) & (c.rank < end[jj])] = 0
-    run[done] = parent_of[c.a[done]]
+    run[done[order]] = owner
     return run
 
 
@@ -447,7 +454,7 @@ def _depend_edges(c: _Columns, S: _Strands, edges: _Edges, parent, child, when) 
     empty task (flag ``ompt_task_taskwait``) that never runs: its waits go to the
     parent's strand after it completes."""
     src, dst = _depend_pairs(c.depend, pd.Series(parent, index=child), pd.Series(when, index=child))
-    _, done, parent_of = _taskwait_depend(c)
+    _, done, parent_of = c.taskwait_depend
     waits = c.a[done]
     after = pd.Series(S.first_after(parent_of[waits], c.rank[done] - 1), index=waits)
     to_parent = np.isin(dst, after.index)
@@ -616,11 +623,11 @@ def _counts(c: _Columns, explicit: np.ndarray) -> dict:
     seen = np.zeros(c.n_ids, bool)
     seen[ended[is_explicit[ended]]] = True
     # a `taskwait depend` is a wait, though the runtime reports it as a task creation
-    taskwait_depend = (c.kind == ev.TASK_CREATE) & ((c.x & _TASKWAIT_TASK) != 0)
+    taskwait_depend = len(c.taskwait_depend[0])
     return {
-        "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE) - np.count_nonzero(taskwait_depend)),
+        "create_task": int(np.count_nonzero(c.kind == ev.TASK_CREATE)) - taskwait_depend,
         "wait_tasks": int(np.count_nonzero(
-            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP))) + np.count_nonzero(taskwait_depend)),
+            (c.kind == ev.SYNC_BEGIN) & _among(c.x, (_TASKWAIT, _TASKGROUP)))) + taskwait_depend,
         "end_task": int(np.count_nonzero(seen)),
     }
 
