@@ -28,6 +28,9 @@ import numpy as np
 #: grows with the distance and a user extrapolates further than one step; both are
 #: the natural halving and quartering of the range, not fitted to anything.
 CUTS = (0.75, 0.5)
+#: The cut whose training rows the *corner* split of :func:`forward_splits` fits on
+#: (the largest of :data:`CUTS` at or below it).
+CORNER_CUT = 0.75
 
 #: A direction needs this many distinct values to be extrapolated, and a forward
 #: split's training part this many below its cut: a law with curvature (3 terms in
@@ -61,11 +64,12 @@ def _log_or_raw(x: np.ndarray) -> np.ndarray:
     return np.log(x) if np.all(x > 0) else x
 
 
-def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str] | None = None) -> list[Split]:
+def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str] | None = None,
+                   cuts: Sequence[float] | None = None) -> list[Split]:
     """Leave-future-out splits of the rows of ``X`` (columns ``names``).
 
     For each direction with at least ``MIN_DISTINCT + 1`` distinct values and each cut
-    of :data:`CUTS`: fit on the rows at or below the cut in that direction (all values
+    of ``cuts`` (default :data:`CUTS`): fit on the rows at or below the cut in that direction (all values
     of the others), score the rest. Plus one *corner* split, fit where every direction
     is at or below its 0.75 cut, scored where at least two are beyond (larger inputs on
     more workers, what users ask for), when there are such rows.
@@ -79,24 +83,25 @@ def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str
     """
     X = np.asarray(X, dtype=np.float64)
     directions = list(names if directions is None else directions)
-    splits, cuts = [], {}
+    splits, corner = [], {}
     for d in directions:
         x = _log_or_raw(X[:, list(names).index(d)])
         if len(np.unique(x)) <= MIN_DISTINCT:
             continue
         lo, hi = x.min(), x.max()
-        for frac in CUTS:
+        for frac in sorted(CUTS if cuts is None else cuts, reverse=True):
             cut = lo + frac * (hi - lo)
             train = x <= cut + 1e-12 * max(1.0, abs(cut))
             if len(np.unique(x[train])) < MIN_DISTINCT or train.all():
                 continue
-            cuts.setdefault(d, (x, train))
+            if frac <= CORNER_CUT:
+                corner.setdefault(d, train)
             if any(np.array_equal(train, s.train) for s in splits):
                 continue
             splits.append(Split(train, ~train, f"{d}>{frac}"))
-    if len(cuts) >= 2:
-        inside = np.all([train for _, train in cuts.values()], axis=0)
-        beyond = np.sum([~train for _, train in cuts.values()], axis=0) >= 2
+    if len(corner) >= 2:
+        inside = np.all(list(corner.values()), axis=0)
+        beyond = np.sum([~train for train in corner.values()], axis=0) >= 2
         if beyond.any() and inside.sum() > 0:
             splits.append(Split(inside, beyond, "corner"))
     return splits
