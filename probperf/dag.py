@@ -150,6 +150,16 @@ ONE_WORKER_LEVEL = True
 #: sum misses; a GP that follows each part's last runs moves the sum's median.
 PART_RESIDUAL_GP = False
 
+#: How the parts' law mixtures weigh their laws (LawMixture's ``weighting``,
+#: :data:`probperf.models.laws.WEIGHTINGS`): stacking and Bayesian model averaging,
+#: each weighed by the part's own nested forward splits (see
+#: :data:`probperf.models.laws.WEIGHTING` for why). Nested forward validation on the 14
+#: simulated training sets (benchmarks/choose_laws.py --only sim, results/choose_laws_wavg.md):
+#: 0.515 averaged, 0.481 stacking (the direct time mixture averaged in both runs; it
+#: scores 0.481 either way); the evidence alone, in the parts and the direct mixture,
+#: 0.460 (results/choose_laws_bma.md).
+PART_WEIGHTING = "averaged"
+
 #: Whether the DAG model stacks its time with time modelled directly (a
 #: :class:`~probperf.models.laws.LawMixture` on ``time``, as without a tracer), weighed
 #: by the same forward validations as its discrepancy scale
@@ -436,6 +446,7 @@ class DagModel(TableModel):
             options["discrepancy"] = PART_DISCREPANCY
             options["one_worker_level"] = ONE_WORKER_LEVEL
             options["residual_gp"] = PART_RESIDUAL_GP
+            options["weighting"] = PART_WEIGHTING
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

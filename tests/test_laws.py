@@ -243,7 +243,8 @@ def test_averaging_growth_forms_lies_between_them(monkeypatch):
     def fit(average, forms):
         monkeypatch.setattr(laws, "AVERAGE_GROWTHS", average)
         monkeypatch.setattr(laws, "GROWTHS", forms)
-        model = LawMixture().fit(n[:, None], y, features=["n"])
+        # one weighting: its discrepancy has one row per growth form
+        model = LawMixture(weighting="stacking").fit(n[:, None], y, features=["n"])
         lo, hi = model.predict({"n": [2.0**17]}, n_draws=20000, seed=0).interval(0.9)
         return model, np.log([lo[0], hi[0]])
 
@@ -340,3 +341,30 @@ def test_values_beyond_the_float_range_of_the_closed_forms_are_refused():
     p = np.tile([1.0, 2.0, 4.0], 4)
     with pytest.raises(ValueError, match=r"values beyond 1e-150\.\.1e\+150 \(min 2\.5e-309"):
         LawMixture().fit(np.c_[n, p], 1e-309 * n / p, features=["n", "p"])
+
+
+def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores():
+    """weighting="averaged": the laws' weights are the stacking and the evidence weights
+    blended with the posterior probabilities the nested forward splits give the two
+    weightings (laws below MIN_WEIGHT dropped, the rest renormalised); the rows of the
+    discrepancy carry the same probabilities. On runs of an exact candidate law, the
+    evidence alone puts nearly all weight on it."""
+    rng = np.random.default_rng(2)
+    n = np.repeat(2.0 ** np.arange(6, 14), 2)
+    y = 3e-6 * n * np.log2(n) * np.exp(0.02 * rng.standard_normal(len(n)))
+    X = n[:, None]
+    # no residual GPs: the weights below are computed outside a mixture's fit
+    model = LawMixture(weighting="averaged", residual_gp=False).fit(X, y, features=["n"])
+    cands = laws.candidate_laws(X, ["n"])
+    w = laws.noise_weights(y, laws.resolution(y))
+    _, probs = laws.discrepancy_growths(cands, X, ["n"], np.log(y), w, weightings=("stacking", "evidence"))
+    stack, _ = laws.law_weights(cands, X, ["n"], np.log(y), w)
+    evidence, _ = laws.law_weights(cands, X, ["n"], np.log(y), w, weighting="evidence")
+    assert max(evidence, key=evidence.get) == "n^1 log^1 n" and evidence["n^1 log^1 n"] > 0.5
+    blend = {k: probs["stacking"] * stack[k] + probs["evidence"] * evidence[k] for k in cands}
+    kept = {k: v for k, v in blend.items() if v >= laws.MIN_WEIGHT}
+    assert set(model.weights_) == set(kept)
+    total = sum(kept.values())
+    assert all(model.weights_[k] == pytest.approx(v / total, rel=1e-9) for k, v in kept.items())
+    assert model.discrepancy_[:, 2].sum() == pytest.approx(1.0)
+    assert 0.0 < probs["stacking"] < 1.0
