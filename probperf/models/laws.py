@@ -79,7 +79,9 @@ FIXED_SHAPES = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j i
 #: (benchmarks/choose_laws.py, results/choose_laws.md: ``pmnf+disc+parts+abs`` -0.116
 #: vs -0.052 without, ``halves+disc+abs`` -0.559 vs -0.327; there the simulator's
 #: fft/B went from 40 % to 76 % median error, the DAG parts following the end of a
-#: short range too closely).
+#: short range too closely). Still off with the laws weighed by stacking and evidence
+#: blended (:data:`WEIGHTING`): -0.006 against 0.002 with ``--time-only``
+#: (results/choose_laws_time_only_wavg_abs.md).
 ABSOLUTE_NOISE = False
 
 #: Whether ``power(p-1)`` also comes with a ``log log n`` term (``n^a log^b n (p-1)^c``
