@@ -107,7 +107,7 @@ def sim_cases(apps):
 def pooled(rows: list, prefix: str) -> str:
     df = pd.DataFrame(rows)
     w = df["n_test"]
-    return (f"{prefix}: pooled 90 % coverage probperf {np.average(df['probperf_cov90'], weights=w):.2f}, "
+    return (f"{prefix}: pooled 90 % coverage probperf {np.average(df['probperf_cov90'], weights=w):.3f}, "
             f"log-log {np.average(df['loglog_cov90'], weights=w):.2f}; geometric mean MdAPE probperf "
             f"{np.exp(np.mean(np.log(df['probperf_mdape']))):.1f} %, log-log {np.exp(np.mean(np.log(df['loglog_mdape']))):.1f} %; "
             f"probperf better on {int((df['probperf_mdape'] < df['loglog_mdape']).sum())}/{len(df)} cases")

@@ -11,7 +11,9 @@ the sets of each set's likelihood integrated over the prior (the marginal likeli
 the distance is counted (doublings or training spans,
 :data:`probperf.models.laws.DISTANCE_PER_SPAN`). No test row of
 any dataset is read. Also printed: each set's best rate and the
-rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`).
+rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`), both under
+the first of the weightings the mixture blends (:data:`probperf.models.laws.WEIGHTING`);
+with several, a set's marginal likelihood is their average, as the mixture weighs them.
 
     python benchmarks/choose_rate_prior.py [--only published,real,sim]
 """
@@ -40,18 +42,24 @@ UNITS = (False, True)
 
 
 def rate_loglik(train):
-    """The rate's log likelihood on the grid for one training set's time."""
+    """The rate's log likelihood on the grid for one training set's time, under each law
+    weighting the mixture blends (laws.WEIGHTING): a dict weighting -> curve."""
     features = list(train.params)  # what LawMixture.fit(train, target="time") uses
     X = train.points(features)[features].to_numpy(np.float64)
     y = train.y("time")
     w = laws.noise_weights(y, laws.resolution(y))
-    return laws.discrepancy_loglik(laws.candidate_laws(X, features), X, features, np.log(y), w)
+    weightings = laws.WEIGHTINGS[laws.WEIGHTING]
+    parts = laws._nested_parts(laws.candidate_laws(X, features), X, features, np.log(y), w, weightings)
+    return {k: laws._loglik(parts, laws.DISTANCE_POWER, k) for k in weightings}
 
 
-def log_marginal(loglik, mean):
+def log_marginal(curves, mean):
     """log of the integral of exp(loglik) (on laws.RATE_GRID) against the exponential
-    prior of this mean."""
-    return laws._posterior_rate(loglik, mean)[1]
+    prior of this mean, averaged over the weightings' curves (equal prior odds, as
+    laws.discrepancy_growths weighs them)."""
+    from scipy.special import logsumexp
+
+    return float(logsumexp([laws._posterior_rate(ll, mean)[1] for ll in curves.values()]) - np.log(len(curves)))
 
 
 def main(argv=None):
@@ -65,8 +73,8 @@ def main(argv=None):
         laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER = growth
         label = f"{'span' if growth[0] else 'doubling'}^{growth[1]}"
         for case, train in sets:
-            rates, ll = rate_loglik(train)
-            curves[growth, case] = ll
+            curves[growth, case] = rate_loglik(train)
+            ll, rates = next(iter(curves[growth, case].values())), laws.RATE_GRID
             print(f"{label}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
                   f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
         totals[growth] = np.array([sum(log_marginal(curves[growth, c], m) for c, _ in sets)
@@ -80,7 +88,7 @@ def main(argv=None):
           + ", ".join(f"{'span' if g[0] else 'doubling'}^{g[1]} {totals[g].max():.3f}" for g in totals if g != growth)
           + ")")
     for case, _ in sets:
-        ll = curves[growth, case]
+        ll = next(iter(curves[growth, case].values()))
         post = ll - laws.RATE_GRID / best + np.log(np.gradient(laws.RATE_GRID))
         post = np.exp(post - post.max())
         print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")

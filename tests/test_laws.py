@@ -368,3 +368,16 @@ def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores(
     assert all(model.weights_[k] == pytest.approx(v / total, rel=1e-9) for k, v in kept.items())
     assert model.discrepancy_[:, 2].sum() == pytest.approx(1.0)
     assert 0.0 < probs["stacking"] < 1.0
+
+
+def test_shared_term_columns_change_no_number(monkeypatch):
+    """The term cache of a mixture's fit (laws.shared_terms) keys columns by the row
+    set's identity: a stale entry (an id reused by another array) would change the
+    weights and draws. With and without the cache they must be the same, bit for bit."""
+    frame = grid(2.0 ** np.arange(6, 12), [1, 2, 4, 8], lambda n, p: 1e-6 * n**1.5 / p + 1e-4 * (p - 1))
+    cached = fit(frame)
+    monkeypatch.setattr(laws, "TERM_CACHE_ROWS", 0)
+    plain = fit(frame)
+    assert cached.weights_ == plain.weights_
+    pts = {"n": [2.0**14], "p": [16.0]}
+    assert np.array_equal(cached.predict(pts, seed=1).draws, plain.predict(pts, seed=1).draws)
