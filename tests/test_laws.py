@@ -381,3 +381,9 @@ def test_shared_term_columns_change_no_number(monkeypatch):
     assert cached.weights_ == plain.weights_
     pts = {"n": [2.0**14], "p": [16.0]}
     assert np.array_equal(cached.predict(pts, seed=1).draws, plain.predict(pts, seed=1).draws)
+
+
+def test_an_unknown_weighting_is_refused_by_name():
+    n = 2.0 ** np.arange(6, 12)
+    with pytest.raises(ValueError, match="weighting must be one of stacking, evidence, averaged, not 'bma'"):
+        LawMixture(weighting="bma").fit(n[:, None], n**2, features=["n"])

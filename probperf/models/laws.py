@@ -945,7 +945,8 @@ def _ranges(X, names) -> dict:
 
 def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
     """Posterior law probabilities from the closed-form marginal likelihoods (equal prior
-    odds): the fallback when the data are too few for any forward split."""
+    odds): the evidence weighting (:data:`WEIGHTING`), and the fallback of stacking when
+    the data are too few for any forward split."""
     logml = []
     token = _RESIDUAL.set(())  # the evidence is the law's alone: no residual GP to fit
     try:
@@ -1118,7 +1119,8 @@ class LawMixture(MetricModel):
             _RESIDUAL.reset(token)
             residual.forget()
 
-    def _fit_laws(self, X, y):
+    def _check_values(self, X, y) -> None:
+        """Refuse values a law on the log scale cannot fit, naming the first."""
         if np.any(y <= 0):
             i = int(np.argmax(y <= 0))
             at = ", ".join(f"{c}={v:g}" for c, v in zip(self.features_, X[i]))
@@ -1128,13 +1130,23 @@ class LawMixture(MetricModel):
         if np.any(y < VALUE_RANGE[0]) or np.any(y > VALUE_RANGE[1]):
             raise ValueError(f"{self.target_ or 'the metric'} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} "
                              f"(min {np.min(y):g}, max {np.max(y):g}); give it in another unit")
+
+    def _weightings(self) -> tuple:
+        """The law weightings this mixture blends (:data:`WEIGHTINGS`)."""
+        weighting = WEIGHTING if self.weighting is None else self.weighting
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
+        return WEIGHTINGS[weighting]
+
+    def _fit_laws(self, X, y):
+        self._check_values(X, y)
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
         precision = noise_weights(y, resolution(y))
-        weightings = WEIGHTINGS[WEIGHTING if self.weighting is None else self.weighting]
+        weightings = self._weightings()
         if self.discrepancy:
             self.discrepancy_, probs = discrepancy_growths(cands, X, names, logy, precision, weightings=weightings)
         else:
