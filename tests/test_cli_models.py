@@ -1,6 +1,7 @@
 """`probperf fit` / `predict` / `plot` on the published cases and on bad input."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -149,6 +150,12 @@ def test_predict_explains_a_time_only_model_by_its_laws(tmp_path):
     assert top["median"] == pytest.approx(1e-6 * 8192**2 / 8, rel=0.01)
     res = runner.invoke(app, ["predict", str(model), "--at", "n=8192,p=8", "--explain"], env={"COLUMNS": "100"})
     assert res.exit_code == 0 and "the laws behind the prediction" in res.stdout and top["law"] in res.stdout
+    # the caption names the two weightings the laws' weights blend, shares summing to 100 %
+    # (whitespace collapsed: rich wraps the caption to the table's width)
+    shares = re.search(r"weights: (\d+)% the laws' evidence \+ (\d+)% stacking on forward splits|"
+                       r"weights: (\d+)% stacking on forward splits \+ (\d+)% the laws' evidence", " ".join(res.stdout.split()))
+    assert shares, res.stdout
+    assert sum(int(g) for g in shares.groups() if g) in (99, 100, 101)
 
 
 def test_version_prints_the_installed_version():

@@ -346,9 +346,17 @@ def _shown_params(table, values) -> list[str]:
     return [c for c in table.columns if c not in values and (c in ("n", "p") or table[c].nunique() > 1)]
 
 
+#: How ``--explain`` names each law weighting in its caption (laws.WEIGHTINGS).
+WEIGHTING_NAMES = {"stacking": "stacking on forward splits", "evidence": "the laws' evidence"}
+
+
 def _print_laws(laws, level, unit="s"):
+    shares = laws.attrs.get("weightings", {})
+    caption = ("weights: " + " + ".join(f"{share:.0%} {WEIGHTING_NAMES[k]}" for k, share in shares.items())
+               if len(shares) > 1 else None)
     table = Table(title=shown(f"the laws behind the prediction ({level:.0%} intervals in {unit}; "
-                              "a law alone, the mixture with the discrepancy beyond the data)"))
+                              "a law alone, the mixture with the discrepancy beyond the data)"),
+                  caption=shown(caption) if caption else None)
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
     for c in [*params, "law", "weight", "median", "interval"]:
         table.add_column(shown(c), justify="right")

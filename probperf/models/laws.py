@@ -1065,6 +1065,9 @@ class LawMixture(MetricModel):
     scores_ : dict
         Law name -> mean held-out log density over the forward splits (``None`` when it
         could not be fitted on any); the evidence behind the weights.
+    weightings_ : dict
+        Law weighting -> its share in ``weights_`` (:data:`WEIGHTINGS`; one entry
+        unless the weightings are blended). Missing in model files saved before it.
     discrepancy_ : numpy.ndarray
         Rows ``(power, rate, weight)`` (:func:`discrepancy_growths`): a draw adds a
         log-scale spread of ``rate * d ** power`` at a distance of d training spans
@@ -1151,6 +1154,7 @@ class LawMixture(MetricModel):
             self.discrepancy_, probs = discrepancy_growths(cands, X, names, logy, precision, weightings=weightings)
         else:
             self.discrepancy_, probs = np.zeros((0, 3)), {weightings[0]: 1.0}
+        self.weightings_ = {k: float(prob) for k, prob in probs.items()}
         weights, self.scores_ = dict.fromkeys(cands, 0.0), dict.fromkeys(cands)
         for k, prob in probs.items():
             if prob >= MIN_WEIGHT:
@@ -1231,9 +1235,11 @@ class LawMixture(MetricModel):
             for name, weight, draws in rows:
                 lo, med, hi = np.quantile(draws[:, i], [tail, 0.5, 1 - tail])
                 out.append({**point, "law": name, "weight": weight, "median": med, "lower": lo, "upper": hi})
-        return pd.DataFrame(out)
+        table = pd.DataFrame(out)
+        table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
+        return table
 
-    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_")
+    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_")
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
