@@ -218,6 +218,14 @@ VALUE_RANGE = (1e-150, 1e150)
 #: simulated and published sets is a loss). The evidence alone fails it (-2.766:
 #: allreduce -1.617 against -0.872); averaged passes (-1.756).
 WEIGHTING = "averaged"
+#: Whether a law's evidence includes its residual GP (where the mixture gives its laws
+#: one): the law's closed-form evidence times the GP's Bayes factor on the law's
+#: residuals (:func:`probperf.models.residual.fit_and_gain`), a two-stage approximation
+#: of the evidence of the law and GP together. Off: nested forward validation with
+#: time modelled directly scores it -0.055 against 0.009 without
+#: (benchmarks/choose_laws.py --time-only ``+evgp``, results/choose_laws_time_only_evgp.md;
+#: rule fixed before the run: adopt if higher).
+EVIDENCE_RESIDUAL = False
 #: The weightings each choice of WEIGHTING mixes.
 WEIGHTINGS = {"stacking": ("stacking",), "evidence": ("evidence",), "averaged": ("stacking", "evidence")}
 
@@ -507,9 +515,9 @@ class _Law:
     def _fit_residual(self, X, names, logy, w) -> "_Law":
         """The residual GP on the runs' offsets from the fitted law, inside a law
         mixture's fit that asks for one (its ``residual_gp``)."""
-        self.residual, columns = None, _RESIDUAL.get()
+        self.residual, self.residual_gain, columns = None, 0.0, _RESIDUAL.get()
         if columns:
-            self.residual = residual.fit(X, logy - self.predictive(X, names)[1], w, columns)
+            self.residual, self.residual_gain = residual.fit_and_gain(X, logy - self.predictive(X, names)[1], w, columns)
         return self
 
     def _conjugate(self, A, y, w) -> None:
@@ -948,11 +956,14 @@ def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
     odds): the evidence weighting (:data:`WEIGHTING`), and the fallback of stacking when
     the data are too few for any forward split."""
     logml = []
-    token = _RESIDUAL.set(())  # the evidence is the law's alone: no residual GP to fit
+    # the law's own evidence, or with EVIDENCE_RESIDUAL and residual GPs in play, times
+    # the Bayes factor of its residuals' GP (residual.fit_and_gain)
+    token = _RESIDUAL.set(_RESIDUAL.get() if EVIDENCE_RESIDUAL else ())
     try:
         for law in laws:
             try:
-                logml.append(law.fit(X, names, logy, w).log_evidence)
+                law.fit(X, names, logy, w)
+                logml.append(law.log_evidence + law.residual_gain)
             except (ValueError, np.linalg.LinAlgError):
                 logml.append(-np.inf)
     finally:
