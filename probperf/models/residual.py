@@ -272,10 +272,10 @@ def fit_and_gain(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> t
     noise's prior share):
 
     >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
-    >>> round(fit_and_gain(X, np.tile([0.04, -0.04], 4) + 0.001 * np.arange(8), np.ones(8))[1], 1)
-    3.4
-    >>> round(fit_and_gain(X, 0.04 * np.random.default_rng(0).standard_normal(8), np.ones(8))[1], 2)
-    -0.02
+    >>> bool(fit_and_gain(X, np.tile([0.04, -0.04], 4) + 0.001 * np.arange(8), np.ones(8))[1] > 2)
+    True
+    >>> bool(np.log(0.5) <= fit_and_gain(X, 0.04 * np.random.default_rng(0).standard_normal(8), np.ones(8))[1] < 0.1)
+    True
     """
     from scipy.special import logsumexp
 
