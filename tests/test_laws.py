@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from probperf import persist
 from probperf.cli import app
-from probperf.models import BayesianBasisRegression, LawMixture, laws
+from probperf.models import BayesianBasisRegression, LawMixture, laws, residual
 from probperf.selection import forward_splits, stacking_weights
 
 runner = CliRunner()
@@ -371,12 +371,19 @@ def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores(
 
 
 def test_shared_term_columns_change_no_number(monkeypatch):
-    """The term cache of a mixture's fit (laws.shared_terms) keys columns by the row
-    set's identity: a stale entry (an id reused by another array) would change the
-    weights and draws. With and without the cache they must be the same, bit for bit."""
+    """The caches of a mixture's fit (laws.shared_terms: term columns and law matrices;
+    residual._INPUTS: the GPs' inputs) key by the row set's identity: a stale entry (an
+    id reused by another array) would change the weights and draws. With and without
+    the caches they must be the same, bit for bit."""
     frame = grid(2.0 ** np.arange(6, 12), [1, 2, 4, 8], lambda n, p: 1e-6 * n**1.5 / p + 1e-4 * (p - 1))
     cached = fit(frame)
     monkeypatch.setattr(laws, "TERM_CACHE_ROWS", 0)
+
+    class Forgetful(dict):  # the residual GPs' inputs, never kept
+        def __setitem__(self, key, value):
+            pass
+
+    monkeypatch.setattr(residual, "_INPUTS", Forgetful())
     plain = fit(frame)
     assert cached.weights_ == plain.weights_
     pts = {"n": [2.0**14], "p": [16.0]}

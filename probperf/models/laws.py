@@ -269,15 +269,21 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
     [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
+    return _shared(X, term, lambda: _term_values(term, X, names))
+
+
+def _shared(X: np.ndarray, key, compute):
+    """``compute()`` (an array computed from the rows ``X``), once per row set and
+    ``key`` inside :func:`shared_terms`, read-only; computed afresh outside."""
     cache = _TERMS.get()
     if cache is None or len(X) > TERM_CACHE_ROWS:
-        return _term_values(term, X, names)
-    hit = cache.get((id(X), term))
+        return compute()
+    hit = cache.get((id(X), key))
     if hit is not None and hit[0] is X:
         return hit[1]
-    values = _term_values(term, X, names)
+    values = compute()
     values.flags.writeable = False
-    cache[id(X), term] = (X, values)
+    cache[id(X), key] = (X, values)
     return values
 
 
@@ -486,7 +492,10 @@ class _Law:
         return len(self.terms)
 
     def _raw(self, X, names) -> np.ndarray:
-        return np.column_stack([term_values(t, X, names) for t in self.terms]) if self.terms else np.empty((len(X), 0))
+        if not self.terms:
+            return np.empty((len(X), 0))
+        # the laws that share all their terms share the matrix too ("raw" is no term kind)
+        return _shared(X, ("raw", *self.terms), lambda: np.column_stack([term_values(t, X, names) for t in self.terms]))
 
     def offset(self, X, names) -> np.ndarray:
         """The fixed part of ``log y`` (a fixed size law), 0 without one."""

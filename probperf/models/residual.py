@@ -94,15 +94,37 @@ def grid(d: int) -> list[tuple[float, tuple]]:
     return [(s, ell) for s in SHARES for ell in lengths]
 
 
+#: GP inputs of the row sets of one law mixture's fit: ``(id(X), columns) -> (X,
+#: transform, Z)``; the entry holds X, so its id cannot be reused meanwhile. Every
+#: candidate law of a split fits its GP on the same rows.
+_INPUTS: dict = {}
+
+
 def forget() -> None:
-    """Empty the cache of inverses (they belong to the training sets of one fit).
+    """Empty the caches of inverses and inputs (they belong to the training sets of one
+    fit).
 
     Examples
     --------
-    >>> forget(); _factors.cache_info().currsize
-    0
+    >>> forget(); _factors.cache_info().currsize, len(_INPUTS)
+    (0, 0)
     """
     _factors.cache_clear()
+    _INPUTS.clear()
+
+
+def _training_inputs(X: np.ndarray, columns) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_input_transform` and the standardised inputs of the rows ``X``, once per
+    row set (the same array object) until :func:`forget`. Read-only."""
+    key = (id(X), None if columns is None else tuple(columns))
+    hit = _INPUTS.get(key)
+    if hit is not None and hit[0] is X:
+        return hit[1], hit[2]
+    transform = _input_transform(X, columns)
+    Z = _inputs(X, transform)
+    transform.flags.writeable = Z.flags.writeable = False
+    _INPUTS[key] = (X, transform, Z)
+    return transform, Z
 
 
 @lru_cache(maxsize=4)  # the laws of one training set are fitted one after another
@@ -277,10 +299,7 @@ def fit_and_gain(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> t
     >>> bool(np.log(0.5) <= fit_and_gain(X, 0.04 * np.random.default_rng(0).standard_normal(8), np.ones(8))[1] < 0.1)
     True
     """
-    from scipy.special import logsumexp
-
-    transform = _input_transform(X, columns)
-    Z = _inputs(X, transform)
+    transform, Z = _training_inputs(X, columns)
     N, d = Z.shape
     if d == 0 or N > MAX_ROWS or N < 3:
         return None, 0.0
@@ -288,7 +307,11 @@ def fit_and_gain(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> t
     points, logdet, Binv = _factors(key, (N, d))
     ll = _profile_loglik((Binv @ r) @ r, logdet, N)
     independent = _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N)
-    gain = float(np.logaddexp(0.0, logsumexp(ll - independent) - np.log(len(ll))) - np.log(2.0))
+    # log of the mean of exp(ll - independent), shifted by its largest term: numpy, not
+    # scipy's logsumexp, whose checks cost more than the rest of a small law's fit
+    top = float(np.max(ll)) - independent
+    mean = top + np.log(np.mean(np.exp(ll - independent - top)))
+    gain = float(np.logaddexp(0.0, mean) - np.log(2.0))
     best = int(np.argmax(ll))
     if not ll[best] > independent:
         return None, gain  # independent noise alone is at least as likely
