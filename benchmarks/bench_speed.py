@@ -4,7 +4,8 @@ Targets (2 cores, reported here, never asserted in tests):
 
 * a time-only fit on <= 100 rows: < 5 s (``gauss_n_p8.csv``, 10 rows; 100 rows of
   the real Allreduce training data; and 100 rows of a synthetic matrix product with
-  three size parameters, the most candidate laws of the three);
+  three size parameters; 100 rows with 5 and with 6 size parameters, where the
+  candidate laws multiply);
 * a DAG model fit on 500 simulated runs: < 30 s;
 * ``probperf predict`` of 100 points: < 2 s including the interpreter's start-up.
 
@@ -53,6 +54,20 @@ def _matrix_product(rows: int) -> Measurements:
     return Measurements({"n": n, "m": m, "k": k, "p": p, "time": time}, config=["m", "k"])
 
 
+def _many_sizes(rows: int, sizes: int) -> Measurements:
+    """Times ``2e-10 (s1 s2 ... s_k)^(3/k) / p^0.95`` with 3 % noise at random sizes
+    2^7..2^11 on 1..8 workers: ``sizes`` size parameters (n and configuration columns)
+    and p, where the candidate laws multiply."""
+    import numpy as np
+
+    rng = np.random.default_rng(sizes)
+    values = {("n" if i == 0 else f"s{i}"): np.round(2 ** rng.uniform(7, 11, rows)) for i in range(sizes)}
+    p = rng.choice([1, 2, 4, 8], rows)
+    work = np.prod(list(values.values()), axis=0) ** (3 / sizes)
+    time = 2e-10 * work / p**0.95 * np.exp(0.03 * rng.standard_normal(rows))
+    return Measurements({**values, "p": p, "time": time}, config=[c for c in values if c != "n"])
+
+
 def main():
     gauss = pd.read_csv(SHARED / "published" / "gauss_n_p8.csv")
     gauss = Measurements(gauss[gauss.split == "train"][["n", "p", "time"]].reset_index(drop=True))
@@ -64,6 +79,9 @@ def main():
     timed("time-only fit, allreduce (100 rows)", lambda: pp.fit(m100, model="auto"), 5)
     gemm = _matrix_product(100)
     timed("time-only fit, matrix product n, m, k, p (100 rows)", lambda: pp.fit(gemm, model="auto"), 5)
+    for sizes in (5, 6):  # where the 5 s target starts to bind
+        table = _many_sizes(100, sizes)
+        timed(f"time-only fit, {sizes} size parameters and p (100 rows)", lambda: pp.fit(table, model="auto"), 5)
 
     runs = generate("sort", [2**k for k in range(10, 20)], [1, 2, 3, 4, 6, 8, 10, 12, 14, 16], reps=5, seed=0)
     assert len(runs) == 500
