@@ -201,6 +201,8 @@ def _per_task(parents, p):
 #: the run I tabulated the ratio on training *and* test rows of the simulator; it
 #: stayed O(1) from training to test on 5 of 7 programs and grew 5-25x on farm and
 #: sparselu. The form is Graham's bound, and the choice was made on training rows only.)
+#: (Read again at prediction time, not saved with a model: changing it changes what a
+#: saved DAG model predicts, so a change must come with a new probperf.persist.VERSION.)
 IDLE_PER_SPAN = True
 
 

@@ -119,6 +119,8 @@ RATE_MAX = 2.0
 #: too wide; the choice itself was made by the two training-only criteria above, fixed
 #: before their results were seen: the largest marginal likelihood, then the largest
 #: nested log score.)
+#: (Read again at prediction time, not saved with a model: changing it changes what a
+#: saved law mixture predicts, so a change must come with a new probperf.persist.VERSION.)
 DISTANCE_PER_SPAN = True
 
 #: The discrepancy's spread grows as ``rate * d ** DISTANCE_POWER`` with the distance
