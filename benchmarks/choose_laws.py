@@ -167,9 +167,11 @@ def fit(inner, variant):
     time-only table (as DirectModel does), the DAG model for traced runs."""
     selection.CUTS = ROLLING_CUTS if variant.endswith("+roll") else OUTER_CUTS
     variant = variant.removesuffix("+roll")
+    laws.WEIGHTING = dag.PART_WEIGHTING = "stacking"  # unless a suffix says otherwise
     for suffix, module, flag, value in WEIGHINGS:  # the law weighting: time only, then the DAG parts
-        setattr(module, flag, value if variant.endswith(suffix) else "stacking")
-        variant = variant.removesuffix(suffix)
+        if variant.endswith(suffix):
+            setattr(module, flag, value)
+            variant = variant.removesuffix(suffix)
     for suffix, module, flag in SWITCHES:  # set on every call: no variant inherits another's
         setattr(module, flag, variant.endswith(suffix))
         variant = variant.removesuffix(suffix)

@@ -29,7 +29,7 @@ import numpy as np
 #: the natural halving and quartering of the range, not fitted to anything.
 CUTS = (0.75, 0.5)
 #: The cut whose training rows the *corner* split of :func:`forward_splits` fits on
-#: (the largest of :data:`CUTS` at or below it).
+#: (the largest of a call's cuts at or below it; no corner split when every cut is above).
 CORNER_CUT = 0.75
 
 #: A direction needs this many distinct values to be extrapolated, and a forward
@@ -71,7 +71,7 @@ def forward_splits(X: np.ndarray, names: Sequence[str], directions: Sequence[str
     For each direction with at least ``MIN_DISTINCT + 1`` distinct values and each cut
     of ``cuts`` (default :data:`CUTS`): fit on the rows at or below the cut in that direction (all values
     of the others), score the rest. Plus one *corner* split, fit where every direction
-    is at or below its 0.75 cut, scored where at least two are beyond (larger inputs on
+    is at or below its :data:`CORNER_CUT` cut, scored where at least two are beyond (larger inputs on
     more workers, what users ask for), when there are such rows.
 
     Examples

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -103,6 +105,7 @@ def test_save_and_load_give_the_same_draws(nlogn, tmp_path):
     pts = {"n": [5000.0, 2.0**16], "p": [3.0, 16.0]}
     np.testing.assert_array_equal(back.predict(pts, seed=3).draws, nlogn.predict(pts, seed=3).draws)
     assert back.weights_ == nlogn.weights_
+    assert back.weightings_ == nlogn.weightings_ and set(back.weightings_) == {"stacking", "evidence"}
 
 
 def test_stacking_keeps_two_laws_that_predict_alike_and_drops_a_bad_one():
@@ -378,12 +381,7 @@ def test_shared_term_columns_change_no_number(monkeypatch):
     frame = grid(2.0 ** np.arange(6, 12), [1, 2, 4, 8], lambda n, p: 1e-6 * n**1.5 / p + 1e-4 * (p - 1))
     cached = fit(frame)
     monkeypatch.setattr(laws, "TERM_CACHE_ROWS", 0)
-
-    class Forgetful(dict):  # the residual GPs' inputs, never kept
-        def __setitem__(self, key, value):
-            pass
-
-    monkeypatch.setattr(residual, "_INPUTS", Forgetful())
+    monkeypatch.setattr(residual, "shared_inputs", contextlib.nullcontext)  # GP inputs never kept
     plain = fit(frame)
     assert cached.weights_ == plain.weights_
     pts = {"n": [2.0**14], "p": [16.0]}

@@ -352,7 +352,9 @@ WEIGHTING_NAMES = {"stacking": "stacking on forward splits", "evidence": "the la
 
 def _print_laws(laws, level, unit="s"):
     shares = laws.attrs.get("weightings", {})
-    caption = ("weights: " + " + ".join(f"{share:.0%} {WEIGHTING_NAMES[k]}" for k, share in shares.items())
+    # a fixed order (a saved model's mapping may come back in another one)
+    order = [k for k in WEIGHTING_NAMES if k in shares] + [k for k in shares if k not in WEIGHTING_NAMES]
+    caption = ("weights: " + " + ".join(f"{shares[k]:.0%} {WEIGHTING_NAMES.get(k, k)}" for k in order)
                if len(shares) > 1 else None)
     table = Table(title=shown(f"the laws behind the prediction ({level:.0%} intervals in {unit}; "
                               "a law alone, the mixture with the discrepancy beyond the data)"),

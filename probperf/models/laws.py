@@ -134,7 +134,8 @@ DISTANCE_POWER = 1.0
 #: set by empirical Bayes on training rows only: the value that maximises the product,
 #: over the 21 training sets of benchmarks/choose_rate_prior.py (published, real,
 #: simulated; time modelled directly), of each set's likelihood of its rate
-#: (:func:`discrepancy_loglik`) integrated over the prior. Results in
+#: (:func:`discrepancy_loglik`; under blended weightings, their average: the
+#: ``log_marginal`` of choose_rate_prior.py) integrated over the prior. Results in
 #: benchmarks/results/choose_rate_prior.md (0.316, laws weighed by stacking alone) and,
 #: with the weightings blended (:data:`WEIGHTING`), results/choose_rate_prior_wavg.md:
 #: 0.282 for linear growth in spans (summed log marginal -9.707; the square root of the
@@ -231,7 +232,7 @@ EVIDENCE_RESIDUAL = False
 #: The weightings each choice of WEIGHTING mixes.
 WEIGHTINGS = {"stacking": ("stacking",), "evidence": ("evidence",), "averaged": ("stacking", "evidence")}
 
-#: Laws below this stacking weight are dropped (and the rest renormalised): they
+#: Laws below this weight (stacking, evidence or their blend) are dropped (and the rest renormalised): they
 #: would hold fewer than one draw in a thousand.
 MIN_WEIGHT = 1e-3
 
@@ -271,7 +272,7 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
     [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
-    return _shared(X, term, lambda: _term_values(term, X, names))
+    return _shared(X, (term, *names), lambda: _term_values(term, X, names))
 
 
 def _shared(X: np.ndarray, key, compute):
@@ -497,7 +498,8 @@ class _Law:
         if not self.terms:
             return np.empty((len(X), 0))
         # the laws that share all their terms share the matrix too ("raw" is no term kind)
-        return _shared(X, ("raw", *self.terms), lambda: np.column_stack([term_values(t, X, names) for t in self.terms]))
+        columns = lambda: np.column_stack([term_values(t, X, names) for t in self.terms])  # noqa: E731
+        return _shared(X, ("raw", *self.terms, *names), columns)
 
     def offset(self, X, names) -> np.ndarray:
         """The fixed part of ``log y`` (a fixed size law), 0 without one."""
@@ -852,16 +854,23 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     >>> rows[:, 0].tolist(), (rows[:, 1] / [m for _, m in GROWTHS]).round(1).tolist(), rows[:, 2].round(2).tolist()
     ([1.0, 0.5], [1.4, 1.4], [0.5, 0.5])
 
-    Runs from an exact quadratic law: both weightings find it, and their
-    probabilities sum to 1:
+    Runs from an exact quadratic law, weighed by both weightings: one row per
+    weighting, and the weightings' probabilities sum to 1 (without a forward split,
+    where stacking falls back to the evidence, one weighting is left):
 
     >>> n = 2.0 ** np.arange(4, 12)
-    >>> _, probs = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
-    ...                                weightings=("stacking", "evidence"))
-    >>> sorted(probs), round(sum(probs.values()), 6)
-    (['evidence', 'stacking'], 1.0)
+    >>> rows, probs = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
+    ...                                   weightings=("stacking", "evidence"))
+    >>> len(rows), sorted(probs), round(sum(probs.values()), 6)
+    (2, ['evidence', 'stacking'], 1.0)
+    >>> n = 2.0 ** np.arange(4, 7)
+    >>> discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
+    ...                     weightings=("stacking", "evidence"))[1]
+    {'stacking': 1.0}
     """
     parts = _nested_parts(cands, X, names, logy, w, weightings)
+    if not parts:  # nothing to tell the weightings apart (and stacking falls back to the evidence)
+        weightings = weightings[:1]
     table = [(k, power, *_posterior_rate(_loglik(parts, power, k), mean))
              for k in weightings for power, mean in forms or growth_forms()]
     log_marginal = np.array([row[3] for row in table])
@@ -879,8 +888,9 @@ RATE_GRID = np.concatenate([[0.0], np.geomspace(1e-3, RATE_MAX, 60)])
 def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray, np.ndarray]:
     """Log likelihood of the discrepancy rate on :data:`RATE_GRID`, from nested forward
     validation: on each forward split the whole mixture is built from the split's
-    training rows alone (its laws weighed by their own inner forward splits, as the
-    final fit is) and predicts the rows beyond with ``rate * d ** DISTANCE_POWER`` added in
+    training rows alone (its laws stacked on their own inner forward splits; a mixture
+    that blends weightings gets one such likelihood per weighting,
+    :func:`discrepancy_growths`) and predicts the rows beyond with ``rate * d ** DISTANCE_POWER`` added in
     quadrature to every law's predictive scale. Each split adds the mean log density
     of its held-out rows: the rows beyond one split share one law's error, so a split
     is one observation of how far a chosen law drifts, not many. (Flat, all zeros,
@@ -1083,18 +1093,25 @@ class LawMixture(MetricModel):
     Attributes
     ----------
     weights_ : dict
-        Law name -> stacking weight (those kept).
+        Law name -> weight (those kept): stacking and evidence weights blended by
+        ``weightings_``.
     scores_ : dict
         Law name -> mean held-out log density over the forward splits (``None`` when it
-        could not be fitted on any); the evidence behind the weights.
+        could not be fitted on any, and for every law when stacking is not in the blend:
+        ``weighting="evidence"``, or a stacking share below MIN_WEIGHT); the
+        evidence behind the stacking weights.
     weightings_ : dict
         Law weighting -> its share in ``weights_`` (:data:`WEIGHTINGS`; one entry
         unless the weightings are blended). Missing in model files saved before it.
     discrepancy_ : numpy.ndarray
-        Rows ``(power, rate, weight)`` (:func:`discrepancy_growths`): a draw adds a
-        log-scale spread of ``rate * d ** power`` at a distance of d training spans
-        beyond the data, under one growth form picked with its weight (no rows when
-        not learnt).
+        Rows ``(power, rate, weight)`` (:func:`discrepancy_growths`), one per law
+        weighting and growth form: a draw adds a log-scale spread of
+        ``rate * d ** power`` at a distance of d training spans beyond the data, under
+        one row picked with its weight (no rows when not learnt). The row is picked
+        independently of the draw's law: an approximation of the nested validation's
+        model, where each weighting's mixture has its own rate (the rates of the two
+        weightings differ little where both have weight, and the whole, as it draws,
+        is what benchmarks/choose_laws.py validated).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
 
@@ -1138,7 +1155,7 @@ class LawMixture(MetricModel):
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
         token = _RESIDUAL.set(columns)
         try:
-            with shared_terms():
+            with shared_terms(), residual.shared_inputs():
                 self._fit_laws(X, y)
         finally:
             _RESIDUAL.reset(token)
@@ -1222,7 +1239,7 @@ class LawMixture(MetricModel):
     def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
         """Why the prediction is what it is: at each point of ``X``, every kept law's own
         prediction (median and central ``level`` interval of its draws, run-to-run
-        noise included, without the discrepancy beyond the data) with its stacking
+        noise included, without the discrepancy beyond the data) with its
         weight, then the mixture's (weight 1, discrepancy included). Where the laws'
         medians part, the mixture is wide because they disagree; where they agree and
         the mixture is still wide, the width is the learnt discrepancy.

@@ -28,7 +28,9 @@ mixture's fit: :func:`forget`).
 
 from __future__ import annotations
 
+import contextvars
 import itertools
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -94,36 +96,46 @@ def grid(d: int) -> list[tuple[float, tuple]]:
     return [(s, ell) for s in SHARES for ell in lengths]
 
 
-#: GP inputs of the row sets of one law mixture's fit: ``(id(X), columns) -> (X,
-#: transform, Z)``; the entry holds X, so its id cannot be reused meanwhile. Every
-#: candidate law of a split fits its GP on the same rows.
-_INPUTS: dict = {}
-
-
 def forget() -> None:
-    """Empty the caches of inverses and inputs (they belong to the training sets of one
-    fit).
+    """Empty the cache of inverses (they belong to the training sets of one fit).
 
     Examples
     --------
-    >>> forget(); _factors.cache_info().currsize, len(_INPUTS)
-    (0, 0)
+    >>> forget(); _factors.cache_info().currsize
+    0
     """
     _factors.cache_clear()
-    _INPUTS.clear()
+
+
+#: GP inputs of the row sets of one law mixture's fit (:func:`shared_inputs`):
+#: ``(id(X), columns) -> (X, transform, Z)``; the entry holds X, so its id cannot be
+#: reused meanwhile. None outside a fit.
+_INPUTS = contextvars.ContextVar("gp_inputs", default=None)
+
+
+@contextmanager
+def shared_inputs():
+    """Within the block, the GP inputs of a row set (the same array object) are computed
+    once: every candidate law of a forward split fits its GP on the same rows."""
+    token = _INPUTS.set({})
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
 
 
 def _training_inputs(X: np.ndarray, columns) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_input_transform` and the standardised inputs of the rows ``X``, once per
-    row set (the same array object) until :func:`forget`. Read-only."""
-    key = (id(X), None if columns is None else tuple(columns))
-    hit = _INPUTS.get(key)
+    row set inside :func:`shared_inputs` (read-only there)."""
+    cache, key = _INPUTS.get(), (id(X), None if columns is None else tuple(columns))
+    hit = None if cache is None else cache.get(key)
     if hit is not None and hit[0] is X:
         return hit[1], hit[2]
     transform = _input_transform(X, columns)
     Z = _inputs(X, transform)
-    transform.flags.writeable = Z.flags.writeable = False
-    _INPUTS[key] = (X, transform, Z)
+    if cache is not None:
+        transform.flags.writeable = Z.flags.writeable = False
+        cache[key] = (X, transform, Z)
     return transform, Z
 
 
