@@ -392,3 +392,27 @@ def test_an_unknown_weighting_is_refused_by_name():
     n = 2.0 ** np.arange(6, 12)
     with pytest.raises(ValueError, match="weighting must be one of stacking, evidence, averaged, not 'bma'"):
         LawMixture(weighting="bma").fit(n[:, None], n**2, features=["n"])
+
+
+def test_a_draw_takes_its_law_and_its_discrepancy_from_one_weighting(monkeypatch):
+    """With PAIRED_DRAWS (off by default), blended weightings: each draw picks a
+    weighting by its share, then a law by that
+    weighting's own weights and a discrepancy row among that weighting's rows. With
+    stacking all on one law and the evidence all on another, every draw of the first
+    law carries stacking's rate and every draw of the second the evidence's, in the
+    weightings' proportions."""
+    rng = np.random.default_rng(3)
+    n = np.repeat(2.0 ** np.arange(6, 12), 2)
+    y = 1e-6 * n**2 * np.exp(0.02 * rng.standard_normal(len(n)))
+    model = LawMixture(weighting="averaged").fit(n[:, None], y, features=["n"])
+    first, second = sorted(model.laws_)[:2]
+    model.laws_ = {first: model.laws_[first], second: model.laws_[second]}
+    model.weights_ = {first: 0.5, second: 0.5}
+    model.weightings_ = {"stacking": 0.3, "evidence": 0.7}
+    model.weights_by_ = {"stacking": {first: 1.0, second: 0.0}, "evidence": {first: 0.0, second: 1.0}}
+    model.discrepancy_ = np.array([[1.0, 0.1, 0.3], [1.0, 0.5, 0.7]])
+    model.row_weightings_ = ["stacking", "evidence"]
+    monkeypatch.setattr(laws, "PAIRED_DRAWS", True)
+    which, form = model._draw_laws([first, second], 20000, np.random.default_rng(0))
+    assert np.array_equal(form, which)  # law 0 with row 0 (stacking), law 1 with row 1
+    assert abs(np.mean(which == 1) - 0.7) < 0.02

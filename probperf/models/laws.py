@@ -229,6 +229,16 @@ WEIGHTING = "averaged"
 #: (benchmarks/choose_laws.py --time-only ``+evgp``, results/choose_laws_time_only_evgp.md;
 #: rule fixed before the run: adopt if higher).
 EVIDENCE_RESIDUAL = False
+#: Whether a draw of a blended mixture takes its law and its discrepancy rate from one
+#: weighting (the model the nested splits score, :meth:`LawMixture._draw_laws`) rather
+#: than its law from the blended weights and its rate from all the weightings' rows
+#: independently. Off: with the blend in both, nested forward validation scores it
+#: 0.011 against 0.009 with time modelled directly, but 0.472 against 0.525 on the
+#: simulated sets (benchmarks/choose_laws.py ``+paired``;
+#: results/choose_laws_time_only_paired.md, choose_laws_paired.md: better or equal on
+#: 10 of 14, but sparselu/A -0.741 -> -1.520), and the rule fixed before the runs was
+#: not lower on either. Read at prediction time.
+PAIRED_DRAWS = False
 #: The weightings each choice of WEIGHTING mixes.
 WEIGHTINGS = {"stacking": ("stacking",), "evidence": ("evidence",), "averaged": ("stacking", "evidence")}
 
@@ -1194,12 +1204,14 @@ class LawMixture(MetricModel):
         else:
             self.discrepancy_, probs = np.zeros((0, 3)), {weightings[0]: 1.0}
         self.weightings_ = {k: float(prob) for k, prob in probs.items()}
-        weights, self.scores_ = dict.fromkeys(cands, 0.0), dict.fromkeys(cands)
+        # each discrepancy row belongs to one weighting (discrepancy_growths: weighting-major)
+        self.row_weightings_ = [k for k in probs for _ in range(len(self.discrepancy_) // len(probs))]
+        by, self.scores_ = {}, dict.fromkeys(cands)
         for k, prob in probs.items():
             if prob >= MIN_WEIGHT:
-                by_k, scores = law_weights(cands, X, names, logy, precision, weighting=k)
-                weights = {name: weights[name] + prob * by_k[name] for name in cands}
+                by[k], scores = law_weights(cands, X, names, logy, precision, weighting=k)
                 self.scores_ = scores if k == "stacking" else self.scores_
+        weights = {name: sum(probs[k] * by_k[name] for k, by_k in by.items()) for name in cands}
         self.laws_ = {}
         for name, weight in weights.items():
             if weight >= MIN_WEIGHT:
@@ -1212,13 +1224,16 @@ class LawMixture(MetricModel):
             self.laws_, weights = {name: _make_law(cands[name]).fit(X, names, logy, precision)}, {name: 1.0}
         total = sum(weights[k] for k in self.laws_)
         self.weights_ = {k: weights[k] / total for k in self.laws_}
+        # each weighting's own weights of the kept laws: a draw takes its law and its
+        # discrepancy from one weighting (_draw_laws), as the nested validation scored them
+        self.weights_by_ = {k: {name: by_k.get(name, 0.0) for name in self.laws_} for k, by_k in by.items()}
 
     def _predict_draws(self, X, n_draws, seed, noise=True):
         if self.guard:
             check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
         names = sorted(self.weights_)  # a saved model's dicts may come back in another order
-        which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
+        which, form = self._draw_laws(names, n_draws, rng)
         out = np.empty((n_draws, len(X)))
         for k, name in enumerate(names):
             rows = np.flatnonzero(which == k)
@@ -1229,12 +1244,35 @@ class LawMixture(MetricModel):
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
             z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
             power, rate, weight = self.discrepancy_.T
-            form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
+            form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum()) if form is None else form
             d = doublings_beyond(X, self.features_, self.ranges_, per_span=DISTANCE_PER_SPAN)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
+
+    def _draw_laws(self, names, n_draws, rng) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each draw's law (an index into ``names``) and discrepancy row. With blended
+        weightings (and a model file that holds their own weights) a draw first picks a
+        weighting by its share, then a law by that weighting's weights and a row among
+        that weighting's: the mixture of the weightings' mixtures, each with its own
+        rate, that discrepancy_growths scored (with :data:`PAIRED_DRAWS`). Else the law
+        by the blended weights, and the row (None) left to the caller."""
+        by, tags = getattr(self, "weights_by_", {}), getattr(self, "row_weightings_", [])
+        if not PAIRED_DRAWS or len(by) < 2 or len(tags) != len(self.discrepancy_):
+            return rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names])), None
+        keys = sorted(k for k in by if sum(by[k].values()) > 0)
+        share = np.array([self.weightings_[k] for k in keys])
+        pick = rng.choice(len(keys), size=n_draws, p=share / share.sum())
+        which, form = np.empty(n_draws, dtype=int), np.empty(n_draws, dtype=int)
+        for i, k in enumerate(keys):
+            draws = np.flatnonzero(pick == i)
+            p = np.array([by[k][name] for name in names])
+            which[draws] = rng.choice(len(names), size=len(draws), p=p / p.sum())
+            rows = np.flatnonzero(np.array(tags) == k)
+            weight = self.discrepancy_[rows, 2]
+            form[draws] = rows[rng.choice(len(rows), size=len(draws), p=weight / weight.sum())]
+        return which, form
 
     def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
         """Why the prediction is what it is: at each point of ``X``, every kept law's own
@@ -1278,7 +1316,8 @@ class LawMixture(MetricModel):
         table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
         return table
 
-    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_")
+    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_", "weights_by_",
+               "row_weightings_")
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
