@@ -68,13 +68,12 @@ choose_rate_prior.py's empirical Bayes gives under the blended weighting (0.282 
 0.224 square root, results/choose_rate_prior_wavg.md): 0.009 / 0.006 with
 ``--time-only`` and 0.525 / 0.410 on the simulated sets, against 0.002 and 0.515 with
 0.316 (results/choose_laws_time_only_eb.md, choose_laws_eb.md): 0.282 adopted.
-``+paired`` (after ``+evgp``, before the weighting suffixes) draws each law with its own weighting's discrepancy
-(``probperf.models.laws.PAIRED_DRAWS``): 0.011 against 0.009 with ``--time-only``, 0.472
-against 0.525 on the simulated sets (results/choose_laws_time_only_paired.md,
-choose_laws_paired.md), off.
-``+evgp`` (before ``+paired`` and the weighting suffixes) counts each law's residual GP in its evidence
-(``probperf.models.laws.EVIDENCE_RESIDUAL``): -0.055 against 0.009 with ``--time-only``
-(results/choose_laws_time_only_evgp.md), off.
+``+paired`` drew each law with its own weighting's discrepancy: 0.011 against 0.009
+with ``--time-only``, 0.472 against 0.525 on the simulated sets
+(results/choose_laws_time_only_paired.md, choose_laws_paired.md); ``+evgp`` counted each
+law's residual GP in its evidence: -0.055 against 0.009 with ``--time-only``
+(results/choose_laws_time_only_evgp.md). Both off, their code removed afterwards; run
+them at commits bb655e0 and 587515b.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -147,7 +146,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the laws'
 #: residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+paired", laws, "PAIRED_DRAWS"), ("+evgp", laws, "EVIDENCE_RESIDUAL"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,7 +9,7 @@ from typer.testing import CliRunner
 
 from probperf import persist
 from probperf.cli import app
-from probperf.models import BayesianBasisRegression, LawMixture, laws, residual
+from probperf.models import BayesianBasisRegression, LawMixture, laws, rowsets
 from probperf.selection import forward_splits, stacking_weights
 
 runner = CliRunner()
@@ -374,14 +372,13 @@ def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores(
 
 
 def test_shared_term_columns_change_no_number(monkeypatch):
-    """The caches of a mixture's fit (laws.shared_terms: term columns and law matrices;
-    residual._INPUTS: the GPs' inputs) key by the row set's identity: a stale entry (an
+    """The arrays a mixture's fit shares (rowsets: term columns, law matrices, the GPs'
+    inputs) are keyed by the row set's identity: a stale entry (an
     id reused by another array) would change the weights and draws. With and without
     the caches they must be the same, bit for bit."""
     frame = grid(2.0 ** np.arange(6, 12), [1, 2, 4, 8], lambda n, p: 1e-6 * n**1.5 / p + 1e-4 * (p - 1))
     cached = fit(frame)
-    monkeypatch.setattr(laws, "TERM_CACHE_ROWS", 0)
-    monkeypatch.setattr(residual, "shared_inputs", contextlib.nullcontext)  # GP inputs never kept
+    monkeypatch.setattr(rowsets, "MAX_ROWS", 0)  # nothing kept: every array computed afresh
     plain = fit(frame)
     assert cached.weights_ == plain.weights_
     pts = {"n": [2.0**14], "p": [16.0]}
@@ -392,27 +389,3 @@ def test_an_unknown_weighting_is_refused_by_name():
     n = 2.0 ** np.arange(6, 12)
     with pytest.raises(ValueError, match="weighting must be one of stacking, evidence, averaged, not 'bma'"):
         LawMixture(weighting="bma").fit(n[:, None], n**2, features=["n"])
-
-
-def test_a_draw_takes_its_law_and_its_discrepancy_from_one_weighting(monkeypatch):
-    """With PAIRED_DRAWS (off by default), blended weightings: each draw picks a
-    weighting by its share, then a law by that
-    weighting's own weights and a discrepancy row among that weighting's rows. With
-    stacking all on one law and the evidence all on another, every draw of the first
-    law carries stacking's rate and every draw of the second the evidence's, in the
-    weightings' proportions."""
-    rng = np.random.default_rng(3)
-    n = np.repeat(2.0 ** np.arange(6, 12), 2)
-    y = 1e-6 * n**2 * np.exp(0.02 * rng.standard_normal(len(n)))
-    model = LawMixture(weighting="averaged").fit(n[:, None], y, features=["n"])
-    first, second = sorted(model.laws_)[:2]
-    model.laws_ = {first: model.laws_[first], second: model.laws_[second]}
-    model.weights_ = {first: 0.5, second: 0.5}
-    model.weightings_ = {"stacking": 0.3, "evidence": 0.7}
-    model.weights_by_ = {"stacking": {first: 1.0, second: 0.0}, "evidence": {first: 0.0, second: 1.0}}
-    model.discrepancy_ = np.array([[1.0, 0.1, 0.3], [1.0, 0.5, 0.7]])
-    model.row_weightings_ = ["stacking", "evidence"]
-    monkeypatch.setattr(laws, "PAIRED_DRAWS", True)
-    which, form = model._draw_laws([first, second], 20000, np.random.default_rng(0))
-    assert np.array_equal(form, which)  # law 0 with row 0 (stacking), law 1 with row 1
-    assert abs(np.mean(which == 1) - 0.7) < 0.02

@@ -28,14 +28,13 @@ mixture's fit: :func:`forget`).
 
 from __future__ import annotations
 
-import contextvars
 import itertools
-from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
 
 from .. import persist
+from . import rowsets
 from ..transforms import Standardizer, log_mask
 
 __all__ = ["ResidualGP", "fit", "grid"]
@@ -107,36 +106,14 @@ def forget() -> None:
     _factors.cache_clear()
 
 
-#: GP inputs of the row sets of one law mixture's fit (:func:`shared_inputs`):
-#: ``(id(X), columns) -> (X, transform, Z)``; the entry holds X, so its id cannot be
-#: reused meanwhile. None outside a fit.
-_INPUTS = contextvars.ContextVar("gp_inputs", default=None)
-
-
-@contextmanager
-def shared_inputs():
-    """Within the block, the GP inputs of a row set (the same array object) are computed
-    once: every candidate law of a forward split fits its GP on the same rows."""
-    token = _INPUTS.set({})
-    try:
-        yield
-    finally:
-        _INPUTS.reset(token)
-
-
 def _training_inputs(X: np.ndarray, columns) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_input_transform` and the standardised inputs of the rows ``X``, once per
-    row set inside :func:`shared_inputs` (read-only there)."""
-    cache, key = _INPUTS.get(), (id(X), None if columns is None else tuple(columns))
-    hit = None if cache is None else cache.get(key)
-    if hit is not None and hit[0] is X:
-        return hit[1], hit[2]
-    transform = _input_transform(X, columns)
-    Z = _inputs(X, transform)
-    if cache is not None:
-        transform.flags.writeable = Z.flags.writeable = False
-        cache[key] = (X, transform, Z)
-    return transform, Z
+    """:func:`_input_transform` and the standardised inputs of the rows ``X``, shared by
+    the laws fitted on the same rows (:func:`probperf.models.rowsets.sharing`)."""
+    def compute():
+        transform = _input_transform(X, columns)
+        return transform, _inputs(X, transform)
+
+    return rowsets.computed(X, ("gp inputs", None if columns is None else tuple(columns)), compute)
 
 
 @lru_cache(maxsize=4)  # the laws of one training set are fitted one after another
@@ -290,43 +267,16 @@ def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> ResidualGP
     >>> gp.share, gp.lengths[0] > gp.lengths[1]
     (0.9, True)
     """
-    return fit_and_gain(X, r, w, columns)[0]
-
-
-def fit_and_gain(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> tuple[ResidualGP | None, float]:
-    """:func:`fit`, and the log Bayes factor of the residuals ``r`` with a GP against
-    independent noise alone: the GP's likelihood averaged over the grid (each point
-    equally likely) and independent noise, each with prior probability 1/2, over
-    independent noise (scales profiled out). 0 where no GP is considered.
-
-    Examples
-    --------
-    Alternating offsets are structure (a gain well above 0); residuals drawn
-    independently are not (a gain at most about 0, at least log 1/2, independent
-    noise's prior share):
-
-    >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
-    >>> bool(fit_and_gain(X, np.tile([0.04, -0.04], 4) + 0.001 * np.arange(8), np.ones(8))[1] > 2)
-    True
-    >>> bool(np.log(0.5) <= fit_and_gain(X, 0.04 * np.random.default_rng(0).standard_normal(8), np.ones(8))[1] < 0.1)
-    True
-    """
     transform, Z = _training_inputs(X, columns)
     N, d = Z.shape
     if d == 0 or N > MAX_ROWS or N < 3:
-        return None, 0.0
+        return None
     key = np.ascontiguousarray(np.concatenate([Z.ravel(), w]), dtype=np.float64).tobytes()
     points, logdet, Binv = _factors(key, (N, d))
     ll = _profile_loglik((Binv @ r) @ r, logdet, N)
-    independent = _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N)
-    # log of the mean of exp(ll - independent), shifted by its largest term: numpy, not
-    # scipy's logsumexp, whose checks cost more than the rest of a small law's fit
-    top = float(np.max(ll)) - independent
-    mean = top + np.log(np.mean(np.exp(ll - independent - top)))
-    gain = float(np.logaddexp(0.0, mean) - np.log(2.0))
     best = int(np.argmax(ll))
-    if not ll[best] > independent:
-        return None, gain  # independent noise alone is at least as likely
+    if not ll[best] > _profile_loglik(float(np.sum(w * r**2)), -float(np.sum(np.log(w))), N):
+        return None  # independent noise alone is at least as likely
     share, lengths = points[best]
     inverse = Binv[best].copy()  # not a view: the model must not hold the cache's whole stack
-    return ResidualGP(share, lengths)._with(Z, inverse @ r, inverse, transform), gain
+    return ResidualGP(share, lengths)._with(Z, inverse @ r, inverse, transform)
