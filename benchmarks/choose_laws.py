@@ -74,6 +74,9 @@ with ``--time-only``, 0.472 against 0.525 on the simulated sets
 law's residual GP in its evidence: -0.055 against 0.009 with ``--time-only``
 (results/choose_laws_time_only_evgp.md). Both off, their code removed afterwards; run
 them at commits bb655e0 and 587515b.
+``+distinct`` (after ``+gp``) fits every per-size DAG part on its distinct values
+(``probperf.components.DISTINCT_PER_SIZE``): 0.524 against 0.525 on the simulated sets
+(results/choose_laws_distinct.md), off by the rule fixed before the run (higher).
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -146,7 +149,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the laws'
 #: residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+distinct", components, "DISTINCT_PER_SIZE"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,
