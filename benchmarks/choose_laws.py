@@ -77,6 +77,12 @@ them at commits bb655e0 and 587515b.
 ``+distinct`` (after ``+gp``) fits every per-size DAG part on its distinct values
 (``probperf.components.DISTINCT_PER_SIZE``): 0.524 against 0.525 on the simulated sets
 (results/choose_laws_distinct.md), off by the rule fixed before the run (higher).
+``pmnfdc`` adds the Master theorem's exponents of Karatsuba and Strassen (log2 3 and
+log2 7) to the fixed shapes: 0.012 against 0.009 with ``--time-only`` (the 3 real sets
+equal) but 0.488 against 0.525 on the simulated sets (sparselu/A -0.741 -> -1.222),
+results/choose_laws_time_only_dc.md and choose_laws_dc.md: rejected by the rule fixed
+before the runs (higher time only, real sets not lower, simulated sets not lower).
+(Candour: prompted by the published Karatsuba case's test error.)
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -117,6 +123,9 @@ from probperf.models import LawMixture, laws  # noqa: E402
 from probperf.selection import forward_splits  # noqa: E402
 
 PMNF = laws.FIXED_SHAPES  # the performance-model normal form's exponents (Calotoiu et al. 2013, Extra-P's set)
+#: the normal form's exponents and the Master theorem's of the two classic fast recursions,
+#: Karatsuba (3 halves: log2 3) and Strassen (7 halves: log2 7), without log factors
+PMNFDC = PMNF + ((float(np.log2(3.0)), 0), (float(np.log2(7.0)), 0))
 #: the 2016 paper's grid: j in 0..3 by halves, k in 0..2
 HALVES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
 VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy, absolute noise)
@@ -128,6 +137,8 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
     "halves+disc+parts": (HALVES, True, True, False),
     "pmnf+disc+parts": (PMNF, True, True, False),
     "pmnf+disc+parts+abs": (PMNF, True, True, True),
+    "pmnfdc+disc": (PMNFDC, True, False, False),
+    "pmnfdc+disc+parts": (PMNFDC, True, True, False),
 }
 #: how the discrepancy grows beyond the data (laws.DISTANCE_PER_SPAN, DISTANCE_POWER and
 #: the rate's prior mean laws.RATE_PRIOR_MEAN that empirical Bayes gives that growth,

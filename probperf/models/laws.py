@@ -67,7 +67,9 @@ NOISE_PSEUDO_RUNS = 2.0
 #: published, real and simulated training sets). (Candour: fixed shapes and the affine
 #: laws below were first added after a synthetic n log n example and the published
 #: cases' test errors showed the free power law alone failing; their form is the
-#: literature's, and no exponent or weight was tuned to those rows.)
+#: literature's, and no exponent or weight was tuned to those rows.) Adding the
+#: Master theorem's exponents of Karatsuba and Strassen (log2 3, log2 7) scored higher
+#: time only but lower on the DAG parts (choose_laws.py ``pmnfdc``): not added.
 _PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2, 9/4, 7/3, 5/2, 8/3, 11/4, 3),
                 1: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 5/4, 4/3, 3/2, 2, 5/2, 3),
                 2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
