@@ -49,8 +49,8 @@ def rate_loglik(train):
     y = train.y("time")
     w = laws.noise_weights(y, laws.resolution(y))
     weightings = laws.WEIGHTINGS[laws.WEIGHTING]
-    parts = laws._nested_parts(laws.candidate_laws(X, features), X, features, np.log(y), w, weightings)
-    return {k: laws._loglik(parts, laws.DISTANCE_POWER, k) for k in weightings}
+    parts = laws.nested_predictives(laws.candidate_laws(X, features), X, features, np.log(y), w, weightings)
+    return {k: laws.nested_rate_loglik(parts, laws.DISTANCE_POWER, k) for k in weightings}
 
 
 def log_marginal(curves, mean):
@@ -59,7 +59,7 @@ def log_marginal(curves, mean):
     laws.discrepancy_growths weighs them)."""
     from scipy.special import logsumexp
 
-    return float(logsumexp([laws._posterior_rate(ll, mean)[1] for ll in curves.values()]) - np.log(len(curves)))
+    return float(logsumexp([laws.posterior_rate(ll, mean)[1] for ll in curves.values()]) - np.log(len(curves)))
 
 
 def main(argv=None):

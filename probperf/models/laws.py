@@ -784,10 +784,10 @@ def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | No
     """
     prior_mean = RATE_PRIOR_MEAN if prior_mean is None else prior_mean
     _, loglik = discrepancy_loglik(cands, X, names, logy, w)
-    return _posterior_rate(loglik, prior_mean)[0]
+    return posterior_rate(loglik, prior_mean)[0]
 
 
-def _posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]:
+def posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]:
     """The rate of :func:`discrepancy_rate` from its log likelihood on :data:`RATE_GRID`,
     and the log marginal likelihood under the exponential prior of mean ``prior_mean``
     (prior 0: the best rate and the largest log likelihood)."""
@@ -841,10 +841,10 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     ...                     weightings=("stacking", "evidence"))[1]
     {'stacking': 1.0}
     """
-    parts = _nested_parts(cands, X, names, logy, w, weightings)
+    parts = nested_predictives(cands, X, names, logy, w, weightings)
     if not parts:  # nothing to tell the weightings apart (and stacking falls back to the evidence)
         weightings = weightings[:1]
-    table = [(k, power, *_posterior_rate(_loglik(parts, power, k), mean))
+    table = [(k, power, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
              for k in weightings for power, mean in forms or growth_forms()]
     log_marginal = np.array([row[3] for row in table])
     post = np.exp(log_marginal - np.max(log_marginal))
@@ -880,16 +880,20 @@ def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray,
     >>> bool(ll[0] > ll[-1])
     True
     """
-    return RATE_GRID, _loglik(_nested_parts(cands, X, names, logy, w), DISTANCE_POWER)
+    return RATE_GRID, nested_rate_loglik(nested_predictives(cands, X, names, logy, w), DISTANCE_POWER)
 
 
-def _nested_parts(cands, X, names, logy, w, weightings=("stacking",)) -> list:
+def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",)) -> list:
+    """The nested forward validation behind the discrepancy: per forward split of the
+    runs, what :func:`_nested_part` returns (splits where no law could be fitted are
+    left out). Computed once, scored for every growth form and weighting by
+    :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same)."""
     w = np.ones(len(logy)) if w is None else w
     return [p for split in forward_splits(X, names)
             if (p := _nested_part(split, cands, X, names, logy, w, weightings))]
 
 
-def _loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
+def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
     """Log likelihood on :data:`RATE_GRID` of the nested splits ``parts`` when the
     spread grows as ``rate * d ** power`` and the laws are weighed by ``weighting``."""
     from scipy.special import logsumexp
