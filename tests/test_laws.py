@@ -61,6 +61,35 @@ def test_exponential_law_needs_small_sizes_and_wins_there():
     assert "exp(n)" not in fit(frame).weights_
 
 
+def test_an_exponential_recursion_with_a_constant_is_followed_far_out(tmp_path):
+    # 1e-4 + 1e-8 * phi^n (fib's growth plus start-up), sizes 18..24: the ratio of
+    # successive sizes still rises (1.22 -> 1.55), which a pure exponential averages
+    # away (it comes out at a third of the truth at n = 34)
+    phi = (1 + 5**0.5) / 2
+    frame = grid(range(18, 25), [1], lambda n, p: 1e-4 + 1e-8 * phi**n, noise=0.01)
+    model = fit(frame, features=("n",))
+    assert max(model.weights_, key=model.weights_.get) == "c+b^n"
+    assert model.laws_["c+b^n"].base == pytest.approx(phi, rel=0.02)
+    pred = model.predict({"n": [34.0]})
+    truth = 1e-4 + 1e-8 * phi**34
+    lo, hi = pred.interval(0.9)
+    assert abs(pred.median[0] / truth - 1) < 0.15 and lo[0] < truth < hi[0]
+    model.save(tmp_path / "e.model")  # the fitted base is part of the model file
+    np.testing.assert_array_equal(persist.load(tmp_path / "e.model").predict({"n": [34.0]}).draws, pred.draws)
+    # not offered where an exponential law is not (sizes beyond laws.EXP_MAX_N)
+    X = np.array([[1000.0], [2000.0], [4000.0], [8000.0]])
+    assert not any("b^n" in k for k in laws.candidate_laws(X, ["n"]))
+
+
+def test_a_failed_refit_leaves_the_model_unfitted():
+    frame = grid([10, 20, 40, 80], [1, 2, 4], lambda n, p: 1e-6 * n**2 / p)
+    model = fit(frame)
+    with pytest.raises(ValueError, match="too few to fit any law"):
+        model.fit(np.array([[10.0]]), np.array([1.0]), features=["n"])
+    with pytest.raises(RuntimeError, match="not fitted"):
+        model.predict({"n": [20.0], "p": [2.0]})
+
+
 def test_a_configuration_parameter_is_never_ignored():
     frame = pd.concat([grid([64, 128, 256, 512], [1, 2, 4], lambda n, p: c * 1e-6 * n / p, cutoff=float(c))
                        for c in (1, 10, 100)])

@@ -184,7 +184,13 @@ class MetricModel(Estimator):
             raise ValueError("y contains NaN or infinite values")
         self.features_ = features
         self.target_ = target
-        self._fit(Xa, y)
+        try:
+            self._fit(Xa, y)
+        except BaseException:
+            # a failed (re-)fit leaves no mix of an earlier fit's state and this one's
+            for field in persist.fitted_fields(type(self)):
+                self.__dict__.pop(field, None)
+            raise
         return self
 
     def predict(self, X, n_draws: int | None = None, seed: int | None = 0, noise: bool = True) -> Predictive:
