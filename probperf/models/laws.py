@@ -929,7 +929,7 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
 
     Runs from an exact quadratic law, weighed by both weightings: one row per
     weighting, and the weightings' probabilities sum to 1 (without a forward split,
-    where stacking falls back to the evidence, one weighting is left):
+    where stacking would fall back to the evidence, the evidence is left):
 
     >>> n = 2.0 ** np.arange(4, 12)
     >>> rows, probs = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
@@ -939,11 +939,11 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     >>> n = 2.0 ** np.arange(4, 7)
     >>> discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
     ...                     weightings=("stacking", "evidence"))[1]
-    {'stacking': 1.0}
+    {'evidence': 1.0}
     """
     parts = nested_predictives(cands, X, names, logy, w, weightings)
-    if not parts:  # nothing to tell the weightings apart (and stacking falls back to the evidence)
-        weightings = weightings[:1]
+    if not parts:  # nothing to tell the weightings apart, and stacking would fall back to the evidence
+        weightings = ("evidence",) if "evidence" in weightings else weightings[:1]
     table = [(k, power, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
              for k in weightings for power, mean in forms or growth_forms()]
     log_marginal = np.array([row[3] for row in table])
@@ -1038,7 +1038,7 @@ def _nested_part(split, cands, X, names, logy, w, weightings=("stacking",)):
         if not np.isfinite(logw).any():
             return None
         logws[k] = logw - np.logaddexp.reduce(logw)
-    # the raw distance; _loglik raises it to each growth form's power
+    # the raw distance; nested_rate_loglik raises it to each growth form's power
     distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=DISTANCE_PER_SPAN)
     return preds, logws, logy[te], distance
 
@@ -1172,7 +1172,7 @@ class LawMixture(MetricModel):
         ``weightings_``.
     scores_ : dict
         Law name -> mean held-out log density over the forward splits (``None`` when it
-        could not be fitted on any, and for every law when stacking is not in the blend:
+        could not be fitted on every one of them, and for every law when stacking is not in the blend:
         ``weighting="evidence"``, or a stacking share below MIN_WEIGHT); the
         evidence behind the stacking weights.
     weightings_ : dict
