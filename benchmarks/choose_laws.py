@@ -88,6 +88,11 @@ before the runs (higher time only, real sets not lower, simulated sets not lower
 ``--time-only`` (fib/A -0.979 -> 0.825, the real sets equal) and 0.525 against 0.525
 on the simulated sets (results/choose_laws_time_only_affexp.md, choose_laws_affexp.md):
 adopted by the rule fixed before the runs.
+``+vague100`` and ``+vague1000`` (after the weightings' suffixes are stripped) set the
+coefficients' prior sd (``probperf.models.laws.PRIOR_SD``) to 100 and 1000 instead of 10:
+0.083 and 0.065 against 0.094 with ``--time-only`` (results/choose_laws_time_only_vague.md),
+10 kept by the rule fixed before the run (higher time only); the simulated run was
+stopped once that was decided.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
