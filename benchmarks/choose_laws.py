@@ -160,7 +160,10 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-spanavg": (True, 1.0, 0.316),
            # the empirical Bayes of choose_rate_prior.py under the blended weighting
            # (results/choose_rate_prior_wavg.md): each form's best prior mean
-           "-spanw": (True, 1.0, 0.282), "-sqrtspanw": (True, 0.5, 0.224)}
+           "-spanw": (True, 1.0, 0.282), "-sqrtspanw": (True, 0.5, 0.224),
+           # the same with the affine exponential law (results/choose_rate_prior_affexp.md):
+           # linear in doublings, 0.100
+           "-dblw": (False, 1.0, 0.100)}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
