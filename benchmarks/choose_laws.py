@@ -93,6 +93,14 @@ coefficients' prior sd (``probperf.models.laws.PRIOR_SD``) to 100 and 1000 inste
 0.083 and 0.065 against 0.094 with ``--time-only`` (results/choose_laws_time_only_vague.md),
 10 kept by the rule fixed before the run (higher time only); the simulated run was
 stopped once that was decided.
+The empirical Bayes re-run with the affine exponential law (results/choose_rate_prior_affexp.md)
+gives doublings, power 1, 0.100 (``-dblw``): 0.188 against 0.094 with ``--time-only``
+but 0.478 against 0.525 on the simulated sets (results/choose_laws_time_only_dbl.md,
+choose_laws_dbl.md), so not everywhere; ``+partspanw`` (after the weightings' suffixes
+are stripped) keeps the DAG parts in spans with 0.282 (``probperf.dag.PART_GROWTH``)
+while time mixtures take ``-dblw``: 0.525 against 0.525 (results/choose_laws_split.md),
+adopted. The defaults are now ``pmnf+disc-dblw+pm1ll+gp+affexp+wavg`` (``--time-only``)
+and ``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+partspanw+partwavg+wavg``.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -214,6 +222,8 @@ def fit(inner, variant):
         if variant.endswith(suffix):
             setattr(module, flag, value)
             variant = variant.removesuffix(suffix)
+    dag.PART_GROWTH = GROWTHS["-spanw"] if variant.endswith("+partspanw") else None
+    variant = variant.removesuffix("+partspanw")
     prior = next((v for k, v in PRIORS.items() if variant.endswith(k)), PRIOR_SD)
     laws.PRIOR_SD, variant = prior, variant.removesuffix(f"+vague{prior:g}")
     for suffix, module, flag in SWITCHES:  # set on every call: no variant inherits another's

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,11 +29,14 @@ def fit(frame, features=("n", "p")):
     return LawMixture().fit(frame[list(features)], frame["time"].to_numpy(), features=list(features))
 
 
+def nlogn_frame():
+    return grid(2.0 ** np.arange(8, 13), [1, 2, 4, 8], lambda n, p: 1e-6 * n * np.log2(n) / p)
+
+
 @pytest.fixture(scope="module")
 def nlogn():
     """``n log2 n / p + 0.01 (p-1)``-free: work that scales perfectly, 3 % noise."""
-    frame = grid(2.0 ** np.arange(8, 13), [1, 2, 4, 8], lambda n, p: 1e-6 * n * np.log2(n) / p)
-    return fit(frame)
+    return fit(nlogn_frame())
 
 
 def test_n_log_n_is_recovered_at_64x_and_more_workers(nlogn):
@@ -79,6 +84,30 @@ def test_an_exponential_recursion_with_a_constant_is_followed_far_out(tmp_path):
     # not offered where an exponential law is not (sizes beyond laws.EXP_MAX_N)
     X = np.array([[1000.0], [2000.0], [4000.0], [8000.0]])
     assert not any("b^n" in k for k in laws.candidate_laws(X, ["n"]))
+
+
+def test_the_distance_unit_is_the_mixtures_own_and_saved(nlogn, tmp_path):
+    # time modelled directly counts the distance beyond the data in doublings, a DAG
+    # part in training spans (dag.PART_GROWTH); the unit travels with the model file
+    assert nlogn.distance_per_span_ is False
+    spans = LawMixture(growth=(True, 1.0, 0.282)).fit(nlogn_frame()[["n", "p"]], nlogn_frame()["time"].to_numpy(),
+                                                      features=["n", "p"])
+    assert spans.distance_per_span_ is True
+    spans.save(tmp_path / "s.model")
+    assert persist.load(tmp_path / "s.model").distance_per_span_ is True
+    # the same rows (power 1, rate r) widen a draw by r z d: d in doublings is the
+    # span (log2 of 2^12 / 2^8 = 4 doublings) times d in spans, exactly
+    pts = {"n": [2.0**16], "p": [8.0]}  # 4 doublings beyond the largest size
+
+    def spread_change(model):
+        logs = []
+        for rate in (0.1, 0.2):
+            model.discrepancy_ = np.array([[1.0, rate, 1.0]])
+            logs.append(np.log(model.predict(pts, n_draws=400, seed=1).draws[:, 0]))
+        return logs[1] - logs[0]
+
+    ratio = spread_change(copy.deepcopy(nlogn)) / spread_change(spans)
+    np.testing.assert_allclose(ratio, 4.0, rtol=1e-9)
 
 
 def test_a_failed_refit_leaves_the_model_unfitted():
