@@ -830,7 +830,8 @@ class _AffineExpLaw(_AffineLaw):
         # grid step (1 % in b is 40 % at n = 34)
         i = int(np.argmax(evidence))
         lo, hi = EXP_BASES[max(i - 1, 0)], EXP_BASES[min(i + 1, len(EXP_BASES) - 1)]
-        best = minimize_scalar(lambda b: -evidence_at(b), bounds=(lo, hi), method="bounded",
+        # (a finite floor: Brent's steps do arithmetic on the values)
+        best = minimize_scalar(lambda b: -max(evidence_at(b), -1e300), bounds=(lo, hi), method="bounded",
                                options={"xatol": 1e-7}).x
         self.base = float(best if evidence_at(best) >= evidence[i] else EXP_BASES[i])
         self._fit_linear(X, names, logy, w)
