@@ -151,7 +151,8 @@ RATE_MAX = 2.0
 #: too wide; the choice itself was made by the two training-only criteria above, fixed
 #: before their results were seen: the largest marginal likelihood, then the largest
 #: nested log score.)
-#: Now for the DAG model's parts only (:data:`probperf.dag.PART_GROWTH`): with the
+#: Spans are now for the DAG model's parts only (:data:`probperf.dag.PART_GROWTH`);
+#: time modelled directly counts doublings (False here). Why: with the
 #: affine exponential law (:data:`AFFINE_EXP`) the same empirical Bayes, over the same
 #: 21 training sets of time modelled directly, gives doublings, power 1, prior mean
 #: 0.100 (summed log marginal -0.698; spans -2.360 for power 1, -2.067 for 1/2;
@@ -779,10 +780,11 @@ class _AffineExpLaw(_AffineLaw):
     """``y = (c0 + c1 b^n) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 b^n) / p``
     (:data:`AFFINE_EXP`): the affine law with an exponential shape whose base b is
     fitted, on :data:`EXP_BASES` (among the bases where every coefficient stays
-    positive). Draws and predictive use the base of the largest evidence (on a handful of near-exact sizes its posterior is narrow; what the base
-    leaves uncertain far out is the mixture's discrepancy); the law's evidence averages
-    the grid's (a uniform prior on log b), so the fitted base costs what a parameter
-    costs when the laws are weighed by their evidence.
+    positive). Draws and predictive use the base of the largest evidence (on a handful
+    of near-exact sizes its posterior is narrow; what the base leaves uncertain far out
+    is the mixture's discrepancy); the law's evidence averages the grid's (a uniform
+    prior on log b), so the fitted base costs what a parameter costs when the laws are
+    weighed by their evidence.
 
     Examples
     --------
