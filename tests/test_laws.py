@@ -75,6 +75,7 @@ def test_an_exponential_recursion_with_a_constant_is_followed_far_out(tmp_path):
     model = fit(frame, features=("n",))
     assert max(model.weights_, key=model.weights_.get) == "c+b^n"
     assert model.laws_["c+b^n"].base == pytest.approx(phi, rel=0.02)
+    assert model.explain({"n": [34.0]})["law"].iloc[0] == f"c+{model.laws_['c+b^n'].base:.3g}^n"  # says its base
     pred = model.predict({"n": [34.0]})
     truth = 1e-4 + 1e-8 * phi**34
     lo, hi = pred.interval(0.9)

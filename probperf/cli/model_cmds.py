@@ -129,7 +129,8 @@ def _leading_law(model) -> str:
     if not weights:
         return ""
     name = max(weights, key=weights.get)
-    return f"({name} {weights[name]:.0%})"
+    law = getattr(model, "laws_", {}).get(name)
+    return f"({law.label(name) if law is not None else name} {weights[name]:.0%})"
 
 
 @app.command()

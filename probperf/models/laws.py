@@ -635,6 +635,10 @@ class _Law:
     def get_params(self) -> dict:
         return {"terms": [list(t) for t in self.terms + self.offsets]}
 
+    def label(self, name: str) -> str:
+        """How the law is shown (its candidate name; a law with a fitted shape says it)."""
+        return name
+
     def _loaded(self) -> None:
         for f in ("center", "a", "b"):
             setattr(self, f, float(getattr(self, f)))
@@ -841,6 +845,10 @@ class _AffineExpLaw(_AffineLaw):
         return self._fit_residual(X, names, logy, self._precision(w, logy))
 
     _fitted = _Law._fitted + ("base",)
+
+    def label(self, name: str) -> str:
+        """The law's name with its fitted base: ``c+1.62^n``."""
+        return name.replace("b^n", f"{self.base:.3g}^n")
 
     def _loaded(self) -> None:
         super()._loaded()
@@ -1397,7 +1405,7 @@ class LawMixture(MetricModel):
         rows = []
         for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
             draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True))
-            rows.append((name, self.weights_[name], draws))
+            rows.append((self.laws_[name].label(name), self.weights_[name], draws))
         rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
         out = []
         for i, point in enumerate(points.to_dict("records")):
