@@ -7,7 +7,7 @@ and whether the traced metrics add up. :func:`diagnose` answers from the rules t
 models themselves apply, never from a second copy of them: a direction is
 extrapolated only if :func:`~probperf.models.laws.check_extrapolation` lets a point
 beyond the range through, the far warning starts at
-:data:`~probperf.selection.FAR_FACTOR` times the largest value, the DAG model needs
+:func:`~probperf.selection.far_factor` times the largest value, the DAG model needs
 :data:`~probperf.data.DAG_METRICS` and a sequential baseline, and the identity is
 :func:`~probperf.data.identity_residual`.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from .data import BASE_PARAMS, DAG_METRICS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
-from .selection import FAR_FACTOR, MIN_DISTINCT
+from .selection import MIN_DISTINCT, far_factor
 
 #: Tolerance of ``work + delay + no_work = p * time`` (relative, largest over runs):
 #: the data module's :data:`~probperf.data.IDENTITY_RTOL`, 0.1 %. Why that size: a
@@ -90,8 +90,8 @@ class Report:
     Examples
     --------
     >>> report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
-    >>> report.to_dict()["directions"][0]["far"]
-    64.0
+    >>> report.to_dict()["directions"][0]["far"]  # 4 x the largest: the range's own ratio
+    16.0
     """
 
     rows: int
@@ -133,7 +133,7 @@ def diagnose(m: Measurements) -> Report:
     ...                   "time": [1.0, 2.1, 4.3, 1.1]})
     >>> report = diagnose(m)
     >>> [(d.name, d.distinct, d.extrapolates, d.far) for d in report.directions]
-    [('n', 3, True, 65536.0), ('p', 1, False, None)]
+    [('n', 3, True, 16384.0), ('p', 1, False, None)]
     >>> report.problems[0]
     'only one worker count (8): cannot predict other p; measure at least 3 values of p'
     """
@@ -165,9 +165,10 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
         return Direction(name, k, lo, hi, False, None, note)
     if not hi > 0:  # the far warning measures in multiples of the largest value
         return Direction(name, k, lo, hi, True, None, f"{k} {many}: can be extrapolated")
-    far = FAR_FACTOR * hi
+    factor = far_factor(lo, hi)
+    far = factor * hi
     return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
-                     f"beyond {value(far)} ({FAR_FACTOR:g}x the largest)")
+                     f"beyond {value(far)} ({factor:.3g}x the largest)")
 
 
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:

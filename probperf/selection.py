@@ -44,6 +44,23 @@ MIN_DISTINCT = 3
 FAR_FACTOR = 16.0
 
 
+def far_factor(lo: float, hi: float) -> float:
+    """How far past a parameter's training range ``lo..hi`` a point may lie before
+    ``probperf predict`` warns, as a factor on the largest value (and, below the
+    range, on the smallest): :data:`FAR_FACTOR`, or the range's own ratio ``hi / lo``
+    where that is smaller. Why the ratio: the forward splits hold out at most the upper
+    half of a range, so no prediction more than one span of the range beyond it was
+    checked; on a short range (fib's sizes 20..24, where 1.4x the size is 100x the
+    work) that is far less than 16x.
+
+    Examples
+    --------
+    >>> far_factor(4096, 65536), far_factor(20, 24), far_factor(0, 8)
+    (16.0, 1.2, 16.0)
+    """
+    return min(FAR_FACTOR, hi / lo) if lo > 0 else FAR_FACTOR
+
+
 @dataclass(frozen=True)
 class Split:
     """One forward split: rows to fit on, rows to score, and a label.

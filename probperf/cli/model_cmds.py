@@ -13,7 +13,7 @@ from rich.table import Table
 
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
-from ..selection import FAR_FACTOR  # shared with probperf doctor
+from ..selection import FAR_FACTOR, far_factor  # shared with probperf doctor
 from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, warn)
 
@@ -230,8 +230,9 @@ def checked_points(model, rows, option: str):
 
 
 def far_beyond(points, ranges) -> list[str]:
-    """Messages for points that lie more than :data:`FAR_FACTOR` x beyond the
-    training range of a parameter, above it or (a positive range) below it.
+    """Messages for points that lie more than :func:`~probperf.selection.far_factor`
+    times beyond the training range of a parameter (16x, or the range's own ratio
+    where smaller), above it or (a positive range) below it.
 
     Examples
     --------
@@ -240,16 +241,21 @@ def far_beyond(points, ranges) -> list[str]:
     ['n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the candidate laws, not on validated predictions']
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
+    >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
+    'n=34 is 1.417x the largest training value (24), more than the range 20..24 spans'
     """
     out = []
     for c, (lo, hi, *_) in ranges.items():
         if c not in points or not hi > 0:
             continue
+        factor = far_factor(lo, hi)
+        spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
         for x in points[c].to_numpy(dtype=float):
-            if x > FAR_FACTOR * hi:
-                where = f"{x / hi:.4g}x the largest training value ({hi:g})"
-            elif lo > 0 and x * FAR_FACTOR < lo:
-                where = (f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
+            if x > factor * hi:
+                where = f"{x / hi:.4g}x the largest training value ({hi:g})" + spans
+            elif lo > 0 and x * factor < lo:
+                where = ((f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
+                         + spans)
             else:
                 continue
             out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
