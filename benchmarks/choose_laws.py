@@ -199,6 +199,9 @@ WEIGHINGS = (("+bma", laws, "WEIGHTING", "evidence"), ("+wavg", laws, "WEIGHTING
 #: "+vague<sd>" stripped after the weightings (before the on/off switches); 10 without
 PRIOR_SD = 10.0
 PRIORS = {"+vague100": 100.0, "+vague1000": 1000.0}
+#: the affine exponential law's bases (laws.EXP_BASES): up to 4 (60 points), or with the
+#: suffix "+base16" (stripped after "+partspanw") up to 16 (120 points)
+EXP_BASES4, EXP_BASES16 = np.geomspace(1.05, 4.0, 60), np.geomspace(1.05, 16.0, 120)
 TIME_ONLY = False  # --time-only
 OUTER_ONLY = None  # --outer-split: score only the outer splits with this label (e.g. "n>0.5")
 FAILED = collections.Counter()  # variant -> outer splits whose fit or prediction raised
@@ -224,6 +227,8 @@ def fit(inner, variant):
             variant = variant.removesuffix(suffix)
     dag.PART_GROWTH = GROWTHS["-spanw"] if variant.endswith("+partspanw") else None
     variant = variant.removesuffix("+partspanw")
+    laws.EXP_BASES = EXP_BASES16 if variant.endswith("+base16") else EXP_BASES4
+    variant = variant.removesuffix("+base16")
     prior = next((v for k, v in PRIORS.items() if variant.endswith(k)), PRIOR_SD)
     laws.PRIOR_SD, variant = prior, variant.removesuffix(f"+vague{prior:g}")
     for suffix, module, flag in SWITCHES:  # set on every call: no variant inherits another's

@@ -80,6 +80,13 @@ def test_an_exponential_recursion_with_a_constant_is_followed_far_out(tmp_path):
     truth = 1e-4 + 1e-8 * phi**34
     lo, hi = pred.interval(0.9)
     assert abs(pred.median[0] / truth - 1) < 0.15 and lo[0] < truth < hi[0]
+    # far beyond float range a draw is inf, never NaN (predict then refuses it): with
+    # p, serial and parallel coefficients of both signs would make inf - inf
+    n, p = np.repeat(np.arange(18.0, 25.0), 3), np.tile([1.0, 2.0, 4.0], 7)
+    y = (1e-4 + 1e-5 / p + 1e-8 * phi**n / p) * np.exp(0.01 * np.random.default_rng(0).standard_normal(len(n)))
+    law = laws._make_law(laws.candidate_laws(np.c_[n, p], ["n", "p"])["c+b^n(1,1/p)"]).fit(np.c_[n, p], ["n", "p"],
+                                                                                          np.log(y))
+    assert np.isinf(law.draws(np.array([[1600.0, 2.0]]), ["n", "p"], 1000, np.random.default_rng(0), True)).all()
     model.save(tmp_path / "e.model")  # the fitted base is part of the model file
     np.testing.assert_array_equal(persist.load(tmp_path / "e.model").predict({"n": [34.0]}).draws, pred.draws)
     # not offered where an exponential law is not (sizes beyond laws.EXP_MAX_N)
@@ -109,6 +116,18 @@ def test_the_distance_unit_is_the_mixtures_own_and_saved(nlogn, tmp_path):
 
     ratio = spread_change(copy.deepcopy(nlogn)) / spread_change(spans)
     np.testing.assert_allclose(ratio, 4.0, rtol=1e-9)
+
+
+def test_a_parameter_with_zeros_reaches_every_law():
+    # x = 0, 1, 2 enters linearly (its log is undefined at 0): the affine laws, which
+    # know n and p only, must not be offered, else a mixture could follow one that
+    # ignores x
+    frame = pd.concat([grid([20, 21, 22, 23, 24], [1, 2, 4], lambda n, p: (1e-4 + 1e-8 * 1.618**n / p) * (1 + 0.1 * x),
+                            noise=0.01, seed=x, x=float(x)) for x in (0, 1, 2)], ignore_index=True)
+    model = fit(frame, features=("n", "p", "x"))
+    assert all(any("x" in t for t in law.terms + law.offsets) for law in model.laws_.values())
+    ratio = model.predict({"n": [22.0, 22.0], "p": [2.0, 2.0], "x": [0.0, 2.0]}).median
+    assert ratio[1] / ratio[0] == pytest.approx(1.2, rel=0.05)
 
 
 def test_a_failed_refit_leaves_the_model_unfitted():

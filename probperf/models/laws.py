@@ -435,7 +435,7 @@ def _power_variants(base, logged, curved, column, one_worker=False) -> dict[str,
             ("cross", a, b) for i, a in enumerate(curved) for b in curved[i + 1:]]
     if "n" in curved and column("n").max() <= EXP_MAX_N:
         laws["exp(n)"] = _swap(base, ("log", "n"), ("lin", "n"))
-        if AFFINE_EXP and set(logged) <= {"n", "p"}:
+        if AFFINE_EXP and {t[1] for t in base} <= {"n", "p"}:  # no other parameter, logged or linear
             with_p = int("p" in logged)
             laws["c+b^n" + ("(1,1/p)" if with_p else "")] = [("affexp", "n", with_p)]
     return laws
@@ -449,7 +449,9 @@ def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
         others = [t for t in base if t != ("log", "n")]
         for j, k in FIXED_SHAPES:
             laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
-        if set(logged) <= {"n", "p"}:
+        # the affine laws know n and p only: not offered when any other parameter
+        # varies, whether it enters logged or (with values <= 0) linearly
+        if {t[1] for t in base} <= {"n", "p"}:
             with_p = int("p" in logged)
             for absolute in (0, 1) if ABSOLUTE_NOISE else (0,):
                 for j, k in FIXED_SHAPES:
@@ -846,6 +848,13 @@ class _AffineExpLaw(_AffineLaw):
 
     _fitted = _Law._fitted + ("base",)
 
+    def draws(self, X, names, S, rng, noise) -> np.ndarray:
+        # far out b^n overflows, and coefficients of both signs then make inf - inf:
+        # such a draw is beyond float range, inf (as the mixture's comment promises)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = super().draws(X, names, S, rng, noise)
+        return np.where(np.isnan(out), np.inf, out)
+
     def label(self, name: str) -> str:
         """The law's name with its fitted base: ``c+1.62^n``."""
         return name.replace("b^n", f"{self.base:.3g}^n")
@@ -1234,7 +1243,8 @@ class LawMixture(MetricModel):
     discrepancy_ : numpy.ndarray
         Rows ``(power, rate, weight)`` (:func:`discrepancy_growths`), one per law
         weighting and growth form: a draw adds a log-scale spread of
-        ``rate * d ** power`` at a distance of d training spans beyond the data, under
+        ``rate * d ** power`` at a distance of d beyond the data (in training spans or
+        doublings: ``distance_per_span_``), under
         one row picked with its weight (no rows when not learnt). The row is picked
         independently of the draw's law: an approximation of the nested validation's
         model, where each weighting's mixture has its own rate; the whole, as it draws,
