@@ -211,6 +211,9 @@ RATE_PRIOR_MEAN = 0.100
 #: (The pairs are those of the blended weighting's empirical Bayes,
 #: results/choose_rate_prior_wavg.md; the averaging was rejected with the earlier
 #: stacking-only pairs, 0.316 and 0.251.)
+#: (Distances in the fitting mixture's own unit, ``growth_setting()``: the pairs were
+#: set in spans, so with AVERAGE_GROWTHS a time mixture, which counts doublings, would
+#: need pairs of its own.)
 GROWTHS = ((1.0, 0.282), (0.5, 0.224))
 #: Average over :data:`GROWTHS` (True) or use DISTANCE_POWER and RATE_PRIOR_MEAN alone
 #: (False). False: nested forward validation on the 21 training sets ties, the single
