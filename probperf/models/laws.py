@@ -200,7 +200,9 @@ DISTANCE_POWER = 1.0
 #: that the prior had been fitted for stacking-only mixtures. The value is the
 #: empirical Bayes', untouched by any test figure.) With the affine exponential law,
 #: 0.100 per doubling for time modelled directly (see DISTANCE_PER_SPAN); the DAG
-#: parts keep 0.282 per span (:data:`probperf.dag.PART_GROWTH`).
+#: parts keep 0.282 per span (:data:`probperf.dag.PART_GROWTH`). Unchanged when that
+#: law's bases reached 16 (results/choose_rate_prior_base16.md: doublings, power 1,
+#: 0.100; summed log marginal 4.167 against 2.049 for spans).
 RATE_PRIOR_MEAN = 0.100
 
 #: The growth forms a law mixture can average over, as ``(DISTANCE_POWER,
