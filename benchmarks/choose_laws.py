@@ -76,7 +76,8 @@ law's residual GP in its evidence: -0.055 against 0.009 with ``--time-only``
 them at commits bb655e0 and 587515b.
 ``+distinct`` (after ``+gp``) fits every per-size DAG part on its distinct values
 (``probperf.components.DISTINCT_PER_SIZE``): 0.524 against 0.525 on the simulated sets
-(results/choose_laws_distinct.md), off by the rule fixed before the run (higher).
+(results/choose_laws_distinct.md), off by the rule fixed before the run (higher); its
+code was removed afterwards, run it at commit ba42f30.
 ``pmnfdc`` adds the Master theorem's exponents of Karatsuba and Strassen (log2 3 and
 log2 7) to the fixed shapes: 0.012 against 0.009 with ``--time-only`` (the 3 real sets
 equal) but 0.488 against 0.525 on the simulated sets (sparselu/A -0.741 -> -1.222),
@@ -181,10 +182,10 @@ SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0
 SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the affine
-#: exponential law, the per-size parts on distinct values, the DAG model's direct time
+#: exponential law, the DAG model's direct time
 #: (two), the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+distinct", components, "DISTINCT_PER_SIZE"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,

@@ -151,11 +151,6 @@ class Component:
     multi_worker: bool = False
     one_per_size: bool = False
 
-    def fitted_on_distinct(self) -> bool:
-        """Whether the model sees each distinct (parameters, value) row once
-        (:data:`DISTINCT_PER_SIZE`)."""
-        return self.one_per_size or (DISTINCT_PER_SIZE and not self.over_p)
-
     def inputs(self, spec: str, points: pd.DataFrame, parents: dict, features: list[str]):
         """``(inputs, scale)`` at ``points`` from measured (N) or drawn (S x N) parents.
 
@@ -209,23 +204,6 @@ def _per_task(parents, p):
 #: (Read again at prediction time, not saved with a model: changing it changes what a
 #: saved DAG model predicts, so a change must come with a new probperf.persist.VERSION.)
 IDLE_PER_SPAN = True
-
-
-#: Whether every per-size component (``over_p=False``: the serial work, task counts,
-#: critical path) is fitted on its distinct (size, value) rows, as ``one_per_size``
-#: does for the serial work. Why: such a metric is modelled without the workers, and
-#: a value that every run repeats exactly (a deterministic task count, recorded again
-#: at every worker count and repetition) is one observation, not 16: counted once per
-#: run it makes a law's evidence and its coefficients' covariance as confident as 16
-#: independent measurements would. Measured values that differ from run to run (a
-#: timed critical path) are all kept. Off: nested forward validation on the 14
-#: simulated training sets, by a rule fixed before the run (adopt if higher), scored it
-#: 0.524 against 0.525 without (``python benchmarks/choose_laws.py --only sim``, suffix
-#: ``+distinct``, results/choose_laws_distinct.md): a tie the rule does not adopt.
-#: (Noticed, not acted on: at 256x beyond the README's sort runs it moves the task
-#: counts' median from 0.2x to 1.3x of the simulated truth; the validation's splits
-#: extrapolate 2-4x, where the laws it changes barely part.)
-DISTINCT_PER_SIZE = False
 
 
 def _idle_unit(parents, p):

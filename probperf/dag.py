@@ -545,7 +545,7 @@ class DagModel(TableModel):
         """
         features = self.features_ if comp.over_p else self.size_features_
         y = measured[comp.name]
-        if comp.fitted_on_distinct():
+        if comp.one_per_size:
             rows = pd.DataFrame({**{c: frame[c] for c in features}, "y": y}).drop_duplicates().index.to_numpy()
         elif comp.multi_worker:
             rows = np.flatnonzero(frame["p"].to_numpy() > 1)  # every term carries (p-1)
