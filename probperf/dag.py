@@ -472,45 +472,44 @@ class DagModel(TableModel):
             raise TypeError("DagModel.fit expects a probperf Measurements table")
         m = measurements
         m.require("n", "p", *REQUIRED)
-        frame = m.frame.reset_index(drop=True)
-        self._remember(m, ["n", "p", *m.config], "time")
-        self.size_features_ = ["n", *m.config]
-        self.has_span_ = m.has("critical_path")
-        measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
-        measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
-                                                      m.source, "DagModel")
-        config_varies = any(frame[c].nunique() > 1 for c in m.config)
-        wanted = self._specs()
-        self.specs_, self.selection_, self.components_ = {}, {}, {}
-        with progress.task("fit DAG components", total=len(WIRING)) as step:
-            for comp in WIRING:
-                step(comp.name)
-                if comp.name not in measured:
-                    continue  # no critical path measured: no span law
-                spec = wanted[comp.name]
-                if specs.parse(spec).family == specs.AUTO:
-                    spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
-                self.specs_[comp.name] = spec
-                inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
-                self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
-        self._fit_scale_and_stack(m)
-        learnt = (0.0, 0.0)
-        if self.calibrate:
-            learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
-            if table is not None:
-                self.calibration_ = table
-        self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
-        self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
+        with self._fitting():
+            frame = m.frame.reset_index(drop=True)
+            self._remember(m, ["n", "p", *m.config], "time")
+            self.size_features_ = ["n", *m.config]
+            self.has_span_ = m.has("critical_path")
+            measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
+            measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
+                                                          m.source, "DagModel")
+            config_varies = any(frame[c].nunique() > 1 for c in m.config)
+            wanted = self._specs()
+            self.specs_, self.selection_, self.components_ = {}, {}, {}
+            with progress.task("fit DAG components", total=len(WIRING)) as step:
+                for comp in WIRING:
+                    step(comp.name)
+                    if comp.name not in measured:
+                        continue  # no critical path measured: no span law
+                    spec = wanted[comp.name]
+                    if specs.parse(spec).family == specs.AUTO:
+                        spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
+                    self.specs_[comp.name] = spec
+                    inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
+                    self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
+            self._fit_scale_and_stack(m)
+            learnt = (0.0, 0.0)
+            if self.calibrate:
+                learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
+                if table is not None:
+                    self.calibration_ = table
+            self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
+            self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
         return self
 
     def _fit_scale_and_stack(self, m: Measurements) -> None:
         """The discrepancy scale and the direct model's share, from the same forward
         validations (:func:`probperf.selection.forward_subfits`). The stacking's fields
-        are set only when it ran: a file without them stays readable by a version
-        that predates them."""
+        are set only when it ran (a re-fit starts without them, ``_fitting``): a file
+        without them stays readable by a version that predates them."""
         self.discrepancy_scales_ = np.array([[1.0, 1.0]])
-        for field in ("direct_share_", "direct_"):  # a re-fit keeps nothing of an earlier one
-            self.__dict__.pop(field, None)
         scale = SCALE_PARTS if self.scale_discrepancy is None else self.scale_discrepancy
         if not (scale and any(widens(c) for c in self.components_.values())):
             return

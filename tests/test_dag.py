@@ -246,8 +246,11 @@ def test_calibration_learns_the_excess_error_growth_rate():
     learnt = np.array([model.discrepancy_learnt_["work"], model.discrepancy_learnt_["overhead"]])
     np.testing.assert_allclose(learnt, expected, rtol=1e-9)
     assert model.discrepancy_ == model.discrepancy_learnt_  # no floor
-    again = DagModel(seed=4, discrepancy=0.0, calibrate=False, scale_discrepancy=False).fit(paper_table())
+    # re-fitted without the calibration, the same object keeps nothing of it
+    model.calibrate = False
+    again = model.fit(paper_table())
     assert again.discrepancy_ == {"work": 0.0, "overhead": 0.0} == again.discrepancy_learnt_
+    assert not hasattr(again, "calibration_")
 
 
 @pytest.mark.parametrize("law, expected", [

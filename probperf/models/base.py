@@ -20,6 +20,7 @@ attributes in ``_fitted`` (what a model file holds, see :mod:`probperf.persist`)
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Sequence
 
 import numpy as np
@@ -48,6 +49,23 @@ class Estimator:
     ...
     RuntimeError: Scaled is not fitted; call fit() first
     """
+
+    @contextmanager
+    def _fitting(self):
+        """The body of a ``fit``: it starts from no fitted state (a re-fit keeps none of
+        an earlier fit's, diagnostics included: every public attribute ending in ``_``,
+        scikit-learn's convention), and a failed fit leaves none either, so the model
+        is never a mix of two fits."""
+        self._forget()
+        try:
+            yield
+        except BaseException:
+            self._forget()
+            raise
+
+    def _forget(self) -> None:
+        for field in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            del self.__dict__[field]
 
     def _check_fitted(self):
         if not hasattr(self, "features_"):
@@ -182,15 +200,10 @@ class MetricModel(Estimator):
             raise ValueError("X contains NaN or infinite values")
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite values")
-        self.features_ = features
-        self.target_ = target
-        try:
+        with self._fitting():
+            self.features_ = features
+            self.target_ = target
             self._fit(Xa, y)
-        except BaseException:
-            # a failed (re-)fit leaves no mix of an earlier fit's state and this one's
-            for field in persist.fitted_fields(type(self)):
-                self.__dict__.pop(field, None)
-            raise
         return self
 
     def predict(self, X, n_draws: int | None = None, seed: int | None = 0, noise: bool = True) -> Predictive:
