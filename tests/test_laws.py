@@ -139,6 +139,13 @@ def test_a_failed_refit_leaves_the_model_unfitted():
         model.predict({"n": [20.0], "p": [2.0]})
 
 
+@pytest.mark.parametrize("growth", [(False, 0.0, 0.1), (False, 1.0, -0.1), (True, 1.0), "spans", (True, np.nan, 0.1)])
+def test_a_growth_setting_that_cannot_be_used_is_refused(growth):
+    n = 2.0 ** np.arange(6, 12)
+    with pytest.raises(ValueError, match=r"growth must be \(per_span, power > 0, prior mean >= 0\)"):
+        LawMixture(growth=growth).fit(n[:, None], n**2, features=["n"])
+
+
 def test_a_configuration_parameter_is_never_ignored():
     frame = pd.concat([grid([64, 128, 256, 512], [1, 2, 4], lambda n, p: c * 1e-6 * n / p, cutoff=float(c))
                        for c in (1, 10, 100)])

@@ -967,9 +967,10 @@ def posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]
 
 
 def growth_forms() -> tuple:
-    """The ``(power, prior mean)`` pairs in effect: :data:`GROWTHS`, or the single form
-    ``(DISTANCE_POWER, RATE_PRIOR_MEAN)`` without :data:`AVERAGE_GROWTHS`."""
-    return GROWTHS if AVERAGE_GROWTHS else (growth_setting()[1:],)
+    """The ``(power, prior mean)`` pairs in effect: :data:`GROWTHS` (with
+    :data:`AVERAGE_GROWTHS`, for a mixture on the module's growth), or the single form
+    of :func:`growth_setting` (a mixture with a ``growth`` of its own keeps it)."""
+    return GROWTHS if AVERAGE_GROWTHS and _GROWTH.get() is None else (growth_setting()[1:],)
 
 
 def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
@@ -1305,7 +1306,7 @@ class LawMixture(MetricModel):
         if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
             distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
-        token, grown = _RESIDUAL.set(columns), _GROWTH.set(self.growth)
+        token, grown = _RESIDUAL.set(columns), _GROWTH.set(self._growth())
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -1326,6 +1327,20 @@ class LawMixture(MetricModel):
         if np.any(y < VALUE_RANGE[0]) or np.any(y > VALUE_RANGE[1]):
             raise ValueError(f"{self.target_ or 'the metric'} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} "
                              f"(min {np.min(y):g}, max {np.max(y):g}); give it in another unit")
+
+    def _growth(self):
+        """The mixture's own ``growth``, checked: a distance power and a rate prior mean
+        the nested splits can use (a mean of 0: no prior, the best rate)."""
+        if self.growth is None:
+            return None
+        try:
+            per_span, power, mean = self.growth
+            ok = float(power) > 0 and float(mean) >= 0 and np.isfinite([power, mean]).all()
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"growth must be (per_span, power > 0, prior mean >= 0), not {self.growth!r}")
+        return bool(per_span), float(power), float(mean)
 
     def _weightings(self) -> tuple:
         """The law weightings this mixture blends (:data:`WEIGHTINGS`)."""
