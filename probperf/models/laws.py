@@ -229,6 +229,10 @@ GROWTHS = ((1.0, 0.282), (0.5, 0.224))
 #: linear form ahead by 0.004 (benchmarks/choose_laws.py, results/choose_laws_growths.md:
 #: ``pmnf+disc+parts-span+scale`` 0.006 vs ``pmnf+disc+parts-spanavg+scale`` 0.002), and
 #: the rule fixed before the run was that averaging had to score at least as high.
+#: In doublings for time modelled directly (linear 0.100 and square root 0.112, the
+#: empirical Bayes optima of results/choose_rate_prior_base16.md; ``-dblavg``), again
+#: not: 0.233 against 0.246, the 3 real sets -1.698 against -1.693
+#: (results/choose_laws_time_only_dblavg.md; the rule fixed before the run: not lower).
 AVERAGE_GROWTHS = False
 
 #: the growth setting ``(per_span, power, prior mean)`` of the mixture being fitted
