@@ -191,7 +191,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: exponential law, the DAG model's direct time
 #: (two), the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+ratedraw", laws, "RATE_DRAWS"), ("+affexp", laws, "AFFINE_EXP"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,
