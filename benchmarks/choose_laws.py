@@ -195,10 +195,9 @@ SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0
 SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the affine
-#: exponential law, the DAG model's direct time
-#: (two), the laws' residual GPs in the DAG parts and in time modelled directly, the law
+#: exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+directstack", dag, "DIRECT_STACKING"), ("+direct", dag, "STACK_DIRECT"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,

@@ -41,11 +41,10 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
-from .models.laws import MIN_WEIGHT, widens
+from .models.laws import widens
 from .predict import Predictive
-from .selection import (choose_by_forward_error, direct_share, direct_share_stacked,  # noqa: F401
-                        discrepancy_rates, discrepancy_scale, extrapolation_distance, factor_log_scores,
-                        forward_cuts, forward_error, forward_regions, forward_subfits, widen)
+from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale,  # noqa: F401
+                        extrapolation_distance, factor_log_scores, forward_cuts, forward_error, forward_regions, forward_subfits, widen)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = DAG_METRICS
@@ -168,35 +167,14 @@ PART_WEIGHTING = "averaged"
 #: law; see probperf.models.laws.DISTANCE_PER_SPAN).
 PART_GROWTH = (True, 1.0, 0.282)
 
-#: Whether the DAG model stacks its time with time modelled directly (a
-#: :class:`~probperf.models.laws.LawMixture` on ``time``, as without a tracer), weighed
-#: by the same forward validations as its discrepancy scale
-#: (:func:`probperf.selection.direct_share`). A draw that falls to the direct model keeps
-#: the DAG draw's split of ``p * time`` into work, delay and idle time, rescaled to the
-#: direct time, so the identity and the span law hold per draw. Off: nested forward
-#: validation on the 14 simulated training sets scores it lower, 0.461 against 0.481
-#: (``python benchmarks/choose_laws.py --only sim --variants
-#: pmnf+disc+parts-span+scale3+one+idle+pm1ll,pmnf+disc+parts-span+scale3+one+idle+pm1ll+gp+direct``,
-#: results/choose_laws_direct.md), by a rule fixed before the run (adopt if higher,
-#: no more failed splits). Large gains where a part's law misses (sparselu/A -0.87 ->
-#: 0.72, sort/B -0.33 -> 0.13), smaller losses on 10 of the other 12 sets: three cuts
-#: are too few observations to tell when the direct model is the better one, and the
-#: DAG model's evidence, averaged over its scale factors, is diluted by the poor ones.
-STACK_DIRECT = False
-
-#: With :data:`STACK_DIRECT`: the direct model's share by stacking the cuts' pointwise
-#: held-out densities (:func:`probperf.selection.direct_share_stacked`) instead of
-#: their evidence (:func:`probperf.selection.direct_share`). Off: the second try of
-#: the idea, under a stricter rule fixed before the run (mean nested log score on the
-#: 14 simulated training sets at least 0.501, i.e. 0.02 above the default's 0.481; no
-#: more failed splits; higher on at least 7 of the 14 sets; mean cov90 in 0.80-0.95).
-#: It scored 0.516 with no failed split and cov90 0.91, but was higher on only 2 sets
-#: (sparselu/A -0.87 -> 0.75, farm/B), lower on 6 (fft/B -0.13 -> -0.71, fft/A, sort/A)
-#: and the geometric mean of its median errors rose from 7.4 to 8.5 %: the mean is one set's gain
-#: (``python benchmarks/choose_laws.py --only sim --variants
-#: pmnf+disc+parts-span+scale3+one+idle+pm1ll+gp+direct+directstack``,
-#: results/choose_laws_directstack.md).
-DIRECT_STACKING = False
+# Stacking the DAG model's time with time modelled directly (a share of the draws
+# taking their time from a LawMixture on ``time``, the parts rescaled to it) was tried
+# twice and left out: nested forward validation on the 14 simulated training sets scored
+# it lower, 0.461 against 0.481 (weighed by evidence; results/choose_laws_direct.md),
+# and, weighed by stacking, 0.516 but higher on only 2 sets, lower on 6 and with a
+# larger median error (results/choose_laws_directstack.md), failing the rules fixed
+# before the runs. The code was removed; ``+direct`` and ``+directstack`` of
+# benchmarks/choose_laws.py reproduce it at commit ce25910.
 
 
 @persist.register
@@ -367,13 +345,6 @@ class DagModel(TableModel):
     scale_scores_ : dict
         Factor -> held-out log score behind those weights (absent when not learnt).
         Not saved.
-    direct_share_ : float
-        Share of the predictive draws whose time comes from ``direct_``
-        (:data:`STACK_DIRECT`, :func:`probperf.selection.direct_share`); absent when
-        not stacked.
-    direct_ : LawMixture or None
-        Time modelled directly on the same runs, when its share is at least
-        :data:`probperf.models.laws.MIN_WEIGHT` (absent when not stacked).
     calibration_ : pandas.DataFrame
         The held-out runs of that validation (``n``, ``p``, ``distance``,
         ``overhead_share``, ``log_error``, ``log_variance``); absent when it did not
@@ -417,7 +388,7 @@ class DagModel(TableModel):
     """
 
     _fitted = ("specs_", "selection_", "size_features_", "has_span_", "discrepancy_learnt_", "discrepancy_",
-               "discrepancy_scales_", "components_", "direct_share_", "direct_")
+               "discrepancy_scales_", "components_")
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
@@ -494,7 +465,7 @@ class DagModel(TableModel):
                     self.specs_[comp.name] = spec
                     inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
                     self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
-            self._fit_scale_and_stack(m)
+            self._fit_scale(m)
             learnt = (0.0, 0.0)
             if self.calibrate:
                 learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
@@ -504,11 +475,9 @@ class DagModel(TableModel):
             self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
         return self
 
-    def _fit_scale_and_stack(self, m: Measurements) -> None:
-        """The discrepancy scale and the direct model's share, from the same forward
-        validations (:func:`probperf.selection.forward_subfits`). The stacking's fields
-        are set only when it ran (a re-fit starts without them, ``_fitting``): a file
-        without them stays readable by a version that predates them."""
+    def _fit_scale(self, m: Measurements) -> None:
+        """The discrepancy scale, from forward validations of the whole model
+        (:func:`probperf.selection.forward_subfits`)."""
         self.discrepancy_scales_ = np.array([[1.0, 1.0]])
         scale = SCALE_PARTS if self.scale_discrepancy is None else self.scale_discrepancy
         if not (scale and any(widens(c) for c in self.components_.values())):
@@ -517,23 +486,6 @@ class DagModel(TableModel):
         subs = forward_subfits(self, m, seed)
         pointwise = factor_log_scores(subs, self.features_, seed)
         self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(self, m, self.features_, seed, subs, pointwise)
-        if not STACK_DIRECT:
-            return
-        if DIRECT_STACKING:
-            self.direct_share_ = direct_share_stacked(subs, m, self.features_, pointwise,
-                                                      self.discrepancy_scales_[:, 1], self._fit_direct, seed)
-        else:
-            self.direct_share_ = direct_share(subs, m, self.features_, self.scale_scores_, self._fit_direct, seed)
-        self.direct_ = self._fit_direct(m) if self.direct_share_ >= MIN_WEIGHT else None
-
-    def _fit_direct(self, m: Measurements):
-        """Time modelled directly on the runs of ``m`` (no tracer's view)."""
-        from .models.laws import LawMixture
-
-        frame = m.frame
-        model = LawMixture(guard=False, seed=component_seeds(self.seed)["direct"])
-        return model.fit(frame[self.features_].to_numpy(dtype=np.float64), frame["time"].to_numpy(dtype=np.float64),
-                         features=self.features_, target="time")
 
     def _training_data(self, comp, spec, frame, measured):
         """What component ``comp``'s model is fitted to, on the runs of ``frame``.
@@ -620,7 +572,7 @@ class DagModel(TableModel):
                 draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
                 comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         span = comps.pop("critical_path", None)
-        work, delay, no_work = self._stacked(pts, p, comps["work"], comps["delay"], comps["no_work"], seeds["direct"])
+        work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
         if any(self.discrepancy_.values()):
             d = extrapolation_distance(pts, self.train_ranges_)
             work, delay, no_work = widen(work, delay, no_work, d, self.discrepancy_, seeds["discrepancy"])
@@ -633,38 +585,22 @@ class DagModel(TableModel):
             comps["critical_path"] = span
         return Prediction(comps, pts, getattr(self, "unit_", "s"))
 
-    def _stacked(self, pts, p, work, delay, no_work, seed) -> tuple:
-        """The parts with a share ``direct_share_`` of the draws (picked at random)
-        rescaled so that their time is the direct model's draw."""
-        direct = getattr(self, "direct_", None)  # a file written before the stacking has none
-        if direct is None:
-            return work, delay, no_work
-        rng = np.random.default_rng(seed)
-        S = work.shape[0]
-        pick = rng.random(S) < self.direct_share_
-        time = direct.predict(pts[self.features_], n_draws=S, seed=int(rng.integers(2**31))).draws
-        total = work + delay + no_work
-        with np.errstate(divide="ignore", invalid="ignore"):  # a draw with no parts keeps them (0)
-            factor = np.where(pick[:, None] & (total > 0), p * time / total, 1.0)
-        return work * factor, delay * factor, no_work * factor
-
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"
 
 
 def component_seeds(seed: int) -> dict[str, int]:
     """Independent seeds for each component (its model and its draws), the discrepancy
-    factor, the calibration's sub-fit, the draws' discrepancy scales and the stacked
-    direct model, spawned from
-    one ``seed``.
+    factor, the calibration's sub-fit and the draws' discrepancy scales, spawned from
+    one ``seed`` (a name's seed does not depend on the names after it).
 
     Examples
     --------
     >>> s = component_seeds(0)
-    >>> len(set(s.values())) == len(s) == len(COMPONENTS) + 4, s == component_seeds(0)
+    >>> len(set(s.values())) == len(s) == len(COMPONENTS) + 3, s == component_seeds(0)
     (True, True)
     """
-    names = [*COMPONENTS, "discrepancy", "calibration", "scale", "direct"]
+    names = [*COMPONENTS, "discrepancy", "calibration", "scale"]
     children = np.random.SeedSequence(int(seed)).spawn(len(names))
     return {k: int(c.generate_state(1)[0]) for k, c in zip(names, children)}
 

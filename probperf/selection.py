@@ -358,8 +358,8 @@ SCALE_CUTS = ("np", "n", "p")
 
 def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
     """The forward validations of a DAG model at each cut of :data:`SCALE_CUTS`
-    (:func:`_forward_subfit`; cuts that cannot be validated left out), shared by
-    :func:`discrepancy_scale` and :func:`direct_share`.
+    (:func:`_forward_subfit`; cuts that cannot be validated left out), for
+    :func:`discrepancy_scale`.
 
     Examples
     --------
@@ -448,114 +448,6 @@ def factor_log_scores(subs, features, seed: int = 0) -> list[np.ndarray]:
 def _held_out_scores(model, held, features, seed: int) -> np.ndarray:
     """The log score of each held-out run's time under ``model`` (500 draws)."""
     return log_scores(model.predict(held[features], n_draws=500, seed=seed).draws, held["time"].to_numpy())
-
-
-def direct_share(subs, measurements, features, scale_scores, fit_direct, seed: int = 0) -> float:
-    """The weight of time modelled directly next to a DAG model, from the same
-    forward validations as its discrepancy scale: ``fit_direct(inner)`` fits the
-    direct model on the runs below a cut, and its mean held-out log score on that
-    cut is one observation, as for each factor of :func:`discrepancy_scale`
-    (``scale_scores``: factor -> summed score). The DAG model's evidence is the mean
-    over the factors' equally weighted likelihoods, the direct model's its own; equal
-    prior odds. 0 when nothing was validated.
-
-    Why: the DAG model predicts time through its parts, the direct model through
-    time's own laws; where a part's law misses (an idle time that is no power of the
-    workers), time held out says so, and stacking the two by that evidence (as the
-    laws of one mixture are weighed) keeps the better one without choosing by hand.
-
-    Examples
-    --------
-    Two cuts; the direct model scores -0.919 on each (-1.838 in all), as does the
-    DAG model's better factor, and its other factor far worse (-50): the DAG's
-    evidence is the mean of the two likelihoods, half the direct model's, so the
-    direct model gets 2/3.
-
-    >>> import pandas as pd
-    >>> from probperf.data import Measurements
-    >>> runs = Measurements({"n": [8, 16], "p": [1, 2], "time": [1.0, 2.0]})
-    >>> held = pd.DataFrame({"n": [32], "p": [4], "time": [4.0]})
-    >>> class Exact:  # predicts the held-out time with log-sd 1: score -0.919 per cut
-    ...     def predict(self, X, n_draws, seed):
-    ...         return type("P", (), {"draws": 4.0 * np.exp(np.array([[-1.0], [1.0]]))})()
-    >>> subs = [(None, held, 16, 2)] * 2
-    >>> round(direct_share(subs, runs, ["n", "p"], {0.0: -50.0, 1.0: -1.838}, lambda m: Exact()), 3)
-    0.667
-    """
-    cuts = _direct_log_scores(subs, measurements, features, fit_direct, seed) if scale_scores is not None else None
-    if cuts is None:
-        return 0.0
-    direct = sum(float(np.mean(cut)) for cut in cuts)
-    s = np.array(list(scale_scores.values()))
-    if not np.isfinite(direct):
-        return 0.0
-    if not np.any(np.isfinite(s)):  # every factor's draws overflowed: the direct model alone scored
-        return 1.0
-    dag = float(np.max(s) + np.log(np.mean(np.exp(s - np.max(s)))))
-    return float(1.0 / (1.0 + np.exp(np.clip(dag - direct, -700.0, 700.0))))
-
-
-def direct_share_stacked(subs, measurements, features, pointwise, factor_weights, fit_direct,
-                         seed: int = 0) -> float:
-    """The weight of time modelled directly next to a DAG model by *stacking*
-    (:func:`stacking_weights`, Yao, Vehtari, Simpson & Gelman 2018) of the two
-    models' pointwise held-out log densities on the forward validations ``subs``,
-    each cut one group: the DAG model's density at a run is its mixture over the
-    scale factors (``pointwise``, :func:`factor_log_scores`, under
-    ``factor_weights``), the direct model's that of ``fit_direct`` fitted below the
-    cut. 0 when nothing was validated or the direct model cannot be fitted below a cut.
-
-    Why, next to :func:`direct_share`: stacking weighs the two by how well their
-    *mixture* predicts the held-out runs, not by which one is the true model, so a
-    direct model that is better on a few runs gets a share without the evidence
-    having to single it out.
-
-    Examples
-    --------
-    The DAG model's factors score -3 on each held-out run, the direct model -0.919:
-    the mixture's best log score puts all weight on the direct model.
-
-    >>> import pandas as pd
-    >>> from probperf.data import Measurements
-    >>> runs = Measurements({"n": [8, 16], "p": [1, 2], "time": [1.0, 2.0]})
-    >>> held = pd.DataFrame({"n": [32], "p": [4], "time": [4.0]})
-    >>> class Exact:  # predicts the held-out time with log-sd 1: score -0.919
-    ...     def predict(self, X, n_draws, seed):
-    ...         return type("P", (), {"draws": 4.0 * np.exp(np.array([[-1.0], [1.0]]))})()
-    >>> subs = [(None, held, 16, 2)] * 2
-    >>> pointwise = [np.full((1, 2), -3.0)] * 2
-    >>> round(direct_share_stacked(subs, runs, ["n", "p"], pointwise, np.array([0.5, 0.5]), lambda m: Exact()), 6)
-    1.0
-
-    Both predict every held-out run equally well: nothing moves the weights from even.
-
-    >>> same = [np.full((1, 2), -0.5 * np.log(2 * np.pi))] * 2
-    >>> round(direct_share_stacked(subs, runs, ["n", "p"], same, np.array([0.5, 0.5]), lambda m: Exact()), 6)
-    0.5
-    """
-    cuts = _direct_log_scores(subs, measurements, features, fit_direct, seed)
-    if cuts is None or not pointwise:
-        return 0.0
-    from scipy.special import logsumexp
-
-    with np.errstate(divide="ignore"):
-        log_w = np.log(np.asarray(factor_weights, dtype=np.float64))
-    dag = np.concatenate([logsumexp(cut + log_w, axis=1) for cut in pointwise])
-    groups = np.concatenate([np.full(len(cut), i) for i, cut in enumerate(cuts)])
-    return float(stacking_weights(np.column_stack([dag, np.concatenate(cuts)]), groups)[1])
-
-
-def _direct_log_scores(subs, measurements, features, fit_direct, seed: int):
-    """Per forward validation, the held-out runs' log scores under ``fit_direct``
-    fitted below the cut; ``None`` when there is none or a cut cannot be fitted."""
-    cuts = []
-    for _, held, n_cut, p_cut in subs:
-        try:
-            model = fit_direct(measurements.select(n=(None, n_cut), p=(None, p_cut)))
-            cuts.append(_held_out_scores(model, held, features, seed))
-        except (ValueError, np.linalg.LinAlgError):  # no law fits the runs below this cut: nothing to weigh
-            return None
-    return cuts or None
 
 
 def log_scores(draws: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -9,8 +9,6 @@ import pytest
 from scipy.optimize import nnls
 
 from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design
-from probperf.models.laws import LawMixture
-from probperf.predict import Predictive
 from probperf.registry import fit
 from probperf.data import Measurements, MeasurementError
 
@@ -186,47 +184,6 @@ def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(
     # off: every part keeps its own rate (one factor 1)
     off = DagModel(seed=1, scale_discrepancy=False).fit(Measurements(frame))
     assert off.discrepancy_scales_.tolist() == [[1.0, 1.0]]
-
-
-class _FixedTime:
-    """A direct time model that predicts ``seconds`` at every point, in every draw."""
-
-    def __init__(self, seconds):
-        self.seconds = seconds
-
-    def predict(self, X, n_draws, seed):
-        return Predictive(np.full((n_draws, len(X)), self.seconds))
-
-
-def test_stacked_direct_time_replaces_the_picked_draws_and_keeps_the_identity(spanned, tmp_path):
-    # DagModel._stacked (dag.STACK_DIRECT, off by default): a share of the draws takes
-    # its time from the direct model, the DAG draw's split of p * time into work, delay
-    # and idle time rescaled to it; the other draws are untouched (same seeds), and the
-    # span law still lifts every draw
-    frame, fitted = spanned
-    assert not hasattr(fitted, "direct_share_") and not hasattr(fitted, "direct_")  # off by default
-    model = copy.deepcopy(fitted)
-    model.direct_, model.direct_share_ = model._fit_direct(Measurements(frame)), 0.5
-    assert isinstance(model.direct_, LawMixture)
-    points = pd.DataFrame({"n": [2**16, 2**12], "p": [16, 8]})
-    model.save(tmp_path / "m.model")  # the direct model and its share are saved
-    back = DagModel.load(tmp_path / "m.model")
-    assert back.direct_share_ == model.direct_share_
-    np.testing.assert_array_equal(back.predict(points, n_draws=200, seed=3).draws,
-                                  model.predict(points, n_draws=200, seed=3).draws)
-    model.direct_ = None
-    plain = model.predict(points, n_draws=1000, seed=3)
-    model.direct_, model.direct_share_ = _FixedTime(1e8), 0.5
-    half = model.predict(points, n_draws=1000, seed=3)
-    picked = np.all(np.isclose(half.draws, 1e8, rtol=1e-12), axis=1)
-    assert 0.45 < picked.mean() < 0.55  # binomial(1000, 1/2): within 3 sd
-    np.testing.assert_array_equal(half.draws[~picked], plain.draws[~picked])
-    c, d = half.components, plain.components
-    np.testing.assert_allclose(c["work"].draws + c["delay"].draws + c["no_work"].draws, half.draws * half.p)
-    np.testing.assert_allclose((c["work"].draws / c["delay"].draws)[picked], (d["work"].draws / d["delay"].draws)[picked])
-    model.direct_, model.direct_share_ = _FixedTime(1e-12), 1.0
-    low = model.predict(points, n_draws=1000, seed=3)
-    np.testing.assert_allclose(low.draws, low.components["critical_path"].draws)
 
 
 def test_calibration_learns_the_excess_error_growth_rate():
