@@ -183,11 +183,9 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            # linear in doublings, 0.100
            "-dblw": (False, 1.0, 0.100),
            # both forms in doublings averaged by each time mixture's nested splits
-           # (laws.AVERAGE_GROWTHS over DBL_FORMS), each with its empirical Bayes
-           # prior mean (results/choose_rate_prior_base16.md); the DAG parts keep theirs
+           # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
+           # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep theirs
            "-dblavg": (False, 1.0, 0.100)}
-#: the growth forms ``(power, prior mean)`` that "-spanavg" and "-dblavg" average
-SPAN_FORMS, DBL_FORMS = ((1.0, 0.282), (0.5, 0.224)), ((1.0, 0.100), (0.5, 0.112))
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
@@ -281,8 +279,7 @@ def fit(inner, variant):
     base = base.removesuffix(growth)
     laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
     laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER, prior_mean = GROWTHS[growth]
-    laws.AVERAGE_GROWTHS = growth in ("-spanavg", "-dblavg")
-    laws.GROWTHS = DBL_FORMS if growth == "-dblavg" else SPAN_FORMS
+    laws.AVERAGE_GROWTHS = growth in ("-spanavg", "-dblavg")  # over laws.GROWTHS of the growth's unit
     laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
     if TIME_ONLY or registry.choose(inner, "time") == "direct":
         return LawMixture(discrepancy=discrepancy, one_worker_level=one_worker).fit(inner, target="time")

@@ -328,13 +328,13 @@ def test_averaging_growth_forms_lies_between_them(monkeypatch):
 
     def fit(average, forms):
         monkeypatch.setattr(laws, "AVERAGE_GROWTHS", average)
-        monkeypatch.setattr(laws, "GROWTHS", forms)
+        monkeypatch.setattr(laws, "GROWTHS", {laws.DISTANCE_PER_SPAN: forms})  # the time mixture's unit
         # one weighting: its discrepancy has one row per growth form
         model = LawMixture(weighting="stacking").fit(n[:, None], y, features=["n"])
         lo, hi = model.predict({"n": [2.0**17]}, n_draws=20000, seed=0).interval(0.9)
         return model, np.log([lo[0], hi[0]])
 
-    forms = laws.GROWTHS
+    forms = laws.GROWTHS[laws.DISTANCE_PER_SPAN]
     both, mixed = fit(True, forms)
     assert both.discrepancy_[:, 0].tolist() == [1.0, 0.5] and both.discrepancy_[:, 2].sum() == pytest.approx(1)
     _, linear = fit(True, forms[:1])

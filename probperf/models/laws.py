@@ -207,7 +207,7 @@ DISTANCE_POWER = 1.0
 RATE_PRIOR_MEAN = 0.100
 
 #: The growth forms a law mixture can average over, as ``(DISTANCE_POWER,
-#: RATE_PRIOR_MEAN)`` pairs (distances in training spans): linear, a law whose exponent
+#: RATE_PRIOR_MEAN)`` pairs: linear, a law whose exponent
 #: is off by a fixed amount, and the square root, a drift that wanders like a random
 #: walk, each with the prior mean that empirical Bayes gives it
 #: (benchmarks/results/choose_rate_prior.md: 0.316 and 0.251). Why one might average:
@@ -220,10 +220,10 @@ RATE_PRIOR_MEAN = 0.100
 #: (The pairs are those of the blended weighting's empirical Bayes,
 #: results/choose_rate_prior_wavg.md; the averaging was rejected with the earlier
 #: stacking-only pairs, 0.316 and 0.251.)
-#: (Distances in the fitting mixture's own unit, ``growth_setting()``: the pairs were
-#: set in spans, so with AVERAGE_GROWTHS a time mixture, which counts doublings, would
-#: need pairs of its own.)
-GROWTHS = ((1.0, 0.282), (0.5, 0.224))
+#: Keyed by the distance's unit (``per_span``, :func:`growth_setting`): in spans those
+#: pairs, in doublings linear 0.100 and square root 0.112, the empirical Bayes optima
+#: with the affine exponential law (results/choose_rate_prior_base16.md).
+GROWTHS = {True: ((1.0, 0.282), (0.5, 0.224)), False: ((1.0, 0.100), (0.5, 0.112))}
 #: Average over :data:`GROWTHS` (True) or use DISTANCE_POWER and RATE_PRIOR_MEAN alone
 #: (False). False: nested forward validation on the 21 training sets ties, the single
 #: linear form ahead by 0.004 (benchmarks/choose_laws.py, results/choose_laws_growths.md:
@@ -971,10 +971,13 @@ def posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]
 
 
 def growth_forms() -> tuple:
-    """The ``(power, prior mean)`` pairs in effect: :data:`GROWTHS` (with
-    :data:`AVERAGE_GROWTHS`, for a mixture on the module's growth), or the single form
-    of :func:`growth_setting` (a mixture with a ``growth`` of its own keeps it)."""
-    return GROWTHS if AVERAGE_GROWTHS and _GROWTH.get() is None else (growth_setting()[1:],)
+    """The ``(power, prior mean)`` pairs in effect: with :data:`AVERAGE_GROWTHS`, for a
+    mixture on the module's growth, the :data:`GROWTHS` of its distance unit; else the
+    single form of :func:`growth_setting` (a mixture with a ``growth`` of its own keeps
+    it)."""
+    if AVERAGE_GROWTHS and _GROWTH.get() is None:
+        return GROWTHS[bool(growth_setting()[0])]
+    return (growth_setting()[1:],)
 
 
 def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
@@ -994,8 +997,9 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     weigh the same:
 
     >>> n = 2.0 ** np.arange(6, 9)
-    >>> rows, _ = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n), forms=GROWTHS)
-    >>> rows[:, 0].tolist(), (rows[:, 1] / [m for _, m in GROWTHS]).round(1).tolist(), rows[:, 2].round(2).tolist()
+    >>> forms = GROWTHS[True]
+    >>> rows, _ = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n), forms=forms)
+    >>> rows[:, 0].tolist(), (rows[:, 1] / [m for _, m in forms]).round(1).tolist(), rows[:, 2].round(2).tolist()
     ([1.0, 0.5], [1.4, 1.4], [0.5, 0.5])
 
     Runs from an exact quadratic law, weighed by both weightings: one row per
