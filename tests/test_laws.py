@@ -144,6 +144,7 @@ def test_a_growth_setting_that_cannot_be_used_is_refused(growth):
     n = 2.0 ** np.arange(6, 12)
     with pytest.raises(ValueError, match=r"growth must be \(per_span, power > 0, prior mean >= 0\)"):
         LawMixture(growth=growth).fit(n[:, None], n**2, features=["n"])
+    assert laws._RESIDUAL.get() == () and laws._GROWTH.get() is None  # the refusal leaves no context set
 
 
 def test_a_configuration_parameter_is_never_ignored():

@@ -1319,7 +1319,8 @@ class LawMixture(MetricModel):
         if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
             distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
-        token, grown = _RESIDUAL.set(columns), _GROWTH.set(self._growth())
+        growth = self._growth()  # checked before any context is set: a refusal leaves none behind
+        token, grown = _RESIDUAL.set(columns), _GROWTH.set(growth)
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
