@@ -43,8 +43,8 @@ from .models import specs
 from .models.base import TableModel
 from .models.laws import widens
 from .predict import Predictive
-from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale,  # noqa: F401
-                        extrapolation_distance, factor_log_scores, forward_cuts, forward_error, forward_regions, forward_subfits, widen)
+from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
+                        forward_error, forward_regions, widen)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = DAG_METRICS
@@ -439,11 +439,11 @@ class DagModel(TableModel):
         ``p == 1`` (whose ``work`` is the serial work). ``critical_path`` is used
         when present (span law).
         """
-        if not isinstance(measurements, Measurements):
-            raise TypeError("DagModel.fit expects a probperf Measurements table")
-        m = measurements
-        m.require("n", "p", *REQUIRED)
         with self._fitting():
+            if not isinstance(measurements, Measurements):
+                raise TypeError("DagModel.fit expects a probperf Measurements table")
+            m = measurements
+            m.require("n", "p", *REQUIRED)
             frame = m.frame.reset_index(drop=True)
             self._remember(m, ["n", "p", *m.config], "time")
             self.size_features_ = ["n", *m.config]
@@ -482,10 +482,8 @@ class DagModel(TableModel):
         scale = SCALE_PARTS if self.scale_discrepancy is None else self.scale_discrepancy
         if not (scale and any(widens(c) for c in self.components_.values())):
             return
-        seed = component_seeds(self.seed)["calibration"]
-        subs = forward_subfits(self, m, seed)
-        pointwise = factor_log_scores(subs, self.features_, seed)
-        self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(self, m, self.features_, seed, subs, pointwise)
+        self.discrepancy_scales_, self.scale_scores_ = discrepancy_scale(
+            self, m, self.features_, component_seeds(self.seed)["calibration"])
 
     def _training_data(self, comp, spec, frame, measured):
         """What component ``comp``'s model is fitted to, on the runs of ``frame``.
@@ -572,11 +570,11 @@ class DagModel(TableModel):
                 draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
                 comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         span = comps.pop("critical_path", None)
-        work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
         if any(self.discrepancy_.values()):
             d = extrapolation_distance(pts, self.train_ranges_)
-            work, delay, no_work = widen(work, delay, no_work, d, self.discrepancy_, seeds["discrepancy"])
-        comps.update(work=work, delay=delay, no_work=no_work)
+            parts = widen(comps["work"], comps["delay"], comps["no_work"], d, self.discrepancy_, seeds["discrepancy"])
+            comps.update(zip(("work", "delay", "no_work"), parts))
+        work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
         if self.has_span_:
             # Span law: time >= critical path. A draw below it is lifted, and the lift
             # is idle time, so it goes to no_work and the identity (1) still holds.

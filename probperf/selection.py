@@ -374,8 +374,7 @@ def forward_subfits(estimator, measurements, seed: int = 0) -> list[tuple]:
                                                                   seed, cut))]
 
 
-def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=None,
-                      pointwise=None) -> tuple[np.ndarray, dict | None]:
+def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple[np.ndarray, dict | None]:
     """A distribution over one factor on the discrepancy rates of all of a DAG model's
     parts, learnt from how well the model predicts *time* beyond a forward cut inside
     the training data: rows ``(factor, weight)``; and the score of each factor
@@ -397,9 +396,7 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=Non
     ``exp(sum over cuts of the mean score)``), as
     :func:`probperf.models.laws.discrepancy_loglik` does: one cut's held-out runs
     share one model's error, and a single cut that happens to be predicted well
-    must not rule out the wider factors. ``subs``: the forward validations, when
-    already made (:func:`forward_subfits`); ``pointwise``: their scores, when already
-    computed (:func:`factor_log_scores`).
+    must not rule out the wider factors.
 
     Examples
     --------
@@ -412,10 +409,10 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0, subs=Non
     >>> factors.tolist(), scores
     ([[1.0, 1.0]], None)
     """
-    subs = forward_subfits(estimator, measurements, seed) if subs is None else subs
+    subs = forward_subfits(estimator, measurements, seed)
     if not subs:
         return np.array([[1.0, 1.0]]), None
-    pointwise = factor_log_scores(subs, features, seed) if pointwise is None else pointwise
+    pointwise = factor_log_scores(subs, features, seed)
     # each cut: one observation, its held-out runs' mean
     scores = {f: sum(float(np.mean(cut[:, j])) for cut in pointwise) for j, f in enumerate(SCALE_GRID)}
     s = np.array(list(scores.values()))

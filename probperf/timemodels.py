@@ -62,10 +62,11 @@ class DirectModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "DirectModel":
-        measurements.require("n", self.target)
-        self._remember(measurements, measurements.params, self.target)
-        self.model_ = self._new()
-        self.model_.fit(measurements, target=self.target)
+        with self._fitting():
+            measurements.require("n", self.target)
+            self._remember(measurements, measurements.params, self.target)
+            self.model_ = self._new()
+            self.model_.fit(measurements, target=self.target)
         return self
 
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
@@ -126,23 +127,24 @@ class PenaltyModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "PenaltyModel":
-        m = measurements
-        m.require("n", "p", "time")
-        self._remember(m, m.params, "time")
-        frame = m.frame
-        size = ["n", *m.config]
-        serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
-                                     "the penalty model")
-        seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
-        self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
-        penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
-        keep = (frame["p"].to_numpy() > 1) & (penalty > 0)
-        if keep.sum() < 2:
-            raise MeasurementError(
-                "the penalty model needs at least 2 runs with p > 1 slower than T(n)/p", m.source, column="time"
-            )
-        self.penalty_ = self._new(1).fit(frame.loc[keep, self.features_], penalty[keep], features=self.features_)
-        self.size_features_ = size
+        with self._fitting():
+            m = measurements
+            m.require("n", "p", "time")
+            self._remember(m, m.params, "time")
+            frame = m.frame
+            size = ["n", *m.config]
+            serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
+                                         "the penalty model")
+            seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
+            self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
+            penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
+            keep = (frame["p"].to_numpy() > 1) & (penalty > 0)
+            if keep.sum() < 2:
+                raise MeasurementError(
+                    "the penalty model needs at least 2 runs with p > 1 slower than T(n)/p", m.source, column="time"
+                )
+            self.penalty_ = self._new(1).fit(frame.loc[keep, self.features_], penalty[keep], features=self.features_)
+            self.size_features_ = size
         return self
 
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:

@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from probperf import persist
+from probperf.data import Measurements
+from probperf.timemodels import DirectModel
 from probperf.cli import app
 from probperf.models import BayesianBasisRegression, LawMixture, laws, rowsets
 from probperf.selection import forward_splits, stacking_weights
@@ -130,19 +132,42 @@ def test_a_parameter_with_zeros_reaches_every_law():
     assert ratio[1] / ratio[0] == pytest.approx(1.2, rel=0.05)
 
 
-def test_a_failed_refit_leaves_the_model_unfitted():
+@pytest.mark.parametrize("X, y, message", [
+    (np.array([[10.0]]), np.array([1.0]), "too few to fit any law"),        # fails in the fit
+    (np.array([[10.0], [20.0]]), np.array([1.0, np.nan]), "y contains NaN"),  # fails on its input
+])
+def test_a_failed_refit_leaves_the_model_unfitted(X, y, message):
     frame = grid([10, 20, 40, 80], [1, 2, 4], lambda n, p: 1e-6 * n**2 / p)
     model = fit(frame)
-    with pytest.raises(ValueError, match="too few to fit any law"):
-        model.fit(np.array([[10.0]]), np.array([1.0]), features=["n"])
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y, features=["n"])
     with pytest.raises(RuntimeError, match="not fitted"):
         model.predict({"n": [20.0], "p": [2.0]})
 
 
-@pytest.mark.parametrize("growth", [(False, 0.0, 0.1), (False, 1.0, -0.1), (True, 1.0), "spans", (True, np.nan, 0.1)])
+def test_a_failed_refit_of_a_time_model_leaves_it_unfitted():
+    runs = Measurements(grid([10, 20, 40, 80], [1, 2, 4], lambda n, p: 1e-6 * n**2 / p))
+    model = DirectModel().fit(runs)
+    with pytest.raises(ValueError, match="metric 'time' is needed but missing"):
+        model.fit(Measurements(runs.frame.drop(columns="time").assign(work=1.0)))
+    with pytest.raises(RuntimeError, match="DirectModel is not fitted"):
+        model.predict(n=20, p=2)
+
+
+def test_a_mixture_with_its_own_growth_keeps_it_when_the_module_averages(monkeypatch):
+    monkeypatch.setattr(laws, "AVERAGE_GROWTHS", True)
+    n = 2.0 ** np.arange(6, 14)
+    own = LawMixture(weighting="stacking", growth=(True, 1.0, 0.282)).fit(n[:, None], n**2, features=["n"])
+    module = LawMixture(weighting="stacking").fit(n[:, None], n**2, features=["n"])
+    assert own.discrepancy_[:, 0].tolist() == [1.0]
+    assert module.discrepancy_[:, 0].tolist() == [1.0, 0.5]  # laws.GROWTHS of its unit
+
+
+@pytest.mark.parametrize("growth", [(False, 0.0, 0.1), (False, 1.0, -0.1), (True, 1.0), "spans", (True, np.nan, 0.1),
+                                    (None, 1.0, 0.1)])
 def test_a_growth_setting_that_cannot_be_used_is_refused(growth):
     n = 2.0 ** np.arange(6, 12)
-    with pytest.raises(ValueError, match=r"growth must be \(per_span, power > 0, prior mean >= 0\)"):
+    with pytest.raises(ValueError, match=r"growth must be \(per_span True/False, power > 0, prior mean >= 0\)"):
         LawMixture(growth=growth).fit(n[:, None], n**2, features=["n"])
     assert laws._RESIDUAL.get() == () and laws._GROWTH.get() is None  # the refusal leaves no context set
 

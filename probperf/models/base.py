@@ -124,7 +124,33 @@ class TableModel(Estimator):
         self.train_points_ = {c: [float(v) for v in frame[c]] for c in cols}
 
     def _points(self, X, params) -> pd.DataFrame:
+        self._check_fitted()  # every predict starts here: an unfitted model says so
         return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+
+
+def _training_arrays(X, y, target, features) -> tuple[list, np.ndarray, np.ndarray]:
+    """The feature names, the ``X`` array and ``y`` of :meth:`MetricModel.fit`, checked."""
+    if isinstance(X, Measurements):
+        if y is None:
+            if target is None:
+                raise ValueError("fit(measurements) needs target='<metric>'")
+            y = X.y(target)
+        features = list(features or X.params)
+        frame = X.points(features)
+    else:
+        if y is None:
+            raise ValueError("fit(X, y) needs y")
+        frame = as_points(X, features)
+        features = list(features or frame.columns)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    Xa = frame[features].to_numpy(dtype=np.float64)
+    if len(y) != len(Xa):
+        raise ValueError(f"X has {len(Xa)} rows but y has {len(y)} values")
+    if not np.all(np.isfinite(Xa)):
+        raise ValueError("X contains NaN or infinite values")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite values")
+    return features, Xa, y
 
 
 class MetricModel(Estimator):
@@ -180,27 +206,8 @@ class MetricModel(Estimator):
         -------
         self
         """
-        if isinstance(X, Measurements):
-            if y is None:
-                if target is None:
-                    raise ValueError("fit(measurements) needs target='<metric>'")
-                y = X.y(target)
-            features = list(features or X.params)
-            frame = X.points(features)
-        else:
-            if y is None:
-                raise ValueError("fit(X, y) needs y")
-            frame = as_points(X, features)
-            features = list(features or frame.columns)
-        y = np.asarray(y, dtype=np.float64).ravel()
-        Xa = frame[features].to_numpy(dtype=np.float64)
-        if len(y) != len(Xa):
-            raise ValueError(f"X has {len(Xa)} rows but y has {len(y)} values")
-        if not np.all(np.isfinite(Xa)):
-            raise ValueError("X contains NaN or infinite values")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinite values")
-        with self._fitting():
+        with self._fitting():  # a fit that fails, even on its input, leaves no fit behind
+            features, Xa, y = _training_arrays(X, y, target, features)
             self.features_ = features
             self.target_ = target
             self._fit(Xa, y)

@@ -92,20 +92,21 @@ class TimeModel(TableModel):
             If a metric the model needs is missing (the message names it), or the
             table is too small to fit.
         """
-        if not isinstance(measurements, Measurements):
-            raise TypeError(
-                f"{type(self).__name__}.fit needs a probperf.Measurements table "
-                f"(it uses several metrics), got {type(measurements).__name__}"
-            )
-        if y is not None or target != "time":
-            raise ValueError(f"{type(self).__name__} models time only; pass the table alone")
-        measurements.require(*self._required(measurements))
-        features = list(features or (measurements.params if self.uses_config else ["n", "p"]))
-        for f in ("n", "p"):
-            if f not in features:
-                raise ValueError(f"features must include {f!r}, got {features}")
-        self._remember(measurements, features, "time")
-        self._fit_table(measurements)
+        with self._fitting():
+            if not isinstance(measurements, Measurements):
+                raise TypeError(
+                    f"{type(self).__name__}.fit needs a probperf.Measurements table "
+                    f"(it uses several metrics), got {type(measurements).__name__}"
+                )
+            if y is not None or target != "time":
+                raise ValueError(f"{type(self).__name__} models time only; pass the table alone")
+            measurements.require(*self._required(measurements))
+            features = list(features or (measurements.params if self.uses_config else ["n", "p"]))
+            for f in ("n", "p"):
+                if f not in features:
+                    raise ValueError(f"features must include {f!r}, got {features}")
+            self._remember(measurements, features, "time")
+            self._fit_table(measurements)
         return self
 
     def predict(self, X=None, n_draws: int | None = None, seed: int | None = 0, **params):

@@ -409,20 +409,21 @@ class BayesianBasisRegression(MetricModel):
         -------
         self
         """
-        Phi, names, p = _design_inputs(Phi, names, p, self.heteroscedastic)
-        self.features_ = ["design"]
-        self.target_ = None
-        y = _check_target(y, Phi.shape[0])
-        result, keep = self._fitter().fit_pruned(Phi, y, p, names)
-        # dropped columns keep a coefficient of 0 so the design stays K wide for
-        # predict_design
-        coef = np.zeros((result["coef"].shape[0], Phi.shape[1]))
-        coef[:, keep] = result["coef"]
-        result.update(coef=coef, Phi=Phi, names=names)
-        self._select([(None, result)], y)
-        self.basis_ = None
-        self.term_names_ = names
-        self._store_shares(Phi)
+        with self._fitting():
+            Phi, names, p = _design_inputs(Phi, names, p, self.heteroscedastic)
+            self.features_ = ["design"]
+            self.target_ = None
+            y = _check_target(y, Phi.shape[0])
+            result, keep = self._fitter().fit_pruned(Phi, y, p, names)
+            # dropped columns keep a coefficient of 0 so the design stays K wide for
+            # predict_design
+            coef = np.zeros((result["coef"].shape[0], Phi.shape[1]))
+            coef[:, keep] = result["coef"]
+            result.update(coef=coef, Phi=Phi, names=names)
+            self._select([(None, result)], y)
+            self.basis_ = None
+            self.term_names_ = names
+            self._store_shares(Phi)
         return self
 
     def _select(self, fits, y) -> BasisSet | None:

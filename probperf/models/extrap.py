@@ -99,24 +99,25 @@ class ExtraP(TableModel):
         self.target = target
 
     def fit(self, measurements: Measurements) -> "ExtraP":
-        extrap_version()
-        from extrap.fileio.file_reader.text_file_reader import TextFileReader
-        from extrap.modelers.model_generator import ModelGenerator
+        with self._fitting():
+            extrap_version()
+            from extrap.fileio.file_reader.text_file_reader import TextFileReader
+            from extrap.modelers.model_generator import ModelGenerator
 
-        measurements.require("n", self.target)
-        self._remember(measurements, measurements.params, self.target)
-        frame = measurements.frame
-        self.params_ = [c for c in ("n", "p") if c in frame and frame[c].nunique() > 1]
-        with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            path = Path(tmp) / "extrap_input.txt"
-            path.write_text(extrap_text(frame, self.params_, self.target))
-            generator = ModelGenerator(TextFileReader().read_experiment(str(path)), modeler="default")
-            single = getattr(generator.modeler, "single_parameter_modeler", None) or generator.modeler
-            single.allow_negative_exponents = True
-            generator.model_all()
-        self.function_ = next(iter(generator.models.values())).hypothesis.function
-        self.formula_ = self.function_.to_string(*self.params_)
+            measurements.require("n", self.target)
+            self._remember(measurements, measurements.params, self.target)
+            frame = measurements.frame
+            self.params_ = [c for c in ("n", "p") if c in frame and frame[c].nunique() > 1]
+            with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                path = Path(tmp) / "extrap_input.txt"
+                path.write_text(extrap_text(frame, self.params_, self.target))
+                generator = ModelGenerator(TextFileReader().read_experiment(str(path)), modeler="default")
+                single = getattr(generator.modeler, "single_parameter_modeler", None) or generator.modeler
+                single.allow_negative_exponents = True
+                generator.model_all()
+            self.function_ = next(iter(generator.models.values())).hypothesis.function
+            self.formula_ = self.function_.to_string(*self.params_)
         return self
 
     def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:

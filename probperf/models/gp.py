@@ -260,14 +260,15 @@ class GaussianProcessModel(MetricModel):
     def _target_scale(self, X, y) -> np.ndarray:
         """The (unstandardised) regression target: log y, its residual, or y."""
         self.mean_model_ = None
-        self.__dict__.pop("floor_", None)  # set below only where it applies: files stay readable by older versions
         if isinstance(self.mean, MetricModel):
             self.mean_model_ = _fitted_mean_model(self.mean, X, y, self.features_)
             self.log_target_ = True
             return log_target(y) - self._log_mean_median(X)
         self.log_target_ = bool(np.all(y > 0))
         if not self.log_target_ and np.all(np.asarray(y) >= 0):
-            self.floor_ = 0.0  # a metric with zeros (see _to_original_scale)
+            # a metric with zeros (see _to_original_scale); set only then, so that
+            # files stay readable by older versions
+            self.floor_ = 0.0
         return np.log(y) if self.log_target_ else np.asarray(y, dtype=np.float64)
 
     def _log_mean_median(self, X) -> np.ndarray:

@@ -1349,11 +1349,12 @@ class LawMixture(MetricModel):
             return None
         try:
             per_span, power, mean = self.growth
-            ok = float(power) > 0 and float(mean) >= 0 and np.isfinite([power, mean]).all()
+            ok = isinstance(per_span, (bool, np.bool_)) and float(power) > 0 and float(mean) >= 0
+            ok = ok and bool(np.isfinite([power, mean]).all())
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            raise ValueError(f"growth must be (per_span, power > 0, prior mean >= 0), not {self.growth!r}")
+            raise ValueError(f"growth must be (per_span True/False, power > 0, prior mean >= 0), not {self.growth!r}")
         return bool(per_span), float(power), float(mean)
 
     def _weightings(self) -> tuple:
