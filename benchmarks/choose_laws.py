@@ -184,7 +184,8 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblw": (False, 1.0, 0.100),
            # both forms in doublings averaged by each time mixture's nested splits
            # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
-           # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep theirs
+           # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep
+           # their own growth with "+partspanw" (without it they average too)
            "-dblavg": (False, 1.0, 0.100)}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
@@ -231,6 +232,10 @@ def score(model, held):
     return float(np.mean(ld)), float(np.median(np.abs(pred.median / y - 1)) * 100), float(np.mean((lo <= y) & (y <= hi)))
 
 
+#: the variants that are baselines to compare with, never candidates to choose
+BASELINES = ("loglog", "extrap")
+
+
 class LogLog:
     """The variant ``loglog``: bench_accuracy's log-log least-squares baseline, its draws
     normal on the log scale with its residual sd. Not a candidate default: it puts the
@@ -242,8 +247,7 @@ class LogLog:
         return self
 
     def predict(self, points, n_draws, seed):
-        median, bands = loglog_baseline(self.frame_, points, self.features_)
-        sd = np.log(bands[0.9][1] / median) / 1.6448536269514722  # the band is +-z(0.95) sd
+        median, _, sd = loglog_baseline(self.frame_, points, self.features_)
         z = np.random.default_rng(seed).standard_normal((n_draws, len(points)))
         return Predictive(median * np.exp(sd * z))
 
@@ -251,7 +255,7 @@ class LogLog:
 def fit(inner, variant):
     """What ``fit --model auto`` builds, under one variant: the law mixture of time for a
     time-only table (as DirectModel does), the DAG model for traced runs."""
-    if variant in ("loglog", "extrap"):
+    if variant in BASELINES:
         return LogLog().fit(inner) if variant == "loglog" else ExtraP().fit(inner)
     selection.CUTS = ROLLING_CUTS if variant.endswith("+roll") else OUTER_CUTS
     variant = variant.removesuffix("+roll")
@@ -287,7 +291,8 @@ def fit(inner, variant):
 
 
 def outer_scores(train, variant):
-    """Mean (log score, MdAPE, cov90) over the outer forward splits of one case."""
+    """(log score, MdAPE, cov90) on each outer forward split of one case (NaN where the
+    variant's fit or prediction failed), or None without an outer split."""
     frame = train.frame
     varying = [c for c in train.params if frame[c].nunique() > 1]
     X = frame[varying].to_numpy(float)
@@ -303,7 +308,7 @@ def outer_scores(train, variant):
             out.append((np.nan, np.nan, np.nan))
             FAILED[variant] += 1
             print(f"    {variant} split {split.label}: {exc}")
-    return np.nanmean(np.array(out, dtype=float), axis=0) if out else None
+    return np.array(out, dtype=float) if out else None
 
 
 def cases(parts):
@@ -333,12 +338,16 @@ def main(argv=None):
     totals = {v: [] for v in names}
     warnings.simplefilter("ignore")
     for case, train in cases(args.only.split(",")):
+        per_split = {v: outer_scores(train, v) for v in names}
+        if any(s is None for s in per_split.values()):  # no outer split (with --outer-split's label)
+            print(f"{case:28s} (no split)", flush=True)
+            continue
+        # every variant is scored on the splits all of them completed: one that fails a
+        # hard split (counted in FAILED) neither loses nor wins by it
+        done = np.all([~np.isnan(s[:, 0]) for s in per_split.values()], axis=0)
         line = f"{case:28s}"
-        for v in names:
-            s = outer_scores(train, v)
-            if s is None:  # no outer split (with --outer-split's label)
-                line += f" | {v} (no split)"
-                continue
+        for v, s in per_split.items():
+            s = s[done].mean(axis=0) if done.any() else np.full(3, np.nan)
             totals[v].append(s)
             line += f" | {v} {s[0]:7.3f} {s[1]:6.1f}% {s[2]:.2f}"
         print(line, flush=True)
@@ -347,8 +356,10 @@ def main(argv=None):
         print(f"{v:10s}: mean log score {np.nanmean(rows[:, 0]):.3f}, geometric mean MdAPE "
               f"{np.exp(np.nanmean(np.log(rows[:, 1]))):.1f} %, mean cov90 {np.nanmean(rows[:, 2]):.2f} over {len(rows)} cases"
               f" ({FAILED[v]} outer splits failed)")
-    best = max(totals, key=lambda v: np.nanmean(np.array(totals[v])[:, 0]))
-    print(f"chosen: {best}")
+    candidates = [v for v in totals if v not in BASELINES]
+    if candidates:
+        best = max(candidates, key=lambda v: np.nanmean(np.array(totals[v])[:, 0]))
+        print(f"chosen: {best}")
 
 
 if __name__ == "__main__":
