@@ -180,6 +180,16 @@ def test_a_configuration_parameter_is_never_ignored():
     assert 70 < pred.median[1] / pred.median[0] < 140
 
 
+def test_a_categorical_choice_as_0_1_columns_gets_a_factor_per_choice():
+    # three algorithms, 1x, 0.5x and 4x as slow: ring is tree = flat = 0 (docs: your-data)
+    factor = {(0.0, 0.0): 1.0, (1.0, 0.0): 0.5, (0.0, 1.0): 4.0}
+    frame = pd.concat([grid([64, 128, 256, 512], [1, 2, 4], lambda n, p: f * 1e-6 * n / p, tree=t, flat=fl)
+                       for (t, fl), f in factor.items()])
+    model = fit(frame, ("n", "p", "tree", "flat"))
+    pred = model.predict({"n": [4096.0] * 3, "p": [8.0] * 3, "tree": [0.0, 1.0, 0.0], "flat": [0.0, 0.0, 1.0]})
+    np.testing.assert_allclose(pred.median / pred.median[0], [1.0, 0.5, 4.0], rtol=0.05)
+
+
 def test_basis_regression_refuses_a_varying_configuration_parameter():
     frame = pd.concat([grid([64, 128, 256, 512], [1, 2], lambda n, p: c * n / p, cutoff=float(c)) for c in (1, 10)])
     with pytest.raises(ValueError, match=r"cannot use the varying parameter\(s\) \['cutoff'\]"):
