@@ -101,11 +101,10 @@ choose_laws_dbl.md), so not everywhere; ``+partspanw`` (after the weightings' su
 are stripped) keeps the DAG parts in spans with 0.282 (``probperf.dag.PART_GROWTH``)
 while time mixtures take ``-dblw``: 0.525 against 0.525 (results/choose_laws_split.md),
 adopted. ``+base16`` (after ``+partspanw``) lets the affine exponential law's base reach
-16 instead of 4 (see EXP_BASES16 below), adopted. ``+affprod`` adds the affine product
-law to time mixtures (``probperf.models.laws.AFFINE_PRODUCT``), ``+partaffprod`` to the
-DAG parts: the first adopted, the second not. The defaults are now
-``pmnf+disc-dblw+pm1ll+gp+affexp+affprod+base16+wavg`` (``--time-only``) and
-``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+affprod+base16+partspanw+partwavg+wavg``.
+16 instead of 4 (see EXP_BASES16 below), adopted. ``+affprod`` (commit a1c7c17) added an
+affine product law, rejected (see probperf.models.laws, after EXP_BASES). The defaults are
+``pmnf+disc-dblw+pm1ll+gp+affexp+base16+wavg`` (``--time-only``) and
+``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+base16+partspanw+partwavg+wavg``.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -196,14 +195,9 @@ SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0
 SCALES["+scale3"] = SCALES["+scale"]  # the default grid, learnt on three forward cuts (n and p, n, p)
 SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: on/off suffixes, stripped from the end of a variant name in this order: the affine
-#: product law in the DAG parts and in time modelled directly (results/choose_laws_affprod.md
-#: ran before the parts had a switch of their own: its "+affprod" is today's
-#: "+affprod+partaffprod"; it and choose_laws_time_only_affprod.md ran the law without
-#: its refinement steps, whose "+prodrefine" is today's law), the affine exponential
-#: law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
+#: exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+partaffprod", dag, "PART_AFFINE_PRODUCT"), ("+affprod", laws, "AFFINE_PRODUCT"),
-            ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
+SWITCHES = (("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))
 #: the cuts of the mixtures' own (inner) forward splits: selection.CUTS (no suffix) or,

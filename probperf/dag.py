@@ -149,14 +149,6 @@ ONE_WORKER_LEVEL = True
 #: sum misses; a GP that follows each part's last runs moves the sum's median.
 PART_RESIDUAL_GP = False
 
-#: Whether the parts' law mixtures may use the affine product law where it applies (a
-#: configuration parameter varies; LawMixture's ``affine_product``; on for time
-#: modelled directly, :data:`probperf.models.laws.AFFINE_PRODUCT`). Off: nested
-#: forward validation on the 14 simulated training sets scores 0.524 with it against
-#: 0.526 without (benchmarks/choose_laws.py --only sim, ``+affprod+partaffprod``,
-#: results/choose_laws_affprod.md; worse on strassen/B and nqueens/B, better on fib/B).
-PART_AFFINE_PRODUCT = False
-
 #: How the parts' law mixtures weigh their laws (LawMixture's ``weighting``,
 #: :data:`probperf.models.laws.WEIGHTINGS`): stacking and Bayesian model averaging,
 #: each weighed by the part's own nested forward splits (see
@@ -435,7 +427,6 @@ class DagModel(TableModel):
             options["residual_gp"] = PART_RESIDUAL_GP
             options["weighting"] = PART_WEIGHTING
             options["growth"] = PART_GROWTH
-            options["affine_product"] = PART_AFFINE_PRODUCT
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

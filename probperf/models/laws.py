@@ -138,30 +138,22 @@ EXP_BASES = np.geomspace(1.05, 16.0, 120)
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
 MAX_DECIMALS = 12
 
-#: Whether the affine product law (:class:`_AffineProductLaw`) is a candidate where the
-#: affine laws are not (parameters other than n and p vary, all positive); LawMixture's
-#: ``affine_product`` default. On for time modelled directly: nested forward validation
-#: on the 21 training sets scores 0.250 against 0.246 without the law, the 3 real sets
-#: -1.668 against -1.693 (allreduce -0.842 against -0.904, its median error 36.0 %
-#: against 40.6 %; bcast -0.441 against -0.435, slate_qr -0.385 against -0.354;
-#: ``python benchmarks/choose_laws.py --time-only``, results/choose_laws_time_only_affprod.md
-#: for the law without its refinement steps against none, _prodrefine.md for the two
-#: versions). Off in the DAG parts (:data:`probperf.dag.PART_AFFINE_PRODUCT`): 0.524
-#: against 0.526 on the 14 simulated sets (results/choose_laws_affprod.md, the version
-#: without the steps). (Candour: the rule fixed before the runs was one switch for both
-#: paths, higher or equal on all three counts; it failed on the DAG count, and deciding
-#: per path, each on its own validation, was fixed after seeing the results, following
-#: the residual GP's precedent, RESIDUAL_GP. The version without the refinement steps
-#: scored 0.251 and -1.637, and a rule fixed before that comparison kept it; it was
-#: overruled because it cannot fit runs of its own law (see _AffineProductLaw), a
-#: defect a 0.001 difference does not outweigh.)
-AFFINE_PRODUCT = False
-#: Factors on the exponents that the affine product law profiles them over: a constant
-#: floor flattens the log-log slopes (a factor above 1 restores them), and a quarter to
-#: four times spans any plausible bias; steps of 2^(1/3), Brent's method refining the
-#: best (a finer grid cost seconds per fit on 100 runs of 6 parameters, bench_speed).
-PRODUCT_SCALES = np.geomspace(0.25, 4.0, 13)
-
+# A fourth affine law, ``c0 + c1 S + (c2 + c3 S) / p`` with S a product of powers of the
+# parameters other than p (where the affine laws are not offered: a matrix's dimensions,
+# a message size and a node count), was tried and left out, its code removed (commit
+# a1c7c17, benchmarks/choose_laws.py ``+affprod``). Its exponents taken as the log-log
+# fit's direction times one factor profiled by the evidence: 0.251 against 0.246 with
+# time modelled directly (real sets -1.637 against -1.693; allreduce's median error
+# 32.6 % against 40.6 %), but 0.524 against 0.526 in the DAG parts
+# (results/choose_laws_time_only_affprod.md, choose_laws_affprod.md), and it could not
+# fit runs of its own law (0.01 + 2e-8 n^1.5 m / p: exponents 1.10 and 0.89, half the
+# truth at 4x beyond). With its exponents refined it fitted them (1.49, 1.02) but took
+# bench_speed's 6-parameter fit to 9 s; fitted by least squares, fast enough, it scored
+# 0.241 against 0.246, the real sets -1.762 against -1.693
+# (results/choose_laws_time_only_prodrefine.md, _affprod_lsq.md). (Candour: the first
+# version passed a rule for time modelled directly alone, fixed after the DAG count had
+# failed the one-switch rule; it was set aside because it cannot fit its own law. The
+# versions that fit their own runs best extrapolated the real sets worst.)
 
 #: Upper end of the discrepancy rate's grid, log units at one training span beyond the
 #: data: a factor e^2 there is beyond any useful prediction (a bound, not a prior).
@@ -394,16 +386,14 @@ def _independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
     return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
 
 
-def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False,
-                   product: bool | None = None) -> dict[str, list[tuple]]:
+def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False) -> dict[str, list[tuple]]:
     """The candidate laws for parameters ``X`` (columns ``names``), by name.
 
     Only parameters that vary enter; one that is an exact product of others (``p``
     next to ``nnodes`` and ``ppn``) enters once. A law needs one row more than it has
     coefficients. ``"power"`` (all logs) comes first when the data admit it.
     ``one_worker``: also the laws with their own level at ``p = 1``
-    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`). ``product``:
-    the affine product law where it applies (None: :data:`AFFINE_PRODUCT`).
+    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`).
 
     Examples
     --------
@@ -426,8 +416,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
         return X[:, names.index(c)]
 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker),
-            **_shape_laws(base, logged, curved, column),
-            **_product_laws(base, logged, AFFINE_PRODUCT if product is None else product)}
+            **_shape_laws(base, logged, curved, column)}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -504,16 +493,6 @@ def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
     return laws
 
 
-def _product_laws(base, logged, product: bool) -> dict[str, list[tuple]]:
-    """With ``product``, the affine product law where the affine laws are not offered:
-    every varying parameter positive (logged), and one besides n and p."""
-    sizes = [c for c in logged if c != "p"]
-    if not product or len(logged) < len(base) or set(sizes) <= {"n"}:
-        return {}
-    with_p = int("p" in logged)
-    return {"c+prod" + ("(1,1/p)" if with_p else ""): [("affprod", with_p, *sizes)]}
-
-
 def _swap(terms, old, new) -> list[tuple]:
     return [new if t == old else t for t in terms]
 
@@ -523,8 +502,6 @@ def _n_coefficients(terms) -> int:
         return 4 if terms[0][4] else 2
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
-    if terms and terms[0][0] == "affprod":  # and the exponents' direction and scale
-        return (5 if terms[0][1] else 3) + len(terms[0]) - 2
     return 1 + sum(t[0] != "shape" for t in terms)
 
 
@@ -776,12 +753,6 @@ class _AffineLaw(_Law):
             cols += [1.0 / p, np.exp(phi) / p]
         return np.column_stack(cols)
 
-    def _size_columns(self) -> tuple:
-        """The design columns of the size law, one of which must stay in the fit (else
-        the law is a constant): here the serial one, the rule this law was validated
-        with (:class:`_AffineProductLaw` lets either carry it)."""
-        return (1,)
-
     def _precision(self, w, logy) -> np.ndarray:
         """Precision weights of runs at ``log y`` relative to the law's noise scale.
 
@@ -814,7 +785,7 @@ class _AffineLaw(_Law):
             # the boundary, the most negative coefficient at 0 (an active-set step of
             # non-negative least squares). The size term itself must stay.
             drop = np.flatnonzero(active)[np.argmin(self.mean)]
-            if not any(active[c] for c in self._size_columns() if c != drop) or active.sum() <= 1:
+            if drop == 1 or active.sum() <= 1:
                 raise ValueError("negative coefficient: the affine law does not fit these data")
             active[drop] = False
         self.log_evidence -= float(np.sum(logy))  # density of y, as the log-scale laws'
@@ -921,142 +892,6 @@ class _AffineExpLaw(_AffineLaw):
     def _loaded(self) -> None:
         super()._loaded()
         self.base = float(self.base)
-
-
-@persist.register
-class _AffineProductLaw(_AffineLaw):
-    """``y = (c0 + c1 S) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 S) / p``,
-    with ``S = prod_i x_i ** e_i`` over the parameters other than ``p``
-    (:data:`AFFINE_PRODUCT`): the affine law for tables where more than the size varies
-    (a matrix's dimensions, a message size and a node count), a start-up or latency
-    constant plus a product law, serial and parallel parts. The exponents start as
-    ``s d``: d the direction of the log-log least-squares fit of the runs, s a factor
-    profiled by the evidence on :data:`PRODUCT_SCALES` (a constant flattens the
-    log-log slopes at the small runs), as :class:`_AffineExpLaw` profiles its base;
-    from there, exponents and coefficients by least relative squares
-    (:meth:`_least_squares`), and the factor profiled again around them for the law's
-    evidence. (The constant bends the parameters' slopes unevenly, which one factor
-    cannot undo: without the least squares, exact runs of ``0.01 + 2e-8 n^1.5 m / p``
-    gave exponents 1.10 and 0.89 and half the truth at 4x beyond.) The constant must
-    stay positive (without it this is the power law), the other coefficients
-    non-negative.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.exp(rng.uniform(np.log(8), np.log(4096), (40, 2)))
-    >>> y = 0.5 + 1e-4 * X[:, 0] ** 1.5 * X[:, 1]
-    >>> law = _AffineProductLaw([("affprod", 0, "n", "m")]).fit(X, ["n", "m"], np.log(y))
-    >>> law.exponents.round(2).tolist()
-    [1.5, 1.0]
-    """
-
-    def __init__(self, terms):
-        self.terms, self.offsets = [tuple(terms[0])], []
-        _, self.with_p, *self.sizes = self.terms[0]
-        self.absolute, self.exponents = False, None
-
-    def design(self, X, names) -> np.ndarray:
-        logs = np.log(X[:, [list(names).index(c) for c in self.sizes]])
-        shape = np.exp(logs @ self.exponents)
-        cols = [np.ones(len(X)), shape]
-        if self.with_p:
-            p = X[:, list(names).index("p")]
-            cols += [1.0 / p, shape / p]
-        return np.column_stack(cols)
-
-    def fit(self, X, names, logy, w=None) -> "_AffineProductLaw":
-        w = np.ones(len(logy)) if w is None else w
-        logs = np.column_stack([np.log(X[:, list(names).index(c)]) for c in self.sizes])
-        p = X[:, list(names).index("p")] if self.with_p else np.ones(len(logy))
-        extra = [np.log(p)] if self.with_p else []
-        A = np.column_stack([np.ones(len(logy)), logs, *extra]) * np.sqrt(w)[:, None]
-        direction = np.linalg.lstsq(A, logy * np.sqrt(w), rcond=None)[0][1:1 + len(self.sizes)]
-        self._evidence_at(X, names, logy, w, direction)  # the coefficients to start from
-        self._profile(X, names, logy, w, self._least_squares(logs, p, logy, w, direction), refine=False)
-        return self._fit_residual(X, names, logy, self._precision(w, logy))
-
-    def _least_squares(self, logs, p, logy, w, start) -> np.ndarray:
-        """Exponents of least relative squares (the multiplicative noise's), with the
-        coefficients, from ``start`` and the coefficients fitted there: the constant
-        bends the parameters' log-log slopes unevenly, which one factor on their
-        direction cannot undo."""
-        from scipy.optimize import least_squares
-
-        y, root_w = np.exp(logy), np.sqrt(w)
-        k, m = logs.shape[1], len(self.mean)
-
-        def design(e):
-            shape = np.exp(logs @ e)
-            return shape, np.column_stack([np.ones(len(y)), shape, 1.0 / p, shape / p][:m])
-
-        def residuals(theta):
-            return root_w * (design(theta[m:])[1] @ theta[:m] / y - 1.0)
-
-        def jacobian(theta):
-            c, (shape, D) = theta[:m], design(theta[m:])
-            slope = c[1] + (c[3] / p if m == 4 else 0.0)
-            return root_w[:, None] * np.column_stack([D / y[:, None], (slope * shape / y)[:, None] * logs])
-
-        theta0 = np.concatenate([np.maximum(self.mean, 0.0), start])
-        # Levenberg-Marquardt, unbounded (MINPACK: several times faster than the bounded
-        # trust region here): the coefficients' signs are enforced where they matter,
-        # in the conjugate fit at these exponents; tolerances 1e-6, far below the
-        # exponents' own uncertainty
-        with np.errstate(over="ignore", invalid="ignore"):
-            fit = least_squares(residuals, theta0, jac=jacobian, method="lm", x_scale="jac", xtol=1e-6, ftol=1e-6)
-        return fit.x[m:] if fit.success and np.all(np.isfinite(fit.x)) else start
-
-    def _size_columns(self) -> tuple:
-        """Either product column may carry the law alone: a kernel's work is often
-        all parallel (``c0 + c3 S / p``)."""
-        return (1, 3) if self.with_p else (1,)
-
-    def _evidence_at(self, X, names, logy, w, exponents) -> float:
-        """Fit at ``exponents``; the evidence, or -inf where no fit keeps the constant
-        positive."""
-        self.exponents = np.asarray(exponents, dtype=np.float64)
-        try:
-            self._fit_linear(X, names, logy, w)
-        except (ValueError, np.linalg.LinAlgError):
-            return -np.inf
-        return self.log_evidence if self.mean[0] > 0 else -np.inf
-
-    def _profile(self, X, names, logy, w, direction, refine: bool = True) -> np.ndarray:
-        """Fit at the exponents ``s * direction`` of the largest evidence on
-        :data:`PRODUCT_SCALES` (with ``refine``, then Brent between the best point's
-        neighbours); the law's evidence is the grid's average. Returns the exponents."""
-        from scipy.optimize import minimize_scalar
-        from scipy.special import logsumexp
-
-        def evidence_at(scale):
-            return self._evidence_at(X, names, logy, w, float(scale) * np.asarray(direction))
-
-        evidence = np.array([evidence_at(f) for f in PRODUCT_SCALES])
-        if not np.isfinite(evidence).any():
-            raise ValueError("no positive constant: the affine product law does not fit these data")
-        i = int(np.argmax(evidence))
-        if not refine:
-            evidence_at(PRODUCT_SCALES[i])
-            return self.exponents
-        lo, hi = PRODUCT_SCALES[max(i - 1, 0)], PRODUCT_SCALES[min(i + 1, len(PRODUCT_SCALES) - 1)]
-        best = minimize_scalar(lambda f: -max(evidence_at(f), -1e300), bounds=(lo, hi), method="bounded",
-                               options={"xatol": 1e-6}).x
-        if evidence_at(best) < evidence[i]:  # leaves the law fitted at the better of the two
-            evidence_at(PRODUCT_SCALES[i])
-        self.log_evidence = float(logsumexp(evidence) - np.log(len(PRODUCT_SCALES)))
-        return self.exponents
-
-    _fitted = _Law._fitted + ("exponents",)
-
-    def label(self, name: str) -> str:
-        """The law's name with its fitted exponents: ``c+n^1.5*m^1``."""
-        product = "*".join(f"{c}^{e:.3g}" for c, e in zip(self.sizes, self.exponents))
-        return name.replace("prod", product)
-
-    def _loaded(self) -> None:
-        super()._loaded()
-        self.exponents = np.asarray(self.exponents, dtype=np.float64)
 
 
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
@@ -1332,7 +1167,7 @@ def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
 
 def _make_law(terms) -> _Law:
     kind = terms[0][0] if terms else None
-    return {"affine": _AffineLaw, "affexp": _AffineExpLaw, "affprod": _AffineProductLaw}.get(kind, _Law)(terms)
+    return {"affine": _AffineLaw, "affexp": _AffineExpLaw}.get(kind, _Law)(terms)
 
 
 # -- the mixture ---------------------------------------------------------------------
@@ -1429,10 +1264,6 @@ class LawMixture(MetricModel):
         (:func:`growth_setting`); None: :data:`DISTANCE_PER_SPAN`,
         :data:`DISTANCE_POWER` and :data:`RATE_PRIOR_MEAN`. The DAG model decides for
         its parts (:data:`probperf.dag.PART_GROWTH`).
-    affine_product : bool or None
-        Whether the affine product law (:class:`_AffineProductLaw`) is a candidate
-        where it applies; None: :data:`AFFINE_PRODUCT` (on). The DAG model decides for
-        its parts (:data:`probperf.dag.PART_AFFINE_PRODUCT`, off).
     seed : int
         Seed of the draws.
 
@@ -1484,11 +1315,10 @@ class LawMixture(MetricModel):
     """
 
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
-                 residual_gp: bool | None = None, weighting: str | None = None, growth=None,
-                 affine_product: bool | None = None, seed: int = 0, n_draws: int = 1000):
+                 residual_gp: bool | None = None, weighting: str | None = None, growth=None, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
         self.growth = growth
-        self.affine_product = affine_product
         self.discrepancy = discrepancy
         self.one_worker_level = one_worker_level
         self.residual_gp = residual_gp
@@ -1555,8 +1385,7 @@ class LawMixture(MetricModel):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
-        product = AFFINE_PRODUCT if self.affine_product is None else bool(self.affine_product)
-        cands = candidate_laws(X, names, one_worker=self.one_worker_level, product=product)
+        cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
         precision = noise_weights(y, resolution(y))
