@@ -163,8 +163,9 @@ def window(df: pd.DataFrame) -> str:
     program_of = df["case"].map(program)
     covered = (df["probperf_cov90"] * df["n_test"]).groupby(program_of).sum() / df["n_test"].groupby(program_of).sum()
     listing = ", ".join(f"{k} {v:.2f}" for k, v in covered.items())
-    return (f"cases with 90 % coverage in [0.80, 0.95]: {int(inside(df['probperf_cov90']).sum())}/{len(df)}\n"
-            f"programs (A test + B test3 pooled) with 90 % coverage in [0.80, 0.95]: "
+    span = f"[{WINDOW[0]:.2f}, {WINDOW[1]:.2f}]"
+    return (f"cases with 90 % coverage in {span}: {int(inside(df['probperf_cov90']).sum())}/{len(df)}\n"
+            f"programs (A test + B test3 pooled) with 90 % coverage in {span}: "
             f"{int(inside(covered).sum())}/{len(covered)} ({listing})")
 
 

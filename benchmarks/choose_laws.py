@@ -346,9 +346,12 @@ def main(argv=None):
         # every variant is scored on the splits all of them completed: one that fails a
         # hard split (counted in FAILED) neither loses nor wins by it
         done = np.all([~np.isnan(s[:, 0]) for s in per_split.values()], axis=0)
+        if not done.any():  # some variant failed every split: the case says nothing
+            print(f"{case:28s} (no split completed by every variant)", flush=True)
+            continue
         line = f"{case:28s}"
         for v, s in per_split.items():
-            s = s[done].mean(axis=0) if done.any() else np.full(3, np.nan)
+            s = s[done].mean(axis=0)
             totals[v].append(s)
             line += f" | {v} {s[0]:7.3f} {s[1]:6.1f}% {s[2]:.2f}"
         print(line, flush=True)

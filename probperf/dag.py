@@ -45,6 +45,7 @@ from .models.laws import widens
 from .predict import Predictive
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
+from .selection import forward_cuts  # noqa: F401  (public here too)
 
 #: DAG metrics DagModel needs in the training data.
 REQUIRED = DAG_METRICS
@@ -549,11 +550,9 @@ class DagModel(TableModel):
             Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
             parameters that were constant in the training data may be omitted.
         """
-        if not hasattr(self, "components_"):
-            raise RuntimeError("DagModel is not fitted; call fit() first")
         from .models.laws import check_extrapolation, discrepancy_factors
 
-        pts = self._points(X, params)
+        pts = self._points(X, params)  # an unfitted model says so
         check_extrapolation(pts[self.features_].to_numpy(dtype=np.float64), self.features_, self.train_ranges_)
         S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(self.seed if seed is None else seed)

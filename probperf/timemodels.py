@@ -86,9 +86,10 @@ class DirectModel(_TimeOnly):
         >>> list(table.columns), table["law"].iloc[-1]
         (['n', 'p', 'law', 'weight', 'median', 'lower', 'upper'], 'mixture')
         """
+        points = self._points(X, params)  # first: an unfitted model says so
         if not hasattr(self.model_, "explain"):
             raise ValueError(f"explaining a prediction needs the law mixture (kernel 'laws'); this model's kernel is {self.kernel!r}")
-        return self.model_.explain(self._points(X, params), level=level, n_draws=n_draws, seed=seed)
+        return self.model_.explain(points, level=level, n_draws=n_draws, seed=seed)
 
 
 @persist.register

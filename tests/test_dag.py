@@ -267,10 +267,13 @@ def test_save_load_gives_identical_predictions(fitted, tmp_path):
     np.testing.assert_array_equal(a.draws, b.draws)
 
 
-def test_missing_metric_and_serial_work_are_named():
+def test_missing_metric_and_serial_work_are_named(fitted):
     m = paper_table()
+    refit = copy.deepcopy(fitted)
     with pytest.raises(MeasurementError, match="delay"):
-        DagModel().fit(Measurements(m.frame.drop(columns=["delay"])))
+        refit.fit(Measurements(m.frame.drop(columns=["delay"])))
+    with pytest.raises(RuntimeError, match="DagModel is not fitted"):  # a failed re-fit leaves no fit
+        refit.predict(n=2**16, p=8)
     no_serial = m.frame.drop(columns=["serial_work"])
     no_serial = no_serial[no_serial["p"] > 1]
     with pytest.raises(MeasurementError, match="serial_work"):

@@ -152,6 +152,8 @@ def test_a_failed_refit_of_a_time_model_leaves_it_unfitted():
         model.fit(Measurements(runs.frame.drop(columns="time").assign(work=1.0)))
     with pytest.raises(RuntimeError, match="DirectModel is not fitted"):
         model.predict(n=20, p=2)
+    with pytest.raises(RuntimeError, match="DirectModel is not fitted"):
+        model.explain(n=20, p=2)
 
 
 def test_a_mixture_with_its_own_growth_keeps_it_when_the_module_averages(monkeypatch):
@@ -160,7 +162,10 @@ def test_a_mixture_with_its_own_growth_keeps_it_when_the_module_averages(monkeyp
     own = LawMixture(weighting="stacking", growth=(True, 1.0, 0.282)).fit(n[:, None], n**2, features=["n"])
     module = LawMixture(weighting="stacking").fit(n[:, None], n**2, features=["n"])
     assert own.discrepancy_[:, 0].tolist() == [1.0]
-    assert module.discrepancy_[:, 0].tolist() == [1.0, 0.5]  # laws.GROWTHS of its unit
+    assert module.discrepancy_[:, 0].tolist() == [1.0, 0.5]
+    for per_span in (True, False):  # a mixture on the module's growth averages the forms of its unit
+        monkeypatch.setattr(laws, "DISTANCE_PER_SPAN", per_span)
+        assert laws.growth_forms() == laws.GROWTHS[per_span]
 
 
 @pytest.mark.parametrize("growth", [(False, 0.0, 0.1), (False, 1.0, -0.1), (True, 1.0), "spans", (True, np.nan, 0.1),

@@ -451,6 +451,7 @@ class BayesianBasisRegression(MetricModel):
         point counts equally whatever its size (the noise is relative, too). Shares sum
         to 1.
         """
+        self._check_posterior()
         contrib = np.asarray(Phi, dtype=np.float64) * self.coef_samples_.mean(axis=0)
         total = contrib.sum(axis=1, keepdims=True)
         return np.mean(contrib / np.where(total > 0, total, 1.0), axis=0)
