@@ -152,9 +152,8 @@ MAX_DECIMALS = 12
 # further evidence profiles it fitted them (1.49, 1.02) and scored 0.250 against 0.246,
 # the real sets -1.668 against -1.693 (results/choose_laws_time_only_prodrefine.md),
 # but took bench_speed's 5- and 6-parameter fits to 8.1 and 9.3 s (target 5 s); fitted
-# by least squares instead,
-# fast enough, it scored 0.241 against 0.246, the real sets -1.762 against -1.693
-# (_affprod_lsq.md). Commit a1c7c17 holds that last version only (its choose_laws
+# by least squares instead, fast enough, it scored 0.241 against 0.246, the real sets
+# -1.762 against -1.693 (_affprod_lsq.md). Commit a1c7c17 holds that last version only (its choose_laws
 # docstring still calls the law adopted: it was written before the last run); the
 # first two differ in the fit's first lines, as described here. The unit test's and
 # bench_speed's figures were measured in the session, not kept as results files.
