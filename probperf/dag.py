@@ -440,41 +440,44 @@ class DagModel(TableModel):
         ``p == 1`` (whose ``work`` is the serial work). ``critical_path`` is used
         when present (span law).
         """
-        with self._fitting():
-            if not isinstance(measurements, Measurements):
-                raise TypeError("DagModel.fit expects a probperf Measurements table")
-            m = measurements
-            m.require("n", "p", *REQUIRED)
-            frame = m.frame.reset_index(drop=True)
-            self._remember(m, ["n", "p", *m.config], "time")
-            self.size_features_ = ["n", *m.config]
-            self.has_span_ = m.has("critical_path")
-            measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
-            measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
-                                                          m.source, "DagModel")
-            config_varies = any(frame[c].nunique() > 1 for c in m.config)
-            wanted = self._specs()
-            self.specs_, self.selection_, self.components_ = {}, {}, {}
-            with progress.task("fit DAG components", total=len(WIRING)) as step:
-                for comp in WIRING:
-                    step(comp.name)
-                    if comp.name not in measured:
-                        continue  # no critical path measured: no span law
-                    spec = wanted[comp.name]
-                    if specs.parse(spec).family == specs.AUTO:
-                        spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
-                    self.specs_[comp.name] = spec
-                    inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
-                    self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
-            self._fit_scale(m)
-            learnt = (0.0, 0.0)
-            if self.calibrate:
-                learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
-                if table is not None:
-                    self.calibration_ = table
-            self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
-            self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
+        with self._fitting():  # a fit that fails leaves no fit behind
+            self._fit_runs(measurements)
         return self
+
+    def _fit_runs(self, measurements: Measurements) -> None:
+        if not isinstance(measurements, Measurements):
+            raise TypeError("DagModel.fit expects a probperf Measurements table")
+        m = measurements
+        m.require("n", "p", *REQUIRED)
+        frame = m.frame.reset_index(drop=True)
+        self._remember(m, ["n", "p", *m.config], "time")
+        self.size_features_ = ["n", *m.config]
+        self.has_span_ = m.has("critical_path")
+        measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
+        measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
+                                                      m.source, "DagModel")
+        config_varies = any(frame[c].nunique() > 1 for c in m.config)
+        wanted = self._specs()
+        self.specs_, self.selection_, self.components_ = {}, {}, {}
+        with progress.task("fit DAG components", total=len(WIRING)) as step:
+            for comp in WIRING:
+                step(comp.name)
+                if comp.name not in measured:
+                    continue  # no critical path measured: no span law
+                spec = wanted[comp.name]
+                if specs.parse(spec).family == specs.AUTO:
+                    spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
+                self.specs_[comp.name] = spec
+                inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
+                self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
+        self._fit_scale(m)
+        learnt = (0.0, 0.0)
+        if self.calibrate:
+            learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
+            if table is not None:
+                self.calibration_ = table
+        self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
+        self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
 
     def _fit_scale(self, m: Measurements) -> None:
         """The discrepancy scale, from forward validations of the whole model
