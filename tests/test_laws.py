@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from probperf import persist
+from probperf.dag import DagModel
 from probperf.data import Measurements
 from probperf.timemodels import DirectModel
 from probperf.cli import app
@@ -460,6 +461,34 @@ def test_one_worker_laws_need_p_from_one_and_three_worker_counts():
 
     assert names([1, 2, 4]) == {"power+one(p)", "power(p-1)+one(p)"}
     assert names([1, 2]) == set() and names([2, 4, 8]) == set()
+
+
+def test_checked_curvature_leaves_out_bends_in_size_or_workers_that_no_split_checks():
+    """Three worker counts fix a parabola in log p exactly and leave no split in p to
+    check it: with ``checked`` such curvature is not a candidate (a configuration
+    parameter, set to measured values, keeps it). The idle ratio of runs on 2-4
+    workers (0.47, 0.72, 0.67, as a simulated sparse LU gave) then stays O(1) at 64
+    workers, where the parabola took it to 3e-7. The DAG model's parts are built so."""
+    def names(workers, cutoffs=(1.0,), checked=True):
+        grid = np.array([(n, p, c) for n in 2.0 ** np.arange(8, 12) for p in workers for c in cutoffs])
+        return set(laws.candidate_laws(grid, ["n", "p", "cutoff"], checked=checked))
+
+    bends = {"power+curv(p)", "power+n*p", "quadratic"}
+    assert not bends & names([2.0, 3.0, 4.0]) and bends <= names([2.0, 3.0, 4.0], checked=False)
+    assert bends <= names([2.0, 3.0, 4.0, 5.0])
+    assert "power+curv(cutoff)" in names([2.0, 3.0, 4.0, 5.0], (8.0, 16.0, 32.0))
+    rng = np.random.default_rng(0)
+    n = np.repeat([8.0, 12, 16, 20, 24], 6)
+    p = np.tile(np.repeat([2.0, 3, 4], 2), 5)
+    ratio = np.interp(p, [2, 3, 4], [0.47, 0.72, 0.67]) * np.exp(0.02 * rng.standard_normal(len(n)))
+    at = {"n": [24.0], "p": [64.0]}
+    medians = {}
+    for checked in (True, False):
+        model = LawMixture(one_worker_level=True, residual_gp=False, checked_curvature=checked)
+        model.fit(np.c_[n, p], ratio, features=["n", "p"])
+        medians[checked] = model.predict(at, n_draws=2000, seed=0).median[0]
+    assert 0.067 < medians[True] < 6.7 and medians[False] < 1e-3
+    assert DagModel()._new_model("laws", "no_work").checked_curvature
 
 
 def test_values_beyond_the_float_range_of_the_closed_forms_are_refused():

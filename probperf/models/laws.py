@@ -121,6 +121,7 @@ PM1_LOGLOG = True
 #: (Candour: prompted by a check on the simulator's fib beyond its Dataset A sizes,
 #: where the serial work came out at 0.39 of the simulated value, outside its interval.)
 AFFINE_EXP = True
+
 #: Bases b of the affine exponential law, on a log grid: from 1.05 (5 % growth per unit
 #: of n, which over the few sizes an exponential program can be run at is not told
 #: apart from a power law) to 16 (first principles: a search whose branching grows
@@ -133,6 +134,11 @@ AFFINE_EXP = True
 #: lower on either; choose_laws.py ``+base16``, results/choose_laws_time_only_base16.md,
 #: choose_laws_base16.md).
 EXP_BASES = np.geomspace(1.05, 16.0, 120)
+
+#: The parameters predictions go beyond the data in: size and workers (their
+#: curvature is what ``LawMixture(checked_curvature=True)`` leaves out when no
+#: forward split can check it).
+BEYOND = ("n", "p")
 
 #: Finest decimal resolution looked for in the measured values: times printed with
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
@@ -393,14 +399,18 @@ def _independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
     return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
 
 
-def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False) -> dict[str, list[tuple]]:
+def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False,
+                   checked: bool | None = None) -> dict[str, list[tuple]]:
     """The candidate laws for parameters ``X`` (columns ``names``), by name.
 
     Only parameters that vary enter; one that is an exact product of others (``p``
     next to ``nnodes`` and ``ppn``) enters once. A law needs one row more than it has
     coefficients. ``"power"`` (all logs) comes first when the data admit it.
     ``one_worker``: also the laws with their own level at ``p = 1``
-    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`).
+    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`). ``checked``:
+    no curvature in a direction of :data:`BEYOND` with only MIN_DISTINCT distinct
+    values (``checked_curvature`` of :class:`LawMixture`; None: as the mixture being
+    fitted has it, on all its splits, else False).
 
     Examples
     --------
@@ -414,15 +424,19 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     """
     names = list(names)
     n_rows = len(X) if n_rows is None else n_rows
+    checked = _CHECKED.get() if checked is None else checked
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
     base = _power_terms(X, names, distinct)
     logged = [t[1] for t in base if t[0] == "log"]
     curved = [c for c in logged if distinct[c] >= MIN_DISTINCT]
+    # with ``checked``, a curvature in size or workers only where a forward split can
+    # check it (see LawMixture's ``checked_curvature``)
+    bent = [c for c in curved if distinct[c] > MIN_DISTINCT or c not in BEYOND or not checked]
 
     def column(c):
         return X[:, names.index(c)]
 
-    laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker),
+    laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent),
             **_shape_laws(base, logged, curved, column)}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
@@ -448,11 +462,13 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     return base
 
 
-def _power_variants(base, logged, curved, column, one_worker=False) -> dict[str, list[tuple]]:
+def _power_variants(base, logged, curved, column, one_worker=False, bent=None) -> dict[str, list[tuple]]:
     """The power law with one change: ``p - 1``, curvature, log log n, interactions,
     all of those (quadratic), or exponential in ``n``; with ``one_worker``, its own
-    level at one worker. ``column(c)`` is parameter c."""
-    sizes = [c for c in curved if c != "p"]
+    level at one worker. ``column(c)`` is parameter c; ``bent``: the directions that
+    may curve (default ``curved``)."""
+    bent = curved if bent is None else bent
+    sizes = [c for c in bent if c != "p"]
     laws = {}
     if "p" in logged and column("p").min() >= 2:
         laws["power(p-1)"] = _swap(base, ("log", "p"), ("logm1", "p"))
@@ -461,18 +477,18 @@ def _power_variants(base, logged, curved, column, one_worker=False) -> dict[str,
         # the runs with p > 1 (at least two worker counts) alone decide the power
         laws["power+one(p)"] = base + [("one", "p")]
         laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
-    for c in curved:
+    for c in bent:
         laws[f"power+curv({c})"] = base + [("sq", c)]
     if "n" in curved and column("n").min() >= 4:
         laws["power+loglog(n)"] = base + [("loglog", "n")]
         if PM1_LOGLOG and "power(p-1)" in laws:
             laws["power(p-1)+loglog(n)"] = laws["power(p-1)"] + [("loglog", "n")]
-    if "p" in curved:
+    if "p" in bent:
         for c in sizes:
             laws[f"power+{c}*p"] = base + [("cross", c, "p")]
-    if len(curved) >= 2:
-        laws["quadratic"] = base + [("sq", c) for c in curved] + [
-            ("cross", a, b) for i, a in enumerate(curved) for b in curved[i + 1:]]
+    if len(bent) >= 2:
+        laws["quadratic"] = base + [("sq", c) for c in bent] + [
+            ("cross", a, b) for i, a in enumerate(bent) for b in bent[i + 1:]]
     if "n" in curved and column("n").max() <= EXP_MAX_N:
         laws["exp(n)"] = _swap(base, ("log", "n"), ("lin", "n"))
         if AFFINE_EXP and {t[1] for t in base} <= {"n", "p"}:  # no other parameter, logged or linear
@@ -1184,6 +1200,10 @@ _FACTORS = contextvars.ContextVar("discrepancy_factors", default=None)
 #: no GP; set by LawMixture's fit, for its laws on every split (a context, not an
 #: argument threaded through every fit)
 _RESIDUAL = contextvars.ContextVar("residual_gp", default=())
+#: whether the candidate laws leave out unchecked curvature (LawMixture's
+#: ``checked_curvature``), set by its fit for its laws on every split: a nested
+#: split's mixture must be the one its rows would give
+_CHECKED = contextvars.ContextVar("checked_curvature", default=False)
 
 
 def widens(model) -> bool:
@@ -1271,6 +1291,19 @@ class LawMixture(MetricModel):
         (:func:`growth_setting`); None: :data:`DISTANCE_PER_SPAN`,
         :data:`DISTANCE_POWER` and :data:`RATE_PRIOR_MEAN`. The DAG model decides for
         its parts (:data:`probperf.dag.PART_GROWTH`).
+    checked_curvature : bool
+        Leave out curvature in size or workers (``power+curv(c)``, ``power+c*p``,
+        ``quadratic``; :data:`BEYOND`) where that direction has only MIN_DISTINCT
+        distinct values. Why: with 3 values the curvature is fitted exactly and no
+        forward split in that direction exists (:func:`probperf.selection.forward_splits`
+        needs one value more), so nothing checks it, yet far out it dominates: the
+        idle part of runs on 1-4 workers sees p = 2, 3, 4, and its parabola in log p
+        took the idle ratio from 0.7 at 4 workers to 1e-5 at 64. Off by default,
+        because for time modelled directly unchecked curvature forward-validates
+        better (0.108 against 0.246 over the 21 time-only training sets with it on,
+        results/choose_laws_time_only_chknp.md; the outer split ``n>0.5`` of the
+        Dataset B sets leaves 3 sizes); the DAG model turns it on for its parts
+        (:data:`probperf.dag.PART_CHECKED_CURVATURE`).
     seed : int
         Seed of the draws.
 
@@ -1322,9 +1355,10 @@ class LawMixture(MetricModel):
     """
 
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
-                 residual_gp: bool | None = None, weighting: str | None = None, growth=None, seed: int = 0,
-                 n_draws: int = 1000):
+                 residual_gp: bool | None = None, weighting: str | None = None, growth=None,
+                 checked_curvature: bool = False, seed: int = 0, n_draws: int = 1000):
         self.guard = guard
+        self.checked_curvature = checked_curvature
         self.growth = growth
         self.discrepancy = discrepancy
         self.one_worker_level = one_worker_level
@@ -1345,6 +1379,7 @@ class LawMixture(MetricModel):
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
         growth = self._growth()  # checked before any context is set: a refusal leaves none behind
         token, grown = _RESIDUAL.set(columns), _GROWTH.set(growth)
+        checked = _CHECKED.set(bool(self.checked_curvature))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -1352,6 +1387,7 @@ class LawMixture(MetricModel):
         finally:
             _RESIDUAL.reset(token)
             _GROWTH.reset(grown)
+            _CHECKED.reset(checked)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
