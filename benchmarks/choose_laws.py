@@ -230,6 +230,9 @@ PRIORS = {"+vague100": 100.0, "+vague1000": 1000.0}
 #: it scored 0.246 vs 0.188 time only and 0.526 vs 0.525 on the simulated sets
 #: (results/choose_laws_time_only_base16.md, choose_laws_base16.md)
 EXP_BASES4, EXP_BASES16 = np.geomspace(1.05, 4.0, 60), np.geomspace(1.05, 16.0, 120)
+#: the affine laws' overheads growing with the workers (laws.OVERHEADS), suffix stripped
+#: after "+base16": log2 p, p - 1, or both as separate laws; none without
+OVERHEAD_SUFFIXES = {"+ovhlog": ("log",), "+ovhlin": ("lin",), "+ovh": ("log", "lin")}
 TIME_ONLY = False  # --time-only
 TIME_CHECKED = False  # suffix "+timechk": checked_curvature in time modelled directly
 OUTER_ONLY = None  # --outer-split: score only the outer splits with this label (e.g. "n>0.5")
@@ -280,6 +283,8 @@ def fit(inner, variant):
     variant = variant.removesuffix("+partspanw")
     laws.EXP_BASES = EXP_BASES16 if variant.endswith("+base16") else EXP_BASES4
     variant = variant.removesuffix("+base16")
+    overhead = next((k for k in OVERHEAD_SUFFIXES if variant.endswith(k)), "")
+    laws.OVERHEADS, variant = OVERHEAD_SUFFIXES.get(overhead, ()), variant.removesuffix(overhead)
     prior = next((v for k, v in PRIORS.items() if variant.endswith(k)), PRIOR_SD)
     laws.PRIOR_SD, variant = prior, variant.removesuffix(f"+vague{prior:g}")
     for suffix, module, flag in SWITCHES:  # set on every call: no variant inherits another's

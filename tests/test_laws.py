@@ -491,6 +491,24 @@ def test_checked_curvature_leaves_out_bends_in_size_or_workers_that_no_split_che
     assert DagModel()._new_model("laws", "no_work").checked_curvature
 
 
+def test_checked_curvature_is_still_checked_on_the_splits_that_leave_three_values():
+    """With 4 worker counts the curvature in p stays a candidate, and the forward split
+    that trains on 3 of them is the check: there it must be fitted and scored like any
+    law, not shut out because those rows alone would leave it out (once it was, and a
+    bend in p got no held-out score, so stacking never weighed it)."""
+    n = np.repeat([8.0, 12, 16, 20, 24], 4)
+    p = np.tile([2.0, 3, 4, 6], 5)
+    ratio = 0.5 * (1 + 0.3 * np.log(p) ** 2) * np.exp(0.02 * np.random.default_rng(0).standard_normal(len(n)))
+    fitted = {checked: LawMixture(residual_gp=False, checked_curvature=checked).fit(np.c_[n, p], ratio, features=["n", "p"])
+              for checked in (True, False)}
+    assert fitted[True].scores_["power+curv(p)"] is not None
+    # more than 3 values in every direction: nothing is left out, the same laws and
+    # nearly the same weights (only the blend of stacking and evidence, set by nested
+    # splits whose own mixtures do leave the bend out, may move)
+    assert fitted[True].weights_ == pytest.approx(fitted[False].weights_, abs=0.01)
+    assert fitted[True].weights_["power+curv(p)"] > 0.1
+
+
 def test_values_beyond_the_float_range_of_the_closed_forms_are_refused():
     # the affine laws square each value's reciprocal: 1e-306 s once came back 5000x off
     n = np.repeat([10.0, 20.0, 40.0, 80.0], 3)

@@ -96,6 +96,17 @@ FIXED_SHAPES = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j i
 #: (results/choose_laws_time_only_wavg_abs.md).
 ABSOLUTE_NOISE = False
 
+#: Overhead terms that grow with the workers, each giving every affine law with ``p``
+#: a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see :class:`_AffineLaw`):
+#: ``"log"``, ``h = log2 p``, synchronisation over a tree of workers (a barrier, a
+#: reduction or a broadcast takes ``log2 p`` rounds: the LogP and BSP models);
+#: ``"lin"``, ``h = p - 1``, work done once per extra worker (a team started or tasks
+#: handed out by one thread, a shared lock). Both vanish at one worker. Empty: none
+#: (benchmarks/choose_laws.py ``+ovhlog``, ``+ovhlin``, ``+ovh``).
+OVERHEADS: tuple = ()
+#: the overhead's column h(p), by name
+OVERHEAD_TERMS = {"log": np.log2, "lin": lambda p: p - 1.0}
+
 #: Whether ``power(p-1)`` also comes with a ``log log n`` term (``n^a log^b n (p-1)^c``
 #: with free b). Why: the DAG model's idle time is modelled per ``(p - 1) T_inf``
 #: (:data:`probperf.components.IDLE_PER_SPAN`), and a span growing like ``log^k n``
@@ -513,6 +524,8 @@ def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
                 for j, k in FIXED_SHAPES:
                     name = f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "") + (" abs" if absolute else "")
                     laws[name] = [("affine", "n", j, k, with_p, absolute)]
+                    for h in OVERHEADS if with_p else ():
+                        laws[f"{name}+{h}(p)"] = [("affine", "n", j, k, with_p, absolute, h)]
     return laws
 
 
@@ -522,7 +535,7 @@ def _swap(terms, old, new) -> list[tuple]:
 
 def _n_coefficients(terms) -> int:
     if terms and terms[0][0] == "affine":
-        return 4 if terms[0][4] else 2
+        return (4 + bool(terms[0][6:7] and terms[0][6])) if terms[0][4] else 2
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     return 1 + sum(t[0] != "shape" for t in terms)
@@ -759,22 +772,30 @@ class _AffineLaw(_Law):
     The spread is expressed as a relative one at the largest training run (``center``
     holds its log), which keeps the law conjugate: per-run precision weights
     ``(y / y_max)^2`` (see :meth:`_precision` for runs beyond).
+
+    With an ``overhead`` (:data:`OVERHEADS`) the law adds ``c4 h(p)``, a cost that
+    grows with the workers; a negative ``c4`` refuses the law (without it, it is the
+    law of the same shape without overhead, already a candidate).
     """
 
     n_scaled = 0
 
     def __init__(self, terms):
         self.terms, self.offsets = [tuple(terms[0])], []
-        _, self.feature, self.j, self.k, self.with_p, *absolute = self.terms[0]
-        self.absolute = bool(absolute and absolute[0])
+        _, self.feature, self.j, self.k, self.with_p, *rest = self.terms[0]
+        self.absolute = bool(rest and rest[0])
+        self.overhead = rest[1] if len(rest) > 1 else ""
 
     def design(self, X, names) -> np.ndarray:
-        """Columns 1 and the size law, and with ``p`` both over ``p``."""
+        """Columns 1 and the size law, with ``p`` both over ``p``, and with an
+        overhead (:data:`OVERHEADS`) its column ``h(p)``."""
         shape = self._shape(X, names)
         cols = [np.ones(len(X)), shape]
         if self.with_p:
             p = X[:, list(names).index("p")]
             cols += [1.0 / p, shape / p]
+            if self.overhead:
+                cols.append(OVERHEAD_TERMS[self.overhead](p))
         return np.column_stack(cols)
 
     def _shape(self, X, names) -> np.ndarray:
@@ -815,6 +836,8 @@ class _AffineLaw(_Law):
             drop = np.flatnonzero(active)[np.argmin(self.mean)]
             if drop == 1 or active.sum() <= 1:
                 raise ValueError("negative coefficient: the affine law does not fit these data")
+            if drop == 4:  # without its overhead the law is its sibling's: no second copy
+                raise ValueError("negative overhead: the law without it is a candidate of its own")
             active[drop] = False
         self.log_evidence -= float(np.sum(logy))  # density of y, as the log-scale laws'
         mean, chol = np.zeros(len(active)), np.zeros((len(active), len(active)))
@@ -873,7 +896,7 @@ class _AffineExpLaw(_AffineLaw):
     def __init__(self, terms):
         self.terms, self.offsets = [tuple(terms[0])], []
         _, self.feature, self.with_p = self.terms[0]
-        self.absolute, self.base = False, None
+        self.absolute, self.overhead, self.base = False, "", None
 
     def _shape(self, X, names) -> np.ndarray:
         return self.base ** X[:, list(names).index(self.feature)]
@@ -943,7 +966,9 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
         block = np.full((int(split.test.sum()), len(order)), -np.inf)
         # one array per row set, so that the laws share its term columns (rowsets)
         Xtr, Xte = X[split.train], X[split.test]
-        sub = candidate_laws(Xtr, names, one_worker=True)  # compared with cands below
+        # compared with cands below: is the law identified on these rows? (checked=False:
+        # a curvature left out where no split checks it is checked here, on this split)
+        sub = candidate_laws(Xtr, names, one_worker=True, checked=False)
         for k, name in enumerate(order):
             if sub.get(name) != cands[name]:
                 continue  # the law is not identified on this split's training rows
@@ -1377,9 +1402,9 @@ class LawMixture(MetricModel):
         if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
             distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
-        growth = self._growth()  # checked before any context is set: a refusal leaves none behind
-        token, grown = _RESIDUAL.set(columns), _GROWTH.set(growth)
-        checked = _CHECKED.set(bool(self.checked_curvature))
+        # checked before any context is set: a refusal leaves none behind
+        growth, checked_curvature = self._growth(), bool(self.checked_curvature)
+        token, grown, checked = _RESIDUAL.set(columns), _GROWTH.set(growth), _CHECKED.set(checked_curvature)
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
