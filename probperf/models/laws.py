@@ -34,6 +34,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import persist
+from ..data import BASE_PARAMS
 from . import residual, rowsets
 from ..selection import MIN_DISTINCT, doublings_beyond, forward_splits, stacking_weights
 from .base import MetricModel
@@ -146,10 +147,10 @@ AFFINE_EXP = True
 #: choose_laws_base16.md).
 EXP_BASES = np.geomspace(1.05, 16.0, 120)
 
-#: The parameters predictions go beyond the data in: size and workers (their
-#: curvature is what ``LawMixture(checked_curvature=True)`` leaves out when no
-#: forward split can check it).
-BEYOND = ("n", "p")
+#: The parameters predictions go beyond the data in: size and workers, the base
+#: parameters (their curvature is what ``LawMixture(checked_curvature=True)`` leaves
+#: out when no forward split can check it).
+BEYOND = BASE_PARAMS
 
 #: Finest decimal resolution looked for in the measured values: times printed with
 #: up to 12 decimals (a picosecond in seconds) are taken as exact.
