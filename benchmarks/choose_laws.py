@@ -104,14 +104,18 @@ adopted. ``+base16`` (after ``+partspanw``) lets the affine exponential law's ba
 16 instead of 4 (see EXP_BASES16 below), adopted. ``+affprod`` (commit a1c7c17) added an
 affine product law, rejected (see probperf.models.laws, after EXP_BASES). ``+chk`` (after
 ``+affexp``) leaves out the DAG parts' curvature in size or workers where only 3 values
-leave no forward split to check it (``probperf.dag.PART_CHECKED_CURVATURE``), ``+timechk``
-(after it) does the same in time modelled directly: 0.575 against 0.526 on the simulated
-sets (results/choose_laws_chknp.md, run with the rule in both) and 0.108 against 0.246 with
-``--time-only`` (results/choose_laws_time_only_chknp.md); adopted for the parts only, after
-a confirmation on the simulated training sets of ``--seed 1``, which no earlier choice
-had used: 0.577 against 0.445 (results/choose_laws_chk_seed1.md). The defaults are
-``pmnf+disc-dblw+pm1ll+gp+affexp+base16+wavg`` (``--time-only``) and
-``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+base16+partspanw+partwavg+wavg``.
+leave no forward split to check it (``probperf.dag.PART_CHECKED_CURVATURE``, with the
+figures), ``+timechk`` (after it) does the same in time modelled directly: 0.607 against
+0.526 on the simulated sets, 0.604 against 0.445 with ``--seed 1`` (results/choose_laws_chkfix_ovh.md,
+choose_laws_chkfix_seed1.md), and 0.183 against 0.297 with ``--time-only``
+(results/choose_laws_time_only_chkfix.md): the parts only. (The files ``*_chknp.md`` and
+``choose_laws_chk_seed1.md`` were run with a bug since fixed, and ``+chk`` then switched
+both.) ``+ovhlog``, ``+ovhlin`` and ``+ovh`` (stripped after ``+base16``, so written
+before it) give the affine laws an overhead growing as log2 p, as p - 1, or both as
+separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh.md,
+choose_laws_chkfix_ovh.md). The defaults are
+``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg`` (``--time-only``) and
+``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+ovh+base16+partspanw+partwavg+wavg``.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``

@@ -464,11 +464,10 @@ def test_one_worker_laws_need_p_from_one_and_three_worker_counts():
 
 
 def test_checked_curvature_leaves_out_bends_in_size_or_workers_that_no_split_checks():
-    """Three worker counts fix a parabola in log p exactly and leave no split in p to
-    check it: with ``checked`` such curvature is not a candidate (a configuration
-    parameter, set to measured values, keeps it). The idle ratio of runs on 2-4
-    workers (0.47, 0.72, 0.67, as a simulated sparse LU gave) then stays O(1) at 64
-    workers, where the parabola took it to 3e-7. The DAG model's parts are built so."""
+    """With ``checked`` a bend in a direction of 3 values is not a candidate (a
+    configuration parameter keeps it). The idle ratio of runs on 2-4 workers (0.47,
+    0.72, 0.67, as a simulated sparse LU gave) then stays O(1) at 64 workers, where the
+    parabola in log p took it to 3e-7. The DAG model's parts are built so."""
     def names(workers, cutoffs=(1.0,), checked=True):
         grid = np.array([(n, p, c) for n in 2.0 ** np.arange(8, 12) for p in workers for c in cutoffs])
         return set(laws.candidate_laws(grid, ["n", "p", "cutoff"], checked=checked))
