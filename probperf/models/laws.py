@@ -97,8 +97,9 @@ FIXED_SHAPES = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j i
 #: (results/choose_laws_time_only_wavg_abs.md).
 ABSOLUTE_NOISE = False
 
-#: Overhead terms that grow with the workers, each giving every affine law with ``p``
-#: a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see :class:`_AffineLaw`):
+#: Overhead terms that grow with the workers, each giving every affine law of a fixed
+#: size shape with ``p`` a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see
+#: :class:`_AffineLaw`; where p may bend, :func:`_shape_laws`):
 #: ``"log"``, ``h = log2 p``, synchronisation over a tree of workers (a barrier, a
 #: reduction or a broadcast takes ``log2 p`` rounds: the LogP and BSP models);
 #: ``"lin"``, ``h = p - 1``, work done once per extra worker (a team started or tasks
@@ -459,7 +460,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
         return X[:, names.index(c)]
 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent),
-            **_shape_laws(base, logged, curved, column)}
+            **_shape_laws(base, logged, curved, column, bent)}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -519,9 +520,15 @@ def _power_variants(base, logged, curved, column, one_worker=False, bent=None) -
     return laws
 
 
-def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
+def _shape_laws(base, logged, curved, column, bent=None) -> dict[str, list[tuple]]:
     """Fixed shapes ``n^j log^k n`` (:data:`FIXED_SHAPES`) in place of the power of n,
-    and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``."""
+    and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``, with their
+    overheads (:data:`OVERHEADS`) where p may bend (``bent``, default ``curved``): with
+    two worker counts ``h(p)`` is a combination of 1 and 1/p, and with three (unless
+    they need no check, see :class:`LawMixture`'s ``checked_curvature``) it fits their
+    levels exactly, like a curvature."""
+    bent = curved if bent is None else bent
+    overheads = OVERHEADS if "p" in bent and column("p").min() >= 1 else ()
     laws = {}
     if "n" in curved and column("n").min() >= 2:
         others = [t for t in base if t != ("log", "n")]
@@ -535,7 +542,7 @@ def _shape_laws(base, logged, curved, column) -> dict[str, list[tuple]]:
                 for j, k in FIXED_SHAPES:
                     name = f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "") + (" abs" if absolute else "")
                     laws[name] = [("affine", "n", j, k, with_p, absolute)]
-                    for h in OVERHEADS if with_p else ():
+                    for h in overheads if with_p else ():
                         laws[f"{name}+{h}(p)"] = [("affine", "n", j, k, with_p, absolute, h)]
     return laws
 
