@@ -112,8 +112,8 @@ choose_laws_chkfix_seed1.md), and 0.183 against 0.297 with ``--time-only``
 ``choose_laws_chk_seed1.md`` were run with a bug since fixed, and ``+chk`` then switched
 both.) ``+ovhlog``, ``+ovhlin`` and ``+ovh`` (stripped after ``+base16``, so written
 before it) give the affine laws an overhead growing as log2 p, as p - 1, or both as
-separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh.md,
-choose_laws_chkfix_ovh.md). The defaults are
+separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh_guarded.md,
+choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfix_ovh.md). The defaults are
 ``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg`` (``--time-only``) and
 ``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+ovh+base16+partspanw+partwavg+wavg``.
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
