@@ -47,8 +47,12 @@ FORMAT = "probperf-model"
 #: (``discrepancy_scales_``; version 4 files lack it: refused, re-fit). Version 6: a
 #: DAG model's idle-time model predicts ``no_work / ((p - 1) T_inf)``
 #: (:data:`probperf.components.IDLE_PER_SPAN`); a version 5 model predicted ``no_work``
-#: itself, which the new code would rescale: refused, re-fit.
-VERSION = 6
+#: itself, which the new code would rescale: refused, re-fit. Version 7: law mixtures
+#: may hold affine laws with an overhead column (a seventh element of their term,
+#: :data:`probperf.models.laws.OVERHEADS`) and carry ``checked_curvature``; a version 6
+#: reader would build those laws without the column and fail on their coefficients,
+#: so it must refuse the file, which the version does (version 6 files: refused, re-fit).
+VERSION = 7
 
 _REGISTRY: dict[str, type] = {}
 
