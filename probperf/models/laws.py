@@ -118,8 +118,8 @@ ABSOLUTE_NOISE = False
 #: seed 1, information only and before the guard, 0.601 against 0.604,
 #: results/choose_laws_chkfix_seed1.md.)
 OVERHEADS: tuple = ("log", "lin")
-#: the overhead's column h(p), by name
-OVERHEAD_TERMS = {"log": np.log2, "lin": lambda p: p - 1.0}
+#: each overhead's name in the law's name and its column h(p)
+OVERHEAD_TERMS = {"log": ("log2(p)", np.log2), "lin": ("(p-1)", lambda p: p - 1.0)}
 
 #: Whether ``power(p-1)`` also comes with a ``log log n`` term (``n^a log^b n (p-1)^c``
 #: with free b). Why: the DAG model's idle time is modelled per ``(p - 1) T_inf``
@@ -545,7 +545,7 @@ def _shape_laws(base, logged, curved, column, bent=None) -> dict[str, list[tuple
                     name = f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "") + (" abs" if absolute else "")
                     laws[name] = [("affine", "n", j, k, with_p, absolute)]
                     for h in overheads if with_p else ():
-                        laws[f"{name}+{h}(p)"] = [("affine", "n", j, k, with_p, absolute, h)]
+                        laws[f"{name}+{OVERHEAD_TERMS[h][0]}"] = [("affine", "n", j, k, with_p, absolute, h)]
     return laws
 
 
@@ -815,7 +815,7 @@ class _AffineLaw(_Law):
             p = X[:, list(names).index("p")]
             cols += [1.0 / p, shape / p]
             if self.overhead:
-                cols.append(OVERHEAD_TERMS[self.overhead](p))
+                cols.append(OVERHEAD_TERMS[self.overhead][1](p))
         return np.column_stack(cols)
 
     def _shape(self, X, names) -> np.ndarray:
