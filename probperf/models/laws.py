@@ -114,9 +114,9 @@ ABSOLUTE_NOISE = False
 #: for "not lower"). ``log`` alone scored 0.309 time only but 0.606 in the DAG model,
 #: ``lin`` alone 0.257 and 0.606 (a run before the guard in :func:`_shape_laws`;
 #: results/choose_laws_time_only_ovh.md, choose_laws_chkfix_ovh.md). (Candour: prompted
-#: by made-up laws with an overhead in p, no dataset's rows; on the simulated sets of
-#: seed 1, information only and before the guard, 0.601 against 0.604,
-#: results/choose_laws_chkfix_seed1.md.)
+#: by made-up laws with an overhead in p, no dataset's rows. On the simulated sets of
+#: seed 1, information only: 0.602 against 0.604, results/choose_laws_ovh_seed1.md; in
+#: the DAG model it is a tie both ways.)
 OVERHEADS: tuple = ("log", "lin")
 #: each overhead's name in the law's name and its column h(p)
 OVERHEAD_TERMS = {"log": ("log2(p)", np.log2), "lin": ("(p-1)", lambda p: p - 1.0)}
