@@ -554,8 +554,9 @@ def _swap(terms, old, new) -> list[tuple]:
 
 
 def _n_coefficients(terms) -> int:
-    if terms and terms[0][0] == "affine":
-        return (4 + bool(terms[0][6:7] and terms[0][6])) if terms[0][4] else 2
+    if terms and terms[0][0] == "affine":  # (kind, n, j, k, with_p, absolute[, overhead])
+        with_p, overhead = terms[0][4], terms[0][6] if len(terms[0]) > 6 else ""
+        return (5 if overhead else 4) if with_p else 2
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     return 1 + sum(t[0] != "shape" for t in terms)
