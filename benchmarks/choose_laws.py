@@ -115,7 +115,10 @@ before it) give the affine laws an overhead growing as log2 p, as p - 1, or both
 separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh_guarded.md,
 choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfix_ovh.md). The defaults are
 ``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg`` (``--time-only``) and
-``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+ovh+base16+partspanw+partwavg+wavg``.
+``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg``
+(``+chkall``, stripped first of the on/off switches: the checked curvature also leaves out
+a free extra shape in n, ``probperf.models.laws.CHECKED_SHAPES``; results/choose_laws_chkall.md,
+choose_laws_chkall_seed1.md).
 ``--outer-split n>0.5`` scores only the outer splits that extrapolate furthest in n
 (half the range): there too the blend leads, 0.091 against 0.067 stacking in the DAG
 parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-only``
@@ -210,7 +213,8 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
+SWITCHES = (("+chkall", laws, "CHECKED_SHAPES"),
+            ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),
             ("+one", dag, "ONE_WORKER_LEVEL"))

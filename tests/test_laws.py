@@ -474,6 +474,11 @@ def test_checked_curvature_leaves_out_bends_in_size_or_workers_that_no_split_che
 
     bends = {"power+curv(p)", "power+n*p", "quadratic"}
     assert not bends & names([2.0, 3.0, 4.0]) and bends <= names([2.0, 3.0, 4.0], checked=False)
+    # three sizes: no free extra shape in n either (the exponential laws need n <= EXP_MAX_N)
+    sizes = np.array([(n, p) for n in [20.0, 22, 24] for p in [1.0, 2, 3, 4, 6]])
+    shapes = {"power+loglog(n)", "c+b^n(1,1/p)"}
+    assert not shapes & set(laws.candidate_laws(sizes, ["n", "p"], checked=True))
+    assert shapes <= set(laws.candidate_laws(sizes, ["n", "p"], checked=False))
     assert bends <= names([2.0, 3.0, 4.0, 5.0])
     assert "power+curv(cutoff)" in names([2.0, 3.0, 4.0, 5.0], (8.0, 16.0, 32.0))
     rng = np.random.default_rng(0)
