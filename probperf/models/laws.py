@@ -497,12 +497,11 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     return base
 
 
-def _power_variants(base, logged, curved, column, one_worker=False, bent=None) -> dict[str, list[tuple]]:
+def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str, list[tuple]]:
     """The power law with one change: ``p - 1``, curvature, log log n, interactions,
     all of those (quadratic), or exponential in ``n``; with ``one_worker``, its own
-    level at one worker. ``column(c)`` is parameter c; ``bent``: the directions that
-    may curve (default ``curved``)."""
-    bent = curved if bent is None else bent
+    level at one worker. ``column(c)`` is parameter c; ``bent``: the directions of
+    ``curved`` that may curve (see :func:`candidate_laws`' ``checked``)."""
     sizes = [c for c in bent if c != "p"]
     laws = {}
     if "p" in logged and column("p").min() >= 2:
@@ -533,14 +532,13 @@ def _power_variants(base, logged, curved, column, one_worker=False, bent=None) -
     return laws
 
 
-def _shape_laws(base, logged, curved, column, bent=None) -> dict[str, list[tuple]]:
+def _shape_laws(base, logged, curved, column, bent) -> dict[str, list[tuple]]:
     """Fixed shapes ``n^j log^k n`` (:data:`FIXED_SHAPES`) in place of the power of n,
     and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``, with their
-    overheads (:data:`OVERHEADS`) where p may bend (``bent``, default ``curved``): with
+    overheads (:data:`OVERHEADS`) where p may bend (``p`` in ``bent``): with
     two worker counts ``h(p)`` is a combination of 1 and 1/p, and with three (unless
     they need no check, see :class:`LawMixture`'s ``checked_curvature``) it fits their
     levels exactly, like a curvature."""
-    bent = curved if bent is None else bent
     overheads = OVERHEADS if "p" in bent and column("p").min() >= 1 else ()
     laws = {}
     if "n" in curved and column("n").min() >= 2:
@@ -565,9 +563,9 @@ def _swap(terms, old, new) -> list[tuple]:
 
 
 def _n_coefficients(terms) -> int:
-    if terms and terms[0][0] == "affine":  # (kind, n, j, k, with_p, absolute[, overhead])
-        with_p, overhead = terms[0][4], terms[0][6] if len(terms[0]) > 6 else ""
-        return (5 if overhead else 4) if with_p else 2
+    if terms and terms[0][0] == "affine":
+        law = _AffineLaw(terms)  # reads the term's fields
+        return (5 if law.overhead else 4) if law.with_p else 2
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     return 1 + sum(t[0] != "shape" for t in terms)
