@@ -113,9 +113,13 @@ choose_laws_chkfix_seed1.md), and 0.183 against 0.297 with ``--time-only``
 both.) ``+ovhlog``, ``+ovhlin`` and ``+ovh`` (stripped after ``+base16``, so written
 before it) give the affine laws an overhead growing as log2 p, as p - 1, or both as
 separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh_guarded.md,
-choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfix_ovh.md). The defaults are
-``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg`` (``--time-only``) and
-``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg``
+choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfix_ovh.md).
+``+indep`` and ``+l2`` (last, stripped right after ``+roll``) count the distance beyond
+the data over the parameters no others make, summed or as a Euclidean norm
+(``probperf.selection.DISTANCE_INDEPENDENT``, ``DISTANCE_NORM``): ``+l2`` adopted
+(results/choose_laws_time_only_l2.md, choose_laws_l2.md). The defaults are
+``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
+``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg+l2``
 (``+chkall``, stripped first of the on/off switches: the checked curvature also leaves out
 a free extra shape in n, ``probperf.models.laws.CHECKED_SHAPES``; results/choose_laws_chkall.md,
 choose_laws_chkall_seed1.md).
@@ -242,6 +246,9 @@ EXP_BASES4, EXP_BASES16 = np.geomspace(1.05, 4.0, 60), np.geomspace(1.05, 16.0, 
 #: after "+base16": log2 p, p - 1, or both as separate laws; none without
 OVERHEAD_SUFFIXES = {"+ovhlog": ("log",), "+ovhlin": ("lin",), "+ovh": ("log", "lin")}
 TIME_ONLY = False  # --time-only
+#: suffix (stripped after "+roll"): the discrepancy's distance over the independent
+#: parameters only, summed ("+indep") or Euclidean ("+l2"); without: summed over all
+DISTANCE_SUFFIXES = {"": (False, "sum"), "+indep": (True, "sum"), "+l2": (True, "euclid")}
 TIME_CHECKED = False  # suffix "+timechk": checked_curvature in time modelled directly
 OUTER_ONLY = None  # --outer-split: score only the outer splits with this label (e.g. "n>0.5")
 FAILED = collections.Counter()  # variant -> outer splits whose fit or prediction raised
@@ -282,6 +289,9 @@ def fit(inner, variant):
         return LogLog().fit(inner) if variant == "loglog" else ExtraP().fit(inner)
     selection.CUTS = ROLLING_CUTS if variant.endswith("+roll") else OUTER_CUTS
     variant = variant.removesuffix("+roll")
+    norm = max((k for k in DISTANCE_SUFFIXES if variant.endswith(k)), key=len)
+    selection.DISTANCE_INDEPENDENT, selection.DISTANCE_NORM = DISTANCE_SUFFIXES[norm]
+    variant = variant.removesuffix(norm)
     laws.WEIGHTING = dag.PART_WEIGHTING = "stacking"  # unless a suffix says otherwise
     for suffix, module, flag, value in WEIGHINGS:  # the law weighting: time only, then the DAG parts
         if variant.endswith(suffix):

@@ -52,7 +52,10 @@ FORMAT = "probperf-model"
 #: :data:`probperf.models.laws.OVERHEADS`) and carry ``checked_curvature``; a version 6
 #: reader would build those laws without the column and fail on their coefficients,
 #: so it must refuse the file, which the version does (version 6 files: refused, re-fit).
-VERSION = 7
+#: Version 8: distances beyond the data are Euclidean over the independent parameters
+#: (:data:`probperf.selection.DISTANCE_NORM`), which law mixtures carry
+#: (``directions_``); a version 7 rate was learnt on summed distances: refused, re-fit.
+VERSION = 8
 
 _REGISTRY: dict[str, type] = {}
 

@@ -610,3 +610,22 @@ def test_an_unknown_weighting_is_refused_by_name():
     n = 2.0 ** np.arange(6, 12)
     with pytest.raises(ValueError, match="weighting must be one of stacking, evidence, averaged, not 'bma'"):
         LawMixture(weighting="bma").fit(n[:, None], n**2, features=["n"])
+
+
+def test_distance_beyond_counts_a_product_of_parameters_once():
+    """``p = nnodes * ppn``: 4x beyond in nodes is 2 doublings, not 2 in nodes and 2
+    in p; two directions beyond combine as a Euclidean norm (independent errors add in
+    variance)."""
+    from probperf.selection import distance_directions, doublings_beyond
+
+    nnodes, ppn = np.meshgrid([1.0, 2.0, 4.0], [1.0, 2.0, 4.0, 8.0])
+    X = np.c_[nnodes.ravel(), ppn.ravel(), (nnodes * ppn).ravel()]
+    names = ["nnodes", "ppn", "p"]
+    directions = distance_directions(X, names)
+    assert directions == ["nnodes", "ppn"]
+    ranges = {c: [X[:, i].min(), X[:, i].max()] for i, c in enumerate(names)}
+    far = np.array([[16.0, 8.0, 128.0], [16.0, 32.0, 512.0], [2.0, 4.0, 8.0]])
+    d = doublings_beyond(far, names, ranges, directions=directions)
+    assert d == pytest.approx([2.0, np.sqrt(2.0**2 + 2.0**2), 0.0])
+    # every column counted: p's doublings come on top
+    assert doublings_beyond(far, names, ranges)[0] == pytest.approx(np.sqrt(2.0**2 + 2.0**2))

@@ -36,7 +36,7 @@ import numpy as np
 from .. import persist
 from ..data import BASE_PARAMS
 from . import residual, rowsets
-from ..selection import MIN_DISTINCT, doublings_beyond, forward_splits, stacking_weights
+from ..selection import MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits, stacking_weights
 from .base import MetricModel
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
@@ -1214,7 +1214,8 @@ def _nested_part(split, cands, X, names, logy, w, weightings=("stacking",)):
             return None
         logws[k] = logw - np.logaddexp.reduce(logw)
     # the raw distance; nested_rate_loglik raises it to each growth form's power
-    distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=growth_setting()[0])
+    distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=growth_setting()[0],
+                                directions=distance_directions(Xtr, names))
     return preds, logws, logy[te], distance
 
 
@@ -1390,6 +1391,9 @@ class LawMixture(MetricModel):
         :data:`WEIGHTINGS`' comment).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
+    directions_ : list of str
+        The parameters the distance beyond the data counts: those no others make
+        (:func:`probperf.selection.distance_directions`).
     distance_per_span_ : bool
         Whether the distance beyond the data is counted in training spans (else in
         doublings), as the fit's growth had it. Missing in model files saved before
@@ -1486,6 +1490,7 @@ class LawMixture(MetricModel):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
+        self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
@@ -1535,7 +1540,8 @@ class LawMixture(MetricModel):
             # files saved before distance_per_span_ was: spans, the unit every mixture
             # had then (this version's model files all come from fits in spans)
             per_span = getattr(self, "distance_per_span_", True)
-            d = doublings_beyond(X, self.features_, self.ranges_, per_span=per_span)
+            d = doublings_beyond(X, self.features_, self.ranges_, per_span=per_span,
+                                 directions=self.directions_)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
@@ -1584,7 +1590,8 @@ class LawMixture(MetricModel):
         table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
         return table
 
-    _fitted = ("ranges_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_", "distance_per_span_")
+    _fitted = ("ranges_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
+               "distance_per_span_")
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
