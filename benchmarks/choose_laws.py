@@ -117,9 +117,11 @@ choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfi
 ``+indep`` and ``+l2`` (last, stripped right after ``+roll``) count the distance beyond
 the data over the parameters no others make, summed or as a Euclidean norm
 (``probperf.selection.DISTANCE_INDEPENDENT``, ``DISTANCE_NORM``): ``+l2`` adopted
-(results/choose_laws_time_only_l2.md, choose_laws_l2.md). The defaults are
-``pmnf+disc-dblw+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
-``pmnf+disc+parts-dblw+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg+l2``
+(results/choose_laws_time_only_l2.md, choose_laws_l2.md), and with it ``-dblwl2``, the
+rate prior's empirical Bayes under that distance (results/choose_laws_time_only_l2prior.md,
+choose_laws_l2prior.md). The defaults are
+``pmnf+disc-dblwl2+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
+``pmnf+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg+l2``
 (``+chkall``, stripped first of the on/off switches: the checked curvature also leaves out
 a free extra shape in n, ``probperf.models.laws.CHECKED_SHAPES``; results/choose_laws_chkall.md,
 choose_laws_chkall_seed1.md).
@@ -201,6 +203,8 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            # the same with the affine exponential law (results/choose_rate_prior_affexp.md):
            # linear in doublings, 0.100
            "-dblw": (False, 1.0, 0.100),
+           # the same under the Euclidean distance (results/choose_rate_prior_l2.md): 0.079
+           "-dblwl2": (False, 1.0, 0.079),
            # both forms in doublings averaged by each time mixture's nested splits
            # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
            # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep

@@ -224,6 +224,20 @@ DISTANCE_NORM = "euclid"
 DISTANCE_INDEPENDENT = True
 
 
+def independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
+    """Whether ``new`` is not (numerically) a linear combination of 1 and ``columns``.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 2.0, 3.0])
+    >>> independent([x], 2 * x + 1), independent([x], x**2)
+    (False, True)
+    """
+    A = np.column_stack([np.ones_like(new), *columns])
+    resid = new - A @ np.linalg.lstsq(A, new, rcond=None)[0]
+    return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
+
+
 def distance_directions(X, names) -> list[str]:
     """The parameters the distance beyond the data counts: every one, except (with
     :data:`DISTANCE_INDEPENDENT`) a varying parameter whose logs (raw values where not
@@ -244,10 +258,8 @@ def distance_directions(X, names) -> list[str]:
     kept, cols = [], []
     for c in sorted(names, key=lambda c: c == "p"):
         x = _log_or_raw(X[:, names.index(c)])
-        if np.ptp(x) > 0:
-            A = np.column_stack([np.ones_like(x), *cols])
-            resid = x - A @ np.linalg.lstsq(A, x, rcond=None)[0]
-            if float(np.std(resid)) <= 1e-8 * max(1.0, float(np.std(x))):
+        if np.ptp(x) > 0:  # a constant parameter counts: a point may leave its value
+            if not independent(cols, x):
                 continue
             cols.append(x)
         kept.append(c)
@@ -293,6 +305,8 @@ def doublings_beyond(X, names, ranges, per_span: bool = False, above_only: bool 
             below = 0.0 if above_only else np.maximum(0.0, lo - x)
             parts.append((np.maximum(0.0, x - hi) + below) / (hi - lo))
     parts = np.array(parts)
+    if DISTANCE_NORM not in ("euclid", "sum"):
+        raise ValueError(f"DISTANCE_NORM must be 'euclid' or 'sum', not {DISTANCE_NORM!r}")
     return np.sqrt(np.sum(parts**2, axis=0)) if DISTANCE_NORM == "euclid" else np.sum(parts, axis=0)
 
 

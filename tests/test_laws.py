@@ -629,3 +629,16 @@ def test_distance_beyond_counts_a_product_of_parameters_once():
     assert d == pytest.approx([2.0, np.sqrt(2.0**2 + 2.0**2), 0.0])
     # every column counted: p's doublings come on top
     assert doublings_beyond(far, names, ranges)[0] == pytest.approx(np.sqrt(2.0**2 + 2.0**2))
+
+
+def test_a_mixture_counts_its_distance_over_the_parameters_no_others_make(tmp_path):
+    # p = nnodes * ppn: the fitted mixture leaves p out of its distance (the rate was
+    # learnt on its nested splits the same way), and the choice travels with the file
+    nnodes, ppn, n = (a.ravel() for a in np.meshgrid([1.0, 2.0, 4.0], [1.0, 2.0, 4.0], 2.0 ** np.arange(10, 14)))
+    p = nnodes * ppn
+    y = (1e-6 * n / p + 1e-5 * np.log2(2 * p)) * np.exp(0.03 * np.random.default_rng(1).standard_normal(len(n)))
+    names = ["n", "nnodes", "ppn", "p"]
+    mix = LawMixture().fit(np.c_[n, nnodes, ppn, p], y, features=names)
+    assert mix.directions_ == ["n", "nnodes", "ppn"]
+    mix.save(tmp_path / "d.model")
+    assert persist.load(tmp_path / "d.model").directions_ == ["n", "nnodes", "ppn"]

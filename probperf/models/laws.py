@@ -36,7 +36,8 @@ import numpy as np
 from .. import persist
 from ..data import BASE_PARAMS
 from . import residual, rowsets
-from ..selection import MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits, stacking_weights
+from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits, independent,
+                         stacking_weights)
 from .base import MetricModel
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
@@ -268,8 +269,14 @@ DISTANCE_POWER = 1.0
 #: 0.100 per doubling for time modelled directly (see DISTANCE_PER_SPAN); the DAG
 #: parts keep 0.282 per span (:data:`probperf.dag.PART_GROWTH`). Unchanged when that
 #: law's bases reached 16 (results/choose_rate_prior_base16.md: doublings, power 1,
-#: 0.100; summed log marginal 4.167 against 2.049 for spans).
-RATE_PRIOR_MEAN = 0.100
+#: 0.100; summed log marginal 4.167 against 2.049 for spans). Re-derived when the
+#: distance became Euclidean over the independent parameters
+#: (probperf.selection.DISTANCE_NORM): doublings, power 1, 0.079 (summed log marginal
+#: 9.448; 9.288 at 0.100; results/choose_rate_prior_l2.md), adopted by the rule fixed
+#: before the runs (choose_laws ``-dblwl2``: 0.323 against 0.312 with time modelled
+#: directly, 0.647 against 0.647 on the simulated DAG sets; results/
+#: choose_laws_time_only_l2prior.md, choose_laws_l2prior.md).
+RATE_PRIOR_MEAN = 0.079
 
 #: The growth forms a law mixture can average over, as ``(DISTANCE_POWER,
 #: RATE_PRIOR_MEAN)`` pairs: linear, a law whose exponent
@@ -286,9 +293,10 @@ RATE_PRIOR_MEAN = 0.100
 #: results/choose_rate_prior_wavg.md; the averaging was rejected with the earlier
 #: stacking-only pairs, 0.316 and 0.251.)
 #: Keyed by the distance's unit (``per_span``, :func:`growth_setting`): in spans those
-#: pairs, in doublings linear 0.100 and square root 0.112, the empirical Bayes optima
-#: with the affine exponential law (results/choose_rate_prior_base16.md).
-GROWTHS = {True: ((1.0, 0.282), (0.5, 0.224)), False: ((1.0, 0.100), (0.5, 0.112))}
+#: pairs, in doublings linear 0.079 and square root 0.089, the empirical Bayes optima
+#: under the Euclidean distance (results/choose_rate_prior_l2.md; 0.100 and 0.112
+#: before, results/choose_rate_prior_base16.md).
+GROWTHS = {True: ((1.0, 0.282), (0.5, 0.224)), False: ((1.0, 0.079), (0.5, 0.089))}
 #: Average over :data:`GROWTHS` (True) or use DISTANCE_POWER and RATE_PRIOR_MEAN alone
 #: (False). False: nested forward validation on the 21 training sets ties, the single
 #: linear form ahead by 0.004 (benchmarks/choose_laws.py, results/choose_laws_growths.md:
@@ -427,13 +435,6 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
     raise ValueError(f"unknown law term {term!r}")
 
 
-def _independent(columns: list[np.ndarray], new: np.ndarray) -> bool:
-    """Whether ``new`` is not (numerically) a linear combination of 1 and ``columns``."""
-    A = np.column_stack([np.ones_like(new), *columns])
-    resid = new - A @ np.linalg.lstsq(A, new, rcond=None)[0]
-    return float(np.std(resid)) > 1e-8 * max(1.0, float(np.std(new)))
-
-
 def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False,
                    checked: bool | None = None) -> dict[str, list[tuple]]:
     """The candidate laws for parameters ``X`` (columns ``names``), by name.
@@ -491,7 +492,7 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     for c in order:
         term = ("log", c) if np.all(X[:, names.index(c)] > 0) else ("lin", c)
         v = term_values(term, X, names)
-        if _independent(cols, v):
+        if independent(cols, v):
             base.append(term)
             cols.append(v)
     return base
@@ -1164,8 +1165,11 @@ def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",)) 
     left out). Computed once, scored for every growth form and weighting by
     :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same)."""
     w = np.ones(len(logy)) if w is None else w
+    # the parameters the distance counts, as the fitted mixture will count them: a
+    # split's fewer rows may line up parameters that all runs do not (review)
+    directions = distance_directions(X, names)
     return [p for split in forward_splits(X, names)
-            if (p := _nested_part(split, cands, X, names, logy, w, weightings))]
+            if (p := _nested_part(split, cands, X, names, logy, w, weightings, directions))]
 
 
 def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
@@ -1182,11 +1186,12 @@ def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.n
     return loglik
 
 
-def _nested_part(split, cands, X, names, logy, w, weightings=("stacking",)):
+def _nested_part(split, cands, X, names, logy, w, weightings, directions):
     """One forward split of :func:`discrepancy_rate`: the predictives (df, loc, scale)
     at the held-out rows of the laws a mixture fitted on the split's training rows
     keeps under any of ``weightings``, their log weights under each (a dict), the
-    held-out log y and distances; ``None`` if no law could be fitted."""
+    held-out log y and distances (over ``directions``, :func:`distance_directions`);
+    ``None`` if no law could be fitted."""
     tr, te = split.train, split.test
     Xtr, Xte = X[tr], X[te]  # one array per row set (rowsets)
     # the laws in play (cands) that the split's rows identify
@@ -1215,7 +1220,7 @@ def _nested_part(split, cands, X, names, logy, w, weightings=("stacking",)):
         logws[k] = logw - np.logaddexp.reduce(logw)
     # the raw distance; nested_rate_loglik raises it to each growth form's power
     distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=growth_setting()[0],
-                                directions=distance_directions(Xtr, names))
+                                directions=directions)
     return preds, logws, logy[te], distance
 
 
