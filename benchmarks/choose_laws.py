@@ -121,7 +121,9 @@ the data over the parameters no others make, summed or as a Euclidean norm
 rate prior's empirical Bayes under that distance (results/choose_laws_time_only_l2prior.md,
 choose_laws_l2prior.md). The defaults are
 ``pmnf+disc-dblwl2+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
-``pmnf+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanw+partwavg+wavg+l2``
+``pmnf+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanl2+partwavg+wavg+l2``
+(``+partspanl2``: the DAG parts in spans with that empirical Bayes' span optimum, 0.178;
+results/choose_laws_partspanl2.md, choose_laws_partspanl2_seed1.md)
 (``+chkall``, stripped first of the on/off switches: the checked curvature also leaves out
 a free extra shape in n, ``probperf.models.laws.CHECKED_SHAPES``; results/choose_laws_chkall.md,
 choose_laws_chkall_seed1.md).
@@ -205,11 +207,15 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblw": (False, 1.0, 0.100),
            # the same under the Euclidean distance (results/choose_rate_prior_l2.md): 0.079
            "-dblwl2": (False, 1.0, 0.079),
+           # its span form's optimum there, for the DAG parts ("+partspanl2")
+           "-spanl2": (True, 1.0, 0.178),
            # both forms in doublings averaged by each time mixture's nested splits
            # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
            # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep
            # their own growth with "+partspanw" (without it they average too)
            "-dblavg": (False, 1.0, 0.100)}
+#: the DAG parts' own growth (suffix, stripped after the weightings'): GROWTHS' key
+PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2"}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
@@ -301,8 +307,9 @@ def fit(inner, variant):
         if variant.endswith(suffix):
             setattr(module, flag, value)
             variant = variant.removesuffix(suffix)
-    dag.PART_GROWTH = GROWTHS["-spanw"] if variant.endswith("+partspanw") else None
-    variant = variant.removesuffix("+partspanw")
+    part = next((k for k in PART_GROWTHS if variant.endswith(k)), "")
+    dag.PART_GROWTH = GROWTHS[PART_GROWTHS[part]] if part else None
+    variant = variant.removesuffix(part)
     laws.EXP_BASES = EXP_BASES16 if variant.endswith("+base16") else EXP_BASES4
     variant = variant.removesuffix("+base16")
     overhead = next((k for k in OVERHEAD_SUFFIXES if variant.endswith(k)), "")
