@@ -290,38 +290,24 @@ def doublings_beyond(X, names, ranges, per_span: bool = False, above_only: bool 
     >>> doublings_beyond(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}, above_only=True).round(3).tolist()
     [0.0, 2.828, 0.0]
     """
-    parts = beyond_by_direction(X, names, ranges, per_span, above_only, directions)
-    if DISTANCE_NORM not in ("euclid", "sum"):
-        raise ValueError(f"DISTANCE_NORM must be 'euclid' or 'sum', not {DISTANCE_NORM!r}")
-    return np.sqrt(np.sum(parts**2, axis=1)) if DISTANCE_NORM == "euclid" else np.sum(parts, axis=1)
-
-
-def beyond_by_direction(X, names, ranges, per_span: bool = False, above_only: bool = False,
-                        directions=None) -> np.ndarray:
-    """The parts of :func:`doublings_beyond` (same arguments): one column per parameter
-    of ``directions`` (default ``names``), in that order, each parameter's own
-    distance beyond its range.
-
-    Examples
-    --------
-    >>> X = np.array([[1024.0, 32.0], [4.0, 1.0]])
-    >>> beyond_by_direction(X, ["n", "p"], {"n": [16, 256, 5], "p": [1, 8, 4]}).tolist()
-    [[2.0, 2.0], [2.0, 0.0]]
-    """
     X = np.asarray(X, dtype=np.float64)
-    names = list(names)
-    out = np.zeros((len(X), len(names if directions is None else directions)))
-    for j, c in enumerate(names if directions is None else directions):
+    parts = [np.zeros(len(X))]
+    for i, c in enumerate(names):
+        if directions is not None and c not in directions:
+            continue
         lo, hi = float(ranges[c][0]), float(ranges[c][1])
-        x = X[:, names.index(c)]
+        x = X[:, i]
         if (lo > 0 or above_only and hi > 0) and np.all(x > 0):
             span = np.log2(hi / lo) if per_span and hi > lo > 0 else 1.0
             below = 0.0 if above_only else np.maximum(0.0, np.log2(lo / x))
-            out[:, j] = (np.maximum(0.0, np.log2(x / hi)) + below) / span
+            parts.append((np.maximum(0.0, np.log2(x / hi)) + below) / span)
         elif hi > lo:
             below = 0.0 if above_only else np.maximum(0.0, lo - x)
-            out[:, j] = (np.maximum(0.0, x - hi) + below) / (hi - lo)
-    return out
+            parts.append((np.maximum(0.0, x - hi) + below) / (hi - lo))
+    parts = np.array(parts)
+    if DISTANCE_NORM not in ("euclid", "sum"):
+        raise ValueError(f"DISTANCE_NORM must be 'euclid' or 'sum', not {DISTANCE_NORM!r}")
+    return np.sqrt(np.sum(parts**2, axis=0)) if DISTANCE_NORM == "euclid" else np.sum(parts, axis=0)
 
 
 def widen(work, delay, no_work, distance, rates, seed):

@@ -36,8 +36,8 @@ import numpy as np
 from .. import persist
 from ..data import BASE_PARAMS
 from . import residual, rowsets
-from ..selection import (MIN_DISTINCT, beyond_by_direction, distance_directions, doublings_beyond, forward_splits,
-                         independent, stacking_weights)
+from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits, independent,
+                         stacking_weights)
 from .base import MetricModel
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
@@ -1116,39 +1116,23 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     parts = nested_predictives(cands, X, names, logy, w, weightings)
     if not parts:  # nothing to tell the weightings apart, and stacking would fall back to the evidence
         weightings = ("evidence",) if "evidence" in weightings else weightings[:1]
-    table = [(k, power, mean, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
+    table = [(k, power, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
              for k in weightings for power, mean in forms or growth_forms()]
-    log_marginal = np.array([row[4] for row in table])
+    log_marginal = np.array([row[3] for row in table])
     post = np.exp(log_marginal - np.max(log_marginal))
     post = post / post.sum()
-    rows = np.array([(power, rate, p, *_direction_rates(parts, distance_directions(X, names), k, power, mean, rate))
-                     for (k, power, mean, rate, _), p in zip(table, post)])
+    rows = np.array([(power, rate, p) for (_, power, rate, _), p in zip(table, post)])
     return rows, {k: float(sum(p for row, p in zip(table, post) if row[0] == k)) for k in weightings}
 
 
-def _direction_rates(parts, directions, weighting, power, mean, pooled) -> list[float]:
-    """With :data:`DIRECTION_RATES`, one rate per direction of the distance, learnt as
-    the pooled one is but on the nested splits that extrapolate in that direction
-    alone (their held-out runs lie beyond in it only); a direction with no such split
-    keeps the ``pooled`` rate. Without: none."""
-    if not DIRECTION_RATES:
-        return []
-    rates = []
-    for c in directions:
-        own = [part for part in parts if part[4].split(">")[0] == c]
-        rates.append(posterior_rate(nested_rate_loglik(own, power, weighting), mean)[0] if own else pooled)
-    return rates
-
-
+# One rate for all directions of the distance: a rate per direction, each learnt on the
+# nested splits that extrapolate in it alone (others keeping the pooled rate), scored
+# 0.307 against 0.323 with time modelled directly: rejected by the rule fixed before
+# the run (commit 7cb881f, ``+dirrate``, results/choose_laws_time_only_dirrate.md).
 # A mixture's draws all use the rate's posterior root mean square. Drawing the rate from
 # its posterior, one per draw, scored 0.240 against 0.246 with time modelled directly, the
 # 3 real sets -1.694 against -1.693: rejected by the rule fixed before the run (not lower
 # on either; commit 1d45799, ``+ratedraw``, results/choose_laws_time_only_ratedraw.md).
-
-#: Whether each direction of the distance beyond the data (``directions_``) has a rate
-#: of its own (:func:`_direction_rates`): a draw's spread is then
-#: ``sqrt(sum_c (rate_c d_c ** power) ** 2)`` instead of ``rate * d ** power``.
-DIRECTION_RATES = False
 
 #: Rates at which :func:`discrepancy_loglik` is evaluated: 0 and a geometric grid up to
 #: RATE_MAX, fine where the rates of real data lie (0.01-0.8 per training span).
@@ -1199,7 +1183,7 @@ def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.n
     from scipy.special import logsumexp
 
     loglik = np.zeros(len(RATE_GRID))
-    for preds, logws, y, d, _ in parts:
+    for preds, logws, y, d in parts:
         logw = logws[weighting]
         spread = (RATE_GRID[:, None] * d[None, :] ** power) ** 2  # grid x held-out rows
         L = np.stack([_t_logpdf(y, df, loc, np.sqrt(scale**2 + spread)) for df, loc, scale in preds], axis=-1)
@@ -1242,7 +1226,7 @@ def _nested_part(split, cands, X, names, logy, w, weightings, directions):
     # the raw distance; nested_rate_loglik raises it to each growth form's power
     distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=growth_setting()[0],
                                 directions=directions)
-    return preds, logws, logy[te], distance, split.label
+    return preds, logws, logy[te], distance
 
 
 def _ranges(X, names) -> dict:
@@ -1298,8 +1282,7 @@ def widens(model) -> bool:
     (True, False)
     """
     rates = getattr(model, "discrepancy_", None)
-    # the pooled rate, or (DIRECTION_RATES) the directions' own
-    return isinstance(rates, np.ndarray) and rates.ndim == 2 and bool(np.any(rates[:, [1, *range(3, rates.shape[1])]] > 0))
+    return isinstance(rates, np.ndarray) and rates.ndim == 2 and bool(np.any(rates[:, 1] > 0))
 
 
 @contextmanager
@@ -1562,26 +1545,17 @@ class LawMixture(MetricModel):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
             z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
-            weight = self.discrepancy_[:, 2]
-            form = rng.choice(len(weight), size=n_draws, p=weight / weight.sum())
-            out = out + self._spread(X)[form] * z
+            power, rate, weight = self.discrepancy_.T
+            form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
+            # files saved before distance_per_span_ was: spans, the unit every mixture
+            # had then (this version's model files all come from fits in spans)
+            per_span = getattr(self, "distance_per_span_", True)
+            d = doublings_beyond(X, self.features_, self.ranges_, per_span=per_span,
+                                 directions=self.directions_)
+            out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
-
-    def _spread(self, X) -> np.ndarray:
-        """The discrepancy's sd at the points ``X`` under each row of ``discrepancy_``
-        (rows x points): ``rate * d ** power``, or with rates per direction (columns
-        after the third) the root sum of each direction's ``rate_c * d_c ** power``."""
-        power, rate = self.discrepancy_[:, 0], self.discrepancy_[:, 1]
-        D = beyond_by_direction(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
-                                directions=self.directions_)
-        if self.discrepancy_.shape[1] > 3:  # DIRECTION_RATES
-            R = self.discrepancy_[:, 3:]
-            return np.sqrt(np.sum((R[:, None, :] * D[None, :, :] ** power[:, None, None]) ** 2, axis=2))
-        d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
-                             directions=self.directions_)
-        return rate[:, None] * d[None, :] ** power[:, None]
 
     def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
         """Why the prediction is what it is: at each point of ``X``, every kept law's own
@@ -1630,8 +1604,7 @@ class LawMixture(MetricModel):
                "distance_per_span_")
 
     def _loaded(self) -> None:
-        rows = np.asarray(self.discrepancy_, dtype=np.float64)
-        self.discrepancy_ = rows.reshape(len(rows), -1) if rows.size else rows.reshape(0, 3)
+        self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
