@@ -133,7 +133,10 @@ parts (6 simulated sets have the split) and -0.189 against -0.239 with ``--time-
 (12 sets; results/choose_laws_far.md, choose_laws_time_only_far.md). (Candour: run
 after the README flow, 16-256x beyond its sizes, showed the blended DAG parts
 extrapolating the task counts and the critical path worse; the rule, fixed before the
-run, was to revert the blend where it scored lower there.)
+run, was to revert the blend where it scored lower there.) Information only, after
+session 23's changes (Euclidean distance, re-derived priors): the DAG default 0.353
+against 0.154 for session 22's, the time-only default -0.043 against -0.049
+(results/choose_laws_far_session23.md, choose_laws_time_only_far_session23.md).
 Outer splits whose fit or prediction fails are counted per variant: a variant must
 not win by failing its hard splits. The variant ``loglog`` is bench_accuracy's log-log
 least-squares baseline on the same outer splits (time only): the issue asks for a lower
