@@ -212,13 +212,16 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblwl2": (False, 1.0, 0.079),
            # its span form's optimum there, for the DAG parts ("+partspanl2")
            "-spanl2": (True, 1.0, 0.178),
+           # the DAG parts' own empirical Bayes (choose_rate_prior.py --parts,
+           # results/choose_rate_prior_parts.md), for the parts ("+partdbleb")
+           "-dblparts": (False, 1.0, 0.018),
            # both forms in doublings averaged by each time mixture's nested splits
            # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
            # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep
            # their own growth with "+partspanw" (without it they average too)
            "-dblavg": (False, 1.0, 0.100)}
 #: the DAG parts' own growth (suffix, stripped after the weightings'): GROWTHS' key
-PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2"}
+PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2", "+partdbleb": "-dblparts"}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),

@@ -15,7 +15,11 @@ rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`), 
 the first of the weightings the mixture blends (:data:`probperf.models.laws.WEIGHTING`);
 with several, a set's marginal likelihood is their average, as the mixture weighs them.
 
-    python benchmarks/choose_rate_prior.py [--only published,real,sim]
+``--parts``: the same empirical Bayes over the DAG model's parts instead (its law
+mixtures of work, delay and idle time, :data:`probperf.dag.PART_GROWTH`): every part
+mixture of the DAG model fitted on each simulated training set (seed 0) is one set.
+
+    python benchmarks/choose_rate_prior.py [--only published,real,sim] [--parts]
 """
 
 from __future__ import annotations
@@ -53,6 +57,38 @@ def rate_loglik(train):
     return {k: laws.nested_rate_loglik(parts, laws.DISTANCE_POWER, k) for k in weightings}
 
 
+def part_curves(train, growths) -> list[dict]:
+    """The rate's log likelihood curves (as :func:`rate_loglik`'s) of every part mixture
+    of the DAG model fitted on ``train``, one dict per part, keyed by growth then
+    weighting. The nested splits are computed inside each part's own fit (its checked
+    curvature and other settings in effect), once per distance unit."""
+    from probperf import dag
+
+    found, original = [], laws.nested_predictives
+
+    def capture(cands, X, names, logy, w=None, weightings=("stacking",)):
+        if laws._GROWTH.get() is None:  # not a part (the parts have a growth of their own)
+            return original(cands, X, names, logy, w, weightings)
+        per_unit = {}
+        for unit in UNITS:
+            token = laws._GROWTH.set((unit, 1.0, 0.1))  # the unit sets the distance; power and mean come later
+            try:
+                per_unit[unit] = original(cands, X, names, logy, w, weightings)
+            finally:
+                laws._GROWTH.reset(token)
+        found.append({(unit, power): {k: laws.nested_rate_loglik(per_unit[unit], power, k) for k in weightings}
+                      for unit, power in growths})
+        return per_unit[laws._GROWTH.get()[0]]
+
+    laws.nested_predictives, scale = capture, dag.SCALE_PARTS
+    dag.SCALE_PARTS = False  # the factor's refits on cuts would add the parts again
+    try:
+        dag.DagModel().fit(train)
+    finally:
+        laws.nested_predictives, dag.SCALE_PARTS = original, scale
+    return found
+
+
 def log_marginal(curves, mean):
     """log of the integral of exp(loglik) (on laws.RATE_GRID) against the exponential
     prior of this mean, averaged over the weightings' curves (equal prior odds, as
@@ -65,15 +101,25 @@ def log_marginal(curves, mean):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="published,real,sim")
+    ap.add_argument("--parts", action="store_true", help="the DAG model's parts on the simulated training sets")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
-    sets = list(cases(args.only.split(",")))
+    growths = [(per_span, power) for per_span in UNITS for power in POWERS]
+    sets = list(cases(["sim"] if args.parts else args.only.split(",")))
     curves, totals = {}, {}
-    for growth in [(per_span, power) for per_span in UNITS for power in POWERS]:
+    if args.parts:  # one set per part mixture
+        parts = {}
+        for case, train in sets:
+            for i, part in enumerate(part_curves(train, growths)):
+                parts[f"{case} part {i}"] = part
+        sets = [(case, None) for case in parts]
+        curves = {(growth, case): part[growth] for case, part in parts.items() for growth in growths}
+    for growth in growths:
         laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER = growth
         label = f"{'span' if growth[0] else 'doubling'}^{growth[1]}"
         for case, train in sets:
-            curves[growth, case] = rate_loglik(train)
+            if not args.parts:
+                curves[growth, case] = rate_loglik(train)
             ll, rates = next(iter(curves[growth, case].values())), laws.RATE_GRID
             print(f"{label}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
                   f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
@@ -94,5 +140,5 @@ def main(argv=None):
         print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")
 
 if __name__ == "__main__":
-    with report("choose_rate_prior"):
+    with report("choose_rate_prior_parts" if "--parts" in sys.argv else "choose_rate_prior"):
         main()
