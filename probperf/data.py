@@ -217,6 +217,8 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
     nothing unknown (a typo must not pass as a new parameter), at least one metric."""
     reserved = set(BASE_PARAMS) | set(METRICS) | set(LABEL_COLUMNS)
     for c in config:
+        if list(config).count(c) > 1:  # the declaration's fault, not the file's
+            raise MeasurementError(f"configuration parameter {c!r} is declared twice (config=[...] or --config)")
         if c in reserved or c.removesuffix("_std") in METRICS:
             kind = "a parameter already" if c in BASE_PARAMS else "a metric or label, not a parameter"
             raise loc.error(f"{c!r} cannot be declared a configuration parameter: it is {kind}", column=c)
@@ -452,6 +454,7 @@ class Measurements:
         self.source = source
         loc = location or Location(source=source)
         frame = validate_frame(frame, self.config, location=loc, strict=strict)
+        self._location = loc  # rows keep their order: a later check names the line too
         # Parameters first, in params order, so every writer lays tables out alike.
         first = [c for c in (*BASE_PARAMS, *self.config) if c in frame]
         frame = frame[first + [c for c in frame.columns if c not in first]]
@@ -514,9 +517,8 @@ class Measurements:
                 raise MeasurementError(f"metric {m!r} is needed but missing", self.source, column=m)
             if self._frame[m].isna().any():
                 row = int(np.flatnonzero(self._frame[m].isna().to_numpy())[0])
-                raise MeasurementError(
-                    f"metric {m!r} is needed but missing in row {row}", self.source, column=m
-                )
+                loc = getattr(self, "_location", None) or Location(self.source)
+                raise loc.error(f"metric {m!r} is needed but missing", row, m)
 
     def ranges(self) -> dict[str, tuple[float, float, int]]:
         """``{param: (min, max, number of distinct values)}``."""

@@ -268,4 +268,8 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
         raise ValueError("p must be a positive integer at every prediction point")
     if "n" in pts and np.any(pts["n"] <= 0):
         raise ValueError("n must be positive at every prediction point")
+    negative = [c for c in pts if np.any(pts[c] < 0)]
+    if negative:  # as in measurements (probperf.data), where a parameter is never negative
+        c = negative[0]
+        raise ValueError(f"{c} must not be negative at a prediction point, got {pts[c][pts[c] < 0].iloc[0]:g}")
     return pts

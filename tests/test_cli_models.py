@@ -59,6 +59,29 @@ def test_plot_writes_a_png(shared_dir, tmp_path):
     res = run("plot", model, "--vs", "n", "--at", "n=64000", "-o", fig)
     assert res.exit_code == 0, res.output
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "warning" not in res.output  # 64000 is 1.1x the largest size: near
+    # a sweep to 2^30, 19000x the largest training size (56000),
+    # warns as predict does, and names the distance
+    res = run("plot", model, "--vs", "n", "--at", "n=2**30", "-o", fig)
+    assert res.exit_code == 0, res.output
+    assert "warning: n=1.07374e+09 is 1.917e+04x the largest training value (56000)" in res.output
+
+
+def test_plot_overlays_the_training_file_of_a_model_with_a_configuration_parameter(tmp_path):
+    rows = [(n, p, c, 1e-6 * n * c / p) for n in (1e3, 2e3, 4e3, 8e3) for p in (1, 2, 4) for c in (1, 2, 3)]
+    data = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["n", "p", "cutoff", "time"]).to_csv(data, index=False)
+    model, fig = tmp_path / "m.model", tmp_path / "band.png"
+    assert run("fit", data, "--config", "cutoff", "-o", model).exit_code == 0
+    res = run("plot", model, "--vs", "n", "--at", "n=16000,p=4,cutoff=2", "--data", data, "-o", fig)
+    assert res.exit_code == 0, res.output
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_group_called_bare_shows_its_help_and_no_empty_error():
+    res = runner.invoke(app, ["sim"])
+    assert "Usage:" in res.stdout
+    assert "error" not in res.output.replace(res.stdout, "")
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,7 @@ def test_blank_metric_cells_are_missing_values():
     m = Measurements(table(serial_time=[3.0, np.nan, 7.0, np.nan]))
     assert m.metrics == ["time", "serial_time"]
     assert not m.has("serial_time")
-    with pytest.raises(MeasurementError, match="missing in row 1"):
+    with pytest.raises(MeasurementError, match="row 1: metric 'serial_time' is needed but missing"):
         m.y("serial_time")
 
 

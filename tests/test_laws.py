@@ -631,14 +631,40 @@ def test_distance_beyond_counts_a_product_of_parameters_once():
     assert doublings_beyond(far, names, ranges)[0] == pytest.approx(np.sqrt(2.0**2 + 2.0**2))
 
 
-def test_a_mixture_counts_its_distance_over_the_parameters_no_others_make(tmp_path):
-    # p = nnodes * ppn: the fitted mixture leaves p out of its distance (the rate was
-    # learnt on its nested splits the same way), and the choice travels with the file
+@pytest.fixture(scope="module")
+def nodes():
+    """``1e-6 n / p + 1e-5 log2(2p)`` with ``p = nnodes * ppn``, 3 % noise."""
     nnodes, ppn, n = (a.ravel() for a in np.meshgrid([1.0, 2.0, 4.0], [1.0, 2.0, 4.0], 2.0 ** np.arange(10, 14)))
     p = nnodes * ppn
     y = (1e-6 * n / p + 1e-5 * np.log2(2 * p)) * np.exp(0.03 * np.random.default_rng(1).standard_normal(len(n)))
-    names = ["n", "nnodes", "ppn", "p"]
-    mix = LawMixture().fit(np.c_[n, nnodes, ppn, p], y, features=names)
-    assert mix.directions_ == ["n", "nnodes", "ppn"]
-    mix.save(tmp_path / "d.model")
-    assert persist.load(tmp_path / "d.model").directions_ == ["n", "nnodes", "ppn"]
+    return LawMixture().fit(np.c_[n, nnodes, ppn, p], y, features=["n", "nnodes", "ppn", "p"])
+
+
+def test_a_mixture_counts_its_distance_over_the_parameters_no_others_make(nodes, tmp_path):
+    # p = nnodes * ppn: the fitted mixture leaves p out of its distance (the rate was
+    # learnt on its nested splits the same way), and the choice travels with the file
+    assert nodes.directions_ == ["n", "nnodes", "ppn"]
+    nodes.save(tmp_path / "d.model")
+    back = persist.load(tmp_path / "d.model")
+    assert back.directions_ == ["n", "nnodes", "ppn"]
+    assert back.relations_ == nodes.relations_
+
+
+def test_a_point_must_keep_the_relation_every_training_run_held(nodes):
+    # the laws take ppn from p / nnodes: a point that changed ppn alone would be
+    # predicted as if it had not changed, so it is refused, naming the relation
+    assert list(nodes.relations_) == ["ppn"]
+    nodes.predict({"n": [2.0**16], "nnodes": [8.0], "ppn": [4.0], "p": [32.0]})  # keeps it: fine
+    with pytest.raises(ValueError, match=r"ppn=4 breaks a relation of every training run \(ppn = p / nnodes, here 5\)"):
+        nodes.predict({"n": [2.0**16], "nnodes": [8.0], "ppn": [4.0], "p": [40.0]})
+    # the laws take the log of nnodes: 0 is no value they can take
+    with pytest.raises(ValueError, match=r"nnodes=0: the laws take the log of nnodes \(every training value is "
+                                         r"positive, 1..4\)"):
+        nodes.predict({"n": [2.0**16], "nnodes": [0.0], "ppn": [4.0], "p": [0.0 + 4.0]})
+
+
+def test_a_negative_parameter_is_refused_at_prediction_as_in_measurements():
+    from probperf.predict import prediction_points
+
+    with pytest.raises(ValueError, match="cutoff must not be negative at a prediction point, got -100"):
+        prediction_points(None, {"n": [1024.0], "cutoff": [-100.0]}, ["n", "cutoff"])

@@ -109,8 +109,9 @@ class _OneLineErrors(_Group):
             code = 130
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-            err_console.print(f"[bold red]error:[/] {shown(' '.join(message.split()))}",
-                              highlight=False, soft_wrap=True)
+            if message.strip():  # a group called bare has shown its help, and its error says nothing
+                err_console.print(f"[bold red]error:[/] {shown(' '.join(message.split()))}",
+                                  highlight=False, soft_wrap=True)
             code = getattr(exc, "exit_code", BAD_INPUT)
         except OSError as exc:  # the system refused a read or write outside bad_input (stdout on a full disk)
             if os.environ.get("PROBPERF_DEBUG"):

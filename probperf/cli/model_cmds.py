@@ -422,11 +422,13 @@ def plot(
     with bad_input():
         fmt = figure_format(output)
         model = persist.load(model_file)
-        checked_points(model, [point], "--at")
+        frame = checked_points(model, [point], "--at")
         if data is not None:
             from .. import formats
 
-            measured = formats.read(data)
+            # the model's configuration parameters, declared as its fit declared them
+            config = [c for c in getattr(model, "features_", []) if c not in ("n", "p")]
+            measured = formats.read(data, **({"config": config} if config else {}))
         elif getattr(model, "train_points_", None):
             measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_])
         else:
@@ -434,6 +436,8 @@ def plot(
         fig = plot_band(model, vs=vs, at=point, data=measured)
         save_figure(fig, output, fmt)
     say_written(output, f"wrote {shown(output)} ({fmt.upper()})")
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # the sweep's far end, as predict warns
+        warn(line)
 
 
 @app.command()

@@ -1401,6 +1401,12 @@ class LawMixture(MetricModel):
         :data:`WEIGHTINGS`' comment).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
+    relations_ : dict
+        Each varying parameter that the others make in every training run (``ppn`` next
+        to ``p`` and ``nnodes``, a copy of ``n``): the laws leave it out, so a point must
+        keep the relation (:func:`check_points`); name -> ``[kind, intercept,
+        coefficients]``, its log (``kind`` "log") or value ("lin") as an affine function
+        of the kept parameters' law terms.
     directions_ : list of str
         The parameters the distance beyond the data counts: those no others make
         (:func:`probperf.selection.distance_directions`).
@@ -1500,6 +1506,7 @@ class LawMixture(MetricModel):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
+        self.relations_ = _relations(X, names)
         self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
@@ -1531,6 +1538,7 @@ class LawMixture(MetricModel):
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
     def _predict_draws(self, X, n_draws, seed, noise=True):
+        check_points(X, self.features_, self.ranges_, self.relations_)
         if self.guard:
             check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
@@ -1600,7 +1608,7 @@ class LawMixture(MetricModel):
         table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
         return table
 
-    _fitted = ("ranges_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
+    _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
                "distance_per_span_")
 
     def _loaded(self) -> None:
@@ -1608,6 +1616,76 @@ class LawMixture(MetricModel):
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
+
+
+def _relations(X, names) -> dict:
+    """The varying parameters the law terms leave out because the others make them
+    (:func:`_power_terms`), each as its log (or, not all positive, its value) = an
+    affine function of the kept parameters' terms (see ``relations_`` of
+    :class:`LawMixture`)."""
+    distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
+    base = _power_terms(X, names, distinct)
+    kept = {t[1] for t in base}
+    A = np.column_stack([np.ones(len(X)), *(term_values(t, X, names) for t in base)])
+    out = {}
+    for c in names:
+        if distinct[c] >= 2 and c not in kept:
+            kind = "log" if np.all(X[:, names.index(c)] > 0) else "lin"
+            coef = np.linalg.lstsq(A, term_values((kind, c), X, names), rcond=None)[0]
+            out[c] = {"kind": kind, "terms": [list(t) for t in base], "coef": [float(b) for b in coef]}
+    return out
+
+
+def check_points(X, names, ranges, relations) -> None:
+    """Refuse points a law cannot take, naming the first: a value not positive where the
+    laws take the log of a parameter (every training value positive), and a point
+    that breaks a relation every training run held (``relations``: a parameter the
+    others make, which the laws leave out; a point that changed it alone would be
+    predicted as if it had not changed).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> names = ["nnodes", "ppn", "p"]
+    >>> check_points(np.array([[2.0, 2.0, 5.0]]), names, _ranges(X, names), _relations(X, names))
+    Traceback (most recent call last):
+    ...
+    ValueError: ppn=2 breaks a relation of every training run (ppn = p / nnodes, here 2.5): the laws take ppn from the others, so give a point that keeps it
+    """
+    X = np.asarray(X, dtype=np.float64)
+    for i, c in enumerate(names):
+        if c in ranges and ranges[c][0] > 0 and np.any(X[:, i] <= 0):
+            raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: the laws take the log of {c} (every training value "
+                             f"is positive, {_range(*ranges[c][:2])}); predict at {c} > 0")
+    for c, rel in relations.items():
+        terms = [tuple(t) for t in rel["terms"]]
+        implied = rel["coef"][0] + sum(b * term_values(t, X, names) for b, t in zip(rel["coef"][1:], terms))
+        off = np.abs(term_values((rel["kind"], c), X, names) - implied) > 1e-6 * np.maximum(1.0, np.abs(implied))
+        if off.any():
+            j = int(np.argmax(off))
+            value = np.exp(implied[j]) if rel["kind"] == "log" else implied[j]
+            raise ValueError(f"{c}={X[j, names.index(c)]:g} breaks a relation of every training run "
+                             f"({c} = {_formula(rel, terms)}, here {value:.4g}): the laws take {c} from the "
+                             "others, so give a point that keeps it")
+
+
+def _formula(rel, terms) -> str:
+    """A relation of :func:`_relations` for people: ``p / nnodes``, ``2 * n``,
+    ``1.5 + 0.5 * x``."""
+    if rel["kind"] == "log":  # a product of powers
+        factor = np.exp(rel["coef"][0])
+        parts = [] if np.isclose(factor, 1.0) else [f"{factor:.4g}"]
+        for b, (kind, col) in zip(rel["coef"][1:], terms):
+            if np.isclose(b, 0.0):
+                continue
+            power = "" if np.isclose(abs(b), 1.0) else f"^{abs(b):.4g}"
+            name = col if kind == "log" else f"exp({col})"
+            parts.append(("/ " if b < 0 else "* ") + name + power)
+        text = " ".join(parts).removeprefix("* ")
+        return f"1 {text}" if text.startswith("/") else text
+    parts = [f"{rel['coef'][0]:.4g}"] + [f"{b:+.4g} * {t[1]}" for b, t in zip(rel["coef"][1:], terms)
+                                          if not np.isclose(b, 0.0)]
+    return " ".join(parts)
 
 
 def check_extrapolation(X, names, ranges) -> None:
