@@ -189,6 +189,9 @@ CLI_CASES = [
     case("predict-seed-negative", f"predict {MODEL} --at n=200 --seed -1", "--seed"),
     case("predict-format-xml", f"predict {MODEL} --at n=200 --format xml", "--format"),
     case("predict-at-10pow400", ["predict", MODEL, "--at", "n=10**400"], "--at n"),
+    # of several points, the one whose prediction overflows is named
+    case("predict-beyond-float-range", ["predict", MODEL, "--at", "n=120", "--at", "n=1e300"],
+         "the prediction at n=1e+300 is not finite"),
     case("predict-at-complex", ["predict", MODEL, "--at", "n=-8**0.5"], "--at n"),
     case("predict-at-0pow-1", ["predict", MODEL, "--at", "n=0**-1"], "--at n"),
     case("predict-at-inf", ["predict", MODEL, "--at", "n=inf"], "--at n"),

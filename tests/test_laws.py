@@ -668,3 +668,10 @@ def test_a_negative_parameter_is_refused_at_prediction_as_in_measurements():
 
     with pytest.raises(ValueError, match="cutoff must not be negative at a prediction point, got -100"):
         prediction_points(None, {"n": [1024.0], "cutoff": [-100.0]}, ["n", "cutoff"])
+
+
+def test_a_point_just_off_a_single_measured_value_is_named_exactly():
+    # %g would print 1024.001 as 1024, the one value measured: the refusal would read
+    # as a refusal of the measured size itself
+    with pytest.raises(ValueError, match=r"cannot predict n=1024\.001;"):
+        laws.check_extrapolation(np.array([[1024.001, 4.0]]), ["n", "p"], {"n": [1024, 1024, 1], "p": [1, 8, 4]})

@@ -251,9 +251,12 @@ def far_beyond(points, ranges) -> list[str]:
         factor = far_factor(lo, hi)
         spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
         for x in points[c].to_numpy(dtype=float):
-            if x > factor * hi:
+            # the same tolerance as the refusal of a direction with too few values
+            # (probperf.models.laws.check_extrapolation): a point at a measured value
+            # written with a rounding error is no extrapolation
+            if x > factor * hi * (1 + 1e-9):
                 where = f"{x / hi:.4g}x the largest training value ({hi:g})" + spans
-            elif lo > 0 and x * factor < lo:
+            elif lo > 0 and x * factor < lo * (1 - 1e-9):
                 where = ((f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
                          + spans)
             else:
@@ -267,8 +270,9 @@ def _refuse_impossible(summary, laws, frame, name) -> None:
     """Exit 2 on a prediction that is not finite (or a law's, with ``--explain``), or
     on a run time whose median is not positive."""
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
-    if not np.all(np.isfinite(numbers.to_numpy(dtype=float))):
-        fail(NOT_FINITE)
+    finite = np.isfinite(numbers.to_numpy(dtype=float)).all(axis=1)
+    if not finite.all():  # the first such point named: several --at may be given
+        fail(NOT_FINITE.replace("is not finite", f"at {_point_text(frame.iloc[int(np.argmin(finite))])} is not finite"))
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
     if name in (None, "time") and np.any(summary["median"] <= 0):

@@ -1709,7 +1709,7 @@ def check_extrapolation(X, names, ranges) -> None:
             outside = (X[:, i] < lo * (1 - 1e-9)) | (X[:, i] > hi * (1 + 1e-9))
             if outside.any():
                 seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
-                raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:g}; "
+                raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:.10g}; "
                                  f"measure at least {MIN_DISTINCT} values of {c}")
 
 
