@@ -122,6 +122,7 @@ CLI_CASES = [
     case("convert-p_1e19", ["convert", "{d}/p_1e19.csv", "{out}.csv"], "p_1e19.csv, line 3, column p"),
     case("convert-time_1e400", ["convert", "{d}/time_1e400.jsonl", "{out}.parquet"], "line 1, column time"),
     case("fit-p_1e19", ["fit", "{d}/p_1e19.csv", "-o", "{out}.model"], "p_1e19.csv, line 3, column p"),
+    case("fit-two-runs", ["fit", "{d}/two_runs.csv", "-o", "{out}.model"], "two_runs.csv: 2 runs are too few"),
     case("fit-time-blank", ["fit", "{d}/time_blank.csv", "-o", "{out}.model"], "time_blank.csv, line 4, column time"),
     case("fit-config-twice", ["fit", GAUSS, "--config", "serial_time", "--config", "serial_time", "-o", "{out}.model"],
          "configuration parameter 'serial_time' is declared twice"),
@@ -263,6 +264,7 @@ def _write_files(d: Path) -> None:
     (d / "no_n.csv").write_text("p,time\n1,1.0\n2,0.6\n")
     # valid to validate (a metric may be missing in some runs), not to fit on time
     (d / "time_blank.csv").write_text("n,p,time\n10,1,1.0\n\n20,1,\n40,1,4.0\n")
+    (d / "two_runs.csv").write_text("n,p,time\n10,1,1.0\n20,1,2.0\n")  # valid, too few for any law
     (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
     (d / "cut_eq.csv").write_text("n,p,time,a=b\n10,1,1.0,3\n")  # fine until a=b is declared a parameter
     # one worker idles for no time: fine data, but no law on the log scale fits no_work

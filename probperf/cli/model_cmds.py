@@ -68,7 +68,7 @@ def fit(
 ):
     """Fit a model and save it to a model file."""
     from .. import formats, progress
-    from ..data import METRICS
+    from ..data import METRICS, MeasurementError
     from ..outputs import check_output
 
     if model not in MODELS:
@@ -89,7 +89,12 @@ def fit(
                              "name it e.g. fit.model")
         m = load_training(data, config, split)
         with progress.reporting(enabled=not quiet):
-            fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
+            try:
+                fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
+            except MeasurementError:
+                raise  # names its file (and line) already
+            except ValueError as exc:  # a model refusing these runs: say which file they came from
+                raise ValueError(f"{data}: {exc}") from None
         fitted.save(output)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
