@@ -163,7 +163,13 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
         raise ValueError(f"the {name} model predicts time only; use --model direct for {target}")
     if kernel is not None and not entry.kernel:  # never dropped without a word
         raise ValueError(f"--kernel: the {name} model has a fixed form and takes no kernel")
-    return entry.make(kernel, target, effort, seed)
+    model = entry.make(kernel, target, effort, seed)
+    if hasattr(model, "_specs"):  # a DAG model: its designs refused now, before any data are read
+        try:
+            model._specs()
+        except ValueError as exc:
+            raise ValueError(f"--kernel: {exc}") from None
+    return model
 
 
 def has_serial(m: Measurements) -> bool:

@@ -161,5 +161,9 @@ class PenaltyModel(_TimeOnly):
             self.serial_.predict(size, n_draws=S, seed=seed, noise=False).draws,
             self.serial_.predict(size, n_draws=S, seed=seed, noise=True).draws,
         )
-        penalty = self.penalty_.predict(pts, n_draws=S, seed=seed + 1).draws
-        return Predictive(serial / p + np.where(p > 1, penalty, 0.0), pts, "time")
+        # A(n,p) only where it applies: it was fitted on the runs with p > 1, whose
+        # relations and ranges a one-worker point need not keep
+        penalty = np.zeros((S, len(pts)))
+        if np.any(p > 1):
+            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws
+        return Predictive(serial / p + penalty, pts, "time")

@@ -370,3 +370,19 @@ def test_idle_time_is_modelled_per_other_worker_and_span():
     true = 0.3 * 31 * 50.0 * 2.0**8
     lo, hi = pred["no_work"].interval(0.9)
     assert abs(pred["no_work"].median[0] / true - 1) < 0.1 and lo[0] < true < hi[0]
+
+
+def test_parts_fitted_on_some_runs_do_not_refuse_the_points_of_the_others():
+    # one-worker runs at two cut-offs, the others at n/64 only: in the idle-time part
+    # (runs with p > 1) cutoff = n / 64 always holds, but a one-worker point need not
+    # keep it (review): the parts leave such checks to the whole model
+    f = paper_table(reps=1).frame
+    ser, par = f[f.p == 1], f[f.p > 1]
+    frame = pd.concat([ser.assign(cutoff=ser.n / 64), ser.assign(cutoff=ser.n / 32), par.assign(cutoff=par.n / 64)],
+                      ignore_index=True)
+    model = DagModel(kernel="laws", effort="quick", calibrate=False, scale_discrepancy=False).fit(
+        Measurements(frame, config=["cutoff"]))
+    assert "cutoff" in model.components_["no_work"].relations_
+    truth = frame[(frame.n == 2**12) & (frame.p == 1) & (frame.cutoff == 2**12 / 32)]["time"].iloc[0]
+    pred = model.predict(pd.DataFrame([{"n": 2**12, "p": 1, "cutoff": 2**12 / 32}]), n_draws=200)
+    assert abs(pred.median[0] / truth - 1) < 0.1

@@ -675,3 +675,16 @@ def test_a_point_just_off_a_single_measured_value_is_named_exactly():
     # as a refusal of the measured size itself
     with pytest.raises(ValueError, match=r"cannot predict n=1024\.001;"):
         laws.check_extrapolation(np.array([[1024.001, 4.0]]), ["n", "p"], {"n": [1024, 1024, 1], "p": [1, 8, 4]})
+
+
+def test_the_penalty_model_predicts_one_worker_points_its_penalty_runs_never_held():
+    # the penalty A(n, p) is fitted on the runs with p > 1, all at cutoff = n / 64;
+    # a one-worker point at n / 32 is a training point of the whole model
+    from probperf.registry import fit as fit_model
+
+    rows = [{"n": n, "p": p, "cutoff": c, "time": n * (1 + 0.01 * np.log(c)) / p + 0.1 * n * (p > 1) * p**0.5}
+            for n in 2.0 ** np.arange(10, 15) for p in (1, 2, 4, 8) for c in ([n / 64, n / 32] if p == 1 else [n / 64])]
+    model = fit_model(Measurements(pd.DataFrame(rows), config=["cutoff"]), model="penalty", kernel="laws", effort="quick")
+    truth = 2.0**12 * (1 + 0.01 * np.log(2.0**12 / 32))
+    pred = model.predict(pd.DataFrame([{"n": 2.0**12, "p": 1, "cutoff": 2.0**12 / 32}]), n_draws=200)
+    assert abs(pred.median[0] / truth - 1) < 0.02

@@ -1326,7 +1326,9 @@ class LawMixture(MetricModel):
     ----------
     guard : bool
         Refuse to predict outside the training range of a parameter with fewer than 3
-        distinct training values (:func:`check_extrapolation`). The DAG model turns it
+        distinct training values (:func:`check_extrapolation`), and at points the laws
+        cannot take (:func:`check_points`: a relation of the training runs broken, a
+        parameter they take the log of not positive). The DAG model turns it
         off for its components and checks its whole training table instead (its
         idle-time component sees only the runs with ``p > 1``).
     discrepancy : bool
@@ -1538,8 +1540,8 @@ class LawMixture(MetricModel):
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
     def _predict_draws(self, X, n_draws, seed, noise=True):
-        check_points(X, self.features_, self.ranges_, self.relations_)
-        if self.guard:
+        if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
+            check_points(X, self.features_, self.ranges_, self.relations_)
             check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
         names = sorted(self.weights_)  # a saved model's dicts may come back in another order
