@@ -101,6 +101,7 @@ class Report:
     dag_model: bool
     identity: Identity
     problems: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``)."""
@@ -150,7 +151,27 @@ def diagnose(m: Measurements) -> Report:
                         "was the tracer on for the whole run, and are time and the DAG metrics from "
                         "the same run?")
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
-                  dag_model=not _dag_lacks(m), identity=identity, problems=problems)
+                  dag_model=not _dag_lacks(m), identity=identity, problems=problems, relations=_relations(m))
+
+
+def _relations(m: Measurements) -> list[str]:
+    """One sentence per parameter that the others make in every run (``ppn`` next to
+    ``p`` and ``nnodes``): the laws take it from them, so ``predict`` refuses a point
+    that changes it alone.
+
+    Examples
+    --------
+    >>> runs = [(n, a * b, a, b, n / (a * b)) for n in (8, 16) for a in (1, 2, 4) for b in (1, 2)]
+    >>> m = Measurements(dict(zip(["n", "p", "nnodes", "ppn", "time"], map(list, zip(*runs)))),
+    ...                  config=["nnodes", "ppn"])
+    >>> _relations(m)
+    ['ppn = p / nnodes in every run: the laws take ppn from the others, so a prediction must keep that']
+    """
+    from .models.laws import relation_text, relations
+
+    X = m.frame[m.params].to_numpy(dtype=np.float64)
+    return [f"{c} = {relation_text(rel)} in every run: the laws take {c} from the others, so a prediction "
+            "must keep that" for c, rel in relations(X, m.params).items()]
 
 
 def _direction(name: str, lo, hi, k: int) -> Direction:

@@ -242,7 +242,8 @@ def _verdicts(report) -> list[str]:
                  f"{'' if identity.ok else ' [red]too large[/]'}")
     lines = [f"metrics: {shown(', '.join(report.metrics))}",
              f"DAG model: {'[green]usable[/]' if report.dag_model else 'not usable (see below)'}",
-             f"identity work + delay + no_work = p * time: {resid}"]
+             f"identity work + delay + no_work = p * time: {resid}",
+             *(shown(r) for r in report.relations)]
     if not report.problems:
         return [*lines, "[green]nothing missing[/]"]
     return [*lines, "[yellow]what limits the predictions:[/]", *(f"  - {shown(p)}" for p in report.problems)]

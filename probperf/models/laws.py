@@ -1508,7 +1508,7 @@ class LawMixture(MetricModel):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
         self.ranges_ = _ranges(X, names)
-        self.relations_ = _relations(X, names)
+        self.relations_ = relations(X, names)
         self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
@@ -1620,7 +1620,7 @@ class LawMixture(MetricModel):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
 
 
-def _relations(X, names) -> dict:
+def relations(X, names) -> dict:
     """The varying parameters the law terms leave out because the others make them
     (:func:`_power_terms`), each as its log (or, not all positive, its value) = an
     affine function of the kept parameters' terms (see ``relations_`` of
@@ -1649,7 +1649,7 @@ def check_points(X, names, ranges, relations) -> None:
     --------
     >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
     >>> names = ["nnodes", "ppn", "p"]
-    >>> check_points(np.array([[2.0, 2.0, 5.0]]), names, _ranges(X, names), _relations(X, names))
+    >>> check_points(np.array([[2.0, 2.0, 5.0]]), names, _ranges(X, names), relations(X, names))
     Traceback (most recent call last):
     ...
     ValueError: ppn=2 breaks a relation of every training run (ppn = p / nnodes, here 2.5): the laws take ppn from the others, so give a point that keeps it
@@ -1667,13 +1667,21 @@ def check_points(X, names, ranges, relations) -> None:
             j = int(np.argmax(off))
             value = np.exp(implied[j]) if rel["kind"] == "log" else implied[j]
             raise ValueError(f"{c}={X[j, names.index(c)]:g} breaks a relation of every training run "
-                             f"({c} = {_formula(rel, terms)}, here {value:.4g}): the laws take {c} from the "
+                             f"({c} = {relation_text(rel)}, here {value:.4g}): the laws take {c} from the "
                              "others, so give a point that keeps it")
 
 
-def _formula(rel, terms) -> str:
-    """A relation of :func:`_relations` for people: ``p / nnodes``, ``2 * n``,
-    ``1.5 + 0.5 * x``."""
+def relation_text(rel) -> str:
+    """The right-hand side of a relation of :func:`relations`, for people:
+    ``p / nnodes``, ``2 * n``, ``1.5 +0.5 * x``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> relation_text(relations(X, ["nnodes", "ppn", "p"])["ppn"])
+    'p / nnodes'
+    """
+    terms = [tuple(t) for t in rel["terms"]]
     if rel["kind"] == "log":  # a product of powers
         factor = np.exp(rel["coef"][0])
         parts = [] if np.isclose(factor, 1.0) else [f"{factor:.4g}"]
@@ -1719,4 +1727,5 @@ def _range(lo, hi) -> str:
     return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
 
 
-__all__ = ["LawMixture", "candidate_laws", "check_extrapolation", "law_weights", "term_values"]
+__all__ = ["LawMixture", "candidate_laws", "check_extrapolation", "check_points", "law_weights", "relation_text",
+           "relations", "term_values"]
