@@ -114,7 +114,7 @@ both.) ``+ovhlog``, ``+ovhlin`` and ``+ovh`` (stripped after ``+base16``, so wri
 before it) give the affine laws an overhead growing as log2 p, as p - 1, or both as
 separate laws (``probperf.models.laws.OVERHEADS``): ``+ovh`` adopted (results/choose_laws_time_only_ovh_guarded.md,
 choose_laws_ovh.md; before the guard on worker counts: _time_only_ovh.md, _chkfix_ovh.md).
-``+indep`` and ``+l2`` (last, stripped right after ``+roll``) count the distance beyond
+``+indep`` and ``+l2`` (written just before ``+roll``, stripped right after it) count the distance beyond
 the data over the parameters no others make, summed or as a Euclidean norm
 (``probperf.selection.DISTANCE_INDEPENDENT``, ``DISTANCE_NORM``): ``+l2`` adopted
 (results/choose_laws_time_only_l2.md, choose_laws_l2.md), and with it ``-dblwl2``, the
@@ -217,7 +217,9 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblparts": (False, 1.0, 0.018),
            # both forms in doublings averaged by each time mixture's nested splits
            # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
-           # Bayes prior mean (results/choose_rate_prior_base16.md); the DAG parts keep
+           # Bayes prior mean: those of the code's GROWTHS, now the Euclidean distance's
+           # (results/choose_rate_prior_l2.md; results/choose_laws_time_only_dblavg.md
+           # was run with results/choose_rate_prior_base16.md's); the DAG parts keep
            # their own growth with "+partspanw" (without it they average too)
            "-dblavg": (False, 1.0, 0.100)}
 #: the DAG parts' own growth (suffix, stripped after the weightings'): GROWTHS' key
@@ -245,7 +247,8 @@ SWITCHES = (("+chkall", laws, "CHECKED_SHAPES"),
 ROLLING_CUTS = (0.875, 0.75, 0.625, 0.5)
 OUTER_CUTS = selection.CUTS
 #: how the law mixtures weigh their laws (laws.WEIGHTING for time modelled directly,
-#: dag.PART_WEIGHTING for the DAG parts), suffixes stripped after "+roll" in this order;
+#: dag.PART_WEIGHTING for the DAG parts), suffixes stripped after "+roll" and the
+#: distance's suffix (DISTANCE_SUFFIXES), in this order;
 #: stacking without them
 WEIGHINGS = (("+bma", laws, "WEIGHTING", "evidence"), ("+wavg", laws, "WEIGHTING", "averaged"),
              ("+partbma", dag, "PART_WEIGHTING", "evidence"), ("+partwavg", dag, "PART_WEIGHTING", "averaged"))

@@ -103,6 +103,8 @@ def main(argv=None):
     ap.add_argument("--only", default="published,real,sim")
     ap.add_argument("--parts", action="store_true", help="the DAG model's parts on the simulated training sets")
     args = ap.parse_args(argv)
+    if args.parts and args.only != ap.get_default("only"):
+        ap.error("--parts takes the simulated training sets; it cannot be combined with --only")
     warnings.simplefilter("ignore")
     growths = [(per_span, power) for per_span in UNITS for power in POWERS]
     sets = list(cases(["sim"] if args.parts else args.only.split(",")))

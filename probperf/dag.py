@@ -41,7 +41,7 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
-from .models.laws import widens
+from .models.laws import relations, widens
 from .predict import Predictive
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
@@ -162,9 +162,9 @@ PART_WEIGHTING = "averaged"
 
 #: How the parts' discrepancy grows beyond the data (LawMixture's ``growth``,
 #: ``(per_span, power, prior mean)``; None: the law module's constants, those of time
-#: modelled directly): linearly in training spans with prior mean 0.282, which the
-#: nested validation on the 14 simulated training sets keeps (0.525 against 0.478 in
-#: doublings with 0.100, the time-only empirical Bayes since the affine exponential
+#: modelled directly): linearly in training spans, which the nested validation on the
+#: 14 simulated training sets kept when the prior mean was 0.282 (0.525 against 0.478
+#: in doublings with 0.100, the time-only empirical Bayes since the affine exponential
 #: law; see probperf.models.laws.DISTANCE_PER_SPAN). The mean is the span form's
 #: empirical Bayes optimum over the time-only training sets: 0.282 under the summed
 #: distance, 0.178 under the Euclidean one (probperf.selection.DISTANCE_NORM;
@@ -358,6 +358,9 @@ class DagModel(TableModel):
     ----------
     specs_ : dict
         The spec each component was fitted with (``"auto"`` resolved).
+    relations_ : dict
+        Parameters that the others make in every run (see
+        :func:`probperf.models.laws.relations`): a point must keep them.
     selection_ : dict
         For each ``"auto"`` component: candidate -> forward-validation score (median
         absolute log error on the held-out runs; ``None`` if the candidate failed).
@@ -417,8 +420,8 @@ class DagModel(TableModel):
     ['delay', 'no_work', 'work']
     """
 
-    _fitted = ("specs_", "selection_", "size_features_", "has_span_", "discrepancy_learnt_", "discrepancy_",
-               "discrepancy_scales_", "components_")
+    _fitted = ("specs_", "selection_", "size_features_", "relations_", "has_span_", "discrepancy_learnt_",
+               "discrepancy_", "discrepancy_scales_", "components_")
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
@@ -481,6 +484,8 @@ class DagModel(TableModel):
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)
         self._remember(m, ["n", "p", *m.config], "time")
+        # on the whole table: its parts, fitted on subsets of the runs, do not check points
+        self.relations_ = relations(frame[self.features_].to_numpy(dtype=np.float64), self.features_)
         self.size_features_ = ["n", *m.config]
         self.has_span_ = m.has("critical_path")
         measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
@@ -583,10 +588,12 @@ class DagModel(TableModel):
             Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
             parameters that were constant in the training data may be omitted.
         """
-        from .models.laws import check_extrapolation, discrepancy_factors
+        from .models.laws import check_extrapolation, check_points, discrepancy_factors
 
         pts = self._points(X, params)  # an unfitted model says so
-        check_extrapolation(pts[self.features_].to_numpy(dtype=np.float64), self.features_, self.train_ranges_)
+        values = pts[self.features_].to_numpy(dtype=np.float64)
+        check_points(values, self.features_, self.train_ranges_, self.relations_)
+        check_extrapolation(values, self.features_, self.train_ranges_)
         S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(self.seed if seed is None else seed)
         p = pts["p"].to_numpy(dtype=np.float64)

@@ -37,6 +37,12 @@ CORNER_CUT = 0.75
 #: a direction) is not determined by fewer.
 MIN_DISTINCT = 3
 
+#: Relative tolerance of a point against a training range (the refusal of
+#: probperf.models.laws.check_extrapolation, and the far-beyond warnings of
+#: ``probperf predict``): a value measured and written back with a rounding error is
+#: the measured value, not a new one.
+RANGE_RTOL = 1e-9
+
 #: Beyond this factor past the largest training value of a parameter, ``probperf
 #: predict`` warns with the distance. 16x = 4 doublings: the forward validation inside
 #: the data sees at most about 2 (:data:`CUTS`), so past 4 the interval rests on the

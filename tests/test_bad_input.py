@@ -124,8 +124,13 @@ CLI_CASES = [
     case("fit-p_1e19", ["fit", "{d}/p_1e19.csv", "-o", "{out}.model"], "p_1e19.csv, line 3, column p"),
     case("fit-two-runs", ["fit", "{d}/two_runs.csv", "-o", "{out}.model"], "two_runs.csv: 2 runs are too few"),
     case("fit-time-blank", ["fit", "{d}/time_blank.csv", "-o", "{out}.model"], "time_blank.csv, line 4, column time"),
-    case("fit-config-twice", ["fit", GAUSS, "--config", "serial_time", "--config", "serial_time", "-o", "{out}.model"],
-         "configuration parameter 'serial_time' is declared twice"),
+    case("fit-config-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff", "--config", "cutoff", "-o", "{out}.model"],
+         "configuration parameter 'cutoff' is declared twice"),
+    # a design the DAG model cannot take is the option's fault, by --model dag or auto
+    case("fit-dag-steal-kernel", ["fit", "{d}/dag_runs.csv", "--model", "dag", "--kernel", "basis-steal", "-o",
+                                  "{out}.model"], "--kernel: 'basis-steal' is a delay design"),
+    case("fit-auto-steal-kernel", ["fit", "{d}/dag_runs.csv", "--kernel", "basis-steal", "-o", "{out}.model"],
+         "error: --kernel: 'basis-steal' is a delay design"),
     case("validate-parquet-p_uint64", "validate {d}/p_uint64.parquet", "column p"),
     case("validate-parquet-bool", "validate {d}/bool.parquet", "column p"),
     case("validate-parquet-meta_list", "validate {d}/meta_list.parquet", "metadata 'probperf'"),
@@ -265,6 +270,11 @@ def _write_files(d: Path) -> None:
     # valid to validate (a metric may be missing in some runs), not to fit on time
     (d / "time_blank.csv").write_text("n,p,time\n10,1,1.0\n\n20,1,\n40,1,4.0\n")
     (d / "two_runs.csv").write_text("n,p,time\n10,1,1.0\n20,1,2.0\n")  # valid, too few for any law
+    (d / "cutoff.csv").write_text("n,p,time,cutoff\n10,1,1.0,3\n20,1,2.0,3\n")
+    # the DAG metrics of one-worker and two-worker runs: what --model auto fits with the DAG model
+    (d / "dag_runs.csv").write_text("n,p,time,work,delay,no_work,create_task,wait_tasks,critical_path\n" + "".join(
+        f"{n},{p},{(4.0 * n + 0.2 * n * (p - 1)) / p},{4.0 * n},{0.1 * n * (p - 1)},{0.1 * n * (p - 1)},{n},{n},{n / 8}\n"
+        for n in (8, 16, 32, 64) for p in (1, 2, 4)))
     (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
     (d / "cut_eq.csv").write_text("n,p,time,a=b\n10,1,1.0,3\n")  # fine until a=b is declared a parameter
     # one worker idles for no time: fine data, but no law on the log scale fits no_work

@@ -386,3 +386,14 @@ def test_parts_fitted_on_some_runs_do_not_refuse_the_points_of_the_others():
     truth = frame[(frame.n == 2**12) & (frame.p == 1) & (frame.cutoff == 2**12 / 32)]["time"].iloc[0]
     pred = model.predict(pd.DataFrame([{"n": 2**12, "p": 1, "cutoff": 2**12 / 32}]), n_draws=200)
     assert abs(pred.median[0] / truth - 1) < 0.1
+
+
+def test_the_whole_model_refuses_a_point_that_breaks_a_relation_of_all_its_runs():
+    # every run at cutoff = n / 64: the parts take cutoff from n, so a point at n / 32
+    # would be predicted as if at n / 64; the model (not its parts) refuses it
+    f = paper_table(reps=1).frame
+    model = DagModel(kernel="laws", effort="quick", calibrate=False, scale_discrepancy=False).fit(
+        Measurements(f.assign(cutoff=f.n / 64), config=["cutoff"]))
+    model.predict(pd.DataFrame([{"n": 2**15, "p": 16, "cutoff": 2**15 / 64}]), n_draws=100)  # keeps it
+    with pytest.raises(ValueError, match=r"cutoff=1024 breaks a relation of every training run \(cutoff = 0.01562 \* n"):
+        model.predict(pd.DataFrame([{"n": 2**15, "p": 16, "cutoff": 2**15 / 32}]), n_draws=100)

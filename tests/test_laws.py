@@ -658,8 +658,8 @@ def test_a_point_must_keep_the_relation_every_training_run_held(nodes):
     with pytest.raises(ValueError, match=r"ppn=4 breaks a relation of every training run \(ppn = p / nnodes, here 5\)"):
         nodes.predict({"n": [2.0**16], "nnodes": [8.0], "ppn": [4.0], "p": [40.0]})
     # the laws take the log of nnodes: 0 is no value they can take
-    with pytest.raises(ValueError, match=r"nnodes=0: the laws take the log of nnodes \(every training value is "
-                                         r"positive, 1..4\)"):
+    with pytest.raises(ValueError, match=r"nnodes=0: nnodes enters on the log scale \(every training value is "
+                                         r"positive, 1..4\); predict at nnodes > 0"):
         nodes.predict({"n": [2.0**16], "nnodes": [0.0], "ppn": [4.0], "p": [0.0 + 4.0]})
 
 

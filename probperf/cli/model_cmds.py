@@ -13,7 +13,7 @@ from rich.table import Table
 
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
-from ..selection import FAR_FACTOR, far_factor  # shared with probperf doctor
+from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
 from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, warn)
 
@@ -94,6 +94,8 @@ def fit(
             except MeasurementError:
                 raise  # names its file (and line) already
             except ValueError as exc:  # a model refusing these runs: say which file they came from
+                if str(exc).startswith("--"):  # an option's fault, named (a design --kernel cannot take)
+                    raise
                 raise ValueError(f"{data}: {exc}") from None
         fitted.save(output)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
@@ -256,12 +258,9 @@ def far_beyond(points, ranges) -> list[str]:
         factor = far_factor(lo, hi)
         spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
         for x in points[c].to_numpy(dtype=float):
-            # the same tolerance as the refusal of a direction with too few values
-            # (probperf.models.laws.check_extrapolation): a point at a measured value
-            # written with a rounding error is no extrapolation
-            if x > factor * hi * (1 + 1e-9):
+            if x > factor * hi * (1 + RANGE_RTOL):  # a measured value written with a rounding error is no step
                 where = f"{x / hi:.4g}x the largest training value ({hi:g})" + spans
-            elif lo > 0 and x * factor < lo * (1 - 1e-9):
+            elif lo > 0 and x * factor < lo * (1 - RANGE_RTOL):
                 where = ((f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
                          + spans)
             else:

@@ -36,8 +36,8 @@ import numpy as np
 from .. import persist
 from ..data import BASE_PARAMS
 from . import residual, rowsets
-from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits, independent,
-                         stacking_weights)
+from ..selection import (MIN_DISTINCT, RANGE_RTOL, distance_directions, doublings_beyond, forward_splits,
+                         independent, stacking_weights)
 from .base import MetricModel
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
@@ -1406,9 +1406,9 @@ class LawMixture(MetricModel):
     relations_ : dict
         Each varying parameter that the others make in every training run (``ppn`` next
         to ``p`` and ``nnodes``, a copy of ``n``): the laws leave it out, so a point must
-        keep the relation (:func:`check_points`); name -> ``[kind, intercept,
-        coefficients]``, its log (``kind`` "log") or value ("lin") as an affine function
-        of the kept parameters' law terms.
+        keep the relation (:func:`check_points`); name -> ``{"kind", "terms", "coef"}``,
+        its log (``kind`` "log") or value ("lin") as an affine function (intercept
+        first in ``coef``) of the kept parameters' law ``terms``.
     directions_ : list of str
         The parameters the distance beyond the data counts: those no others make
         (:func:`probperf.selection.distance_directions`).
@@ -1620,11 +1620,25 @@ class LawMixture(MetricModel):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
 
 
+#: Tolerance of a point against a relation of :func:`relations`, on its log (or value)
+#: scale, relative to the value where it exceeds 1: the relations are exact in the
+#: data (a product, a copy), and a point typed with 6 significant digits keeps them.
+RELATION_TOL = 1e-6
+
+
 def relations(X, names) -> dict:
     """The varying parameters the law terms leave out because the others make them
     (:func:`_power_terms`), each as its log (or, not all positive, its value) = an
     affine function of the kept parameters' terms (see ``relations_`` of
-    :class:`LawMixture`)."""
+    :class:`LawMixture`).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> rel = relations(X, ["nnodes", "ppn", "p"])["ppn"]
+    >>> rel["kind"], rel["terms"], np.round(rel["coef"], 12).tolist()
+    ('log', [['log', 'p'], ['log', 'nnodes']], [0.0, 1.0, -1.0])
+    """
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
     base = _power_terms(X, names, distinct)
     kept = {t[1] for t in base}
@@ -1657,12 +1671,14 @@ def check_points(X, names, ranges, relations) -> None:
     X = np.asarray(X, dtype=np.float64)
     for i, c in enumerate(names):
         if c in ranges and ranges[c][0] > 0 and np.any(X[:, i] <= 0):
-            raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: the laws take the log of {c} (every training value "
+            # a parameter in the laws, or one a relation gives by its log
+            raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: {c} enters on the log scale (every training value "
                              f"is positive, {_range(*ranges[c][:2])}); predict at {c} > 0")
     for c, rel in relations.items():
         terms = [tuple(t) for t in rel["terms"]]
         implied = rel["coef"][0] + sum(b * term_values(t, X, names) for b, t in zip(rel["coef"][1:], terms))
-        off = np.abs(term_values((rel["kind"], c), X, names) - implied) > 1e-6 * np.maximum(1.0, np.abs(implied))
+        given = term_values((rel["kind"], c), X, names)
+        off = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
         if off.any():
             j = int(np.argmax(off))
             value = np.exp(implied[j]) if rel["kind"] == "log" else implied[j]
@@ -1673,7 +1689,7 @@ def check_points(X, names, ranges, relations) -> None:
 
 def relation_text(rel) -> str:
     """The right-hand side of a relation of :func:`relations`, for people:
-    ``p / nnodes``, ``2 * n``, ``1.5 +0.5 * x``.
+    ``p / nnodes``, ``2 * n``, ``1.5 + 0.5 * x``.
 
     Examples
     --------
@@ -1693,8 +1709,10 @@ def relation_text(rel) -> str:
             parts.append(("/ " if b < 0 else "* ") + name + power)
         text = " ".join(parts).removeprefix("* ")
         return f"1 {text}" if text.startswith("/") else text
-    parts = [f"{rel['coef'][0]:.4g}"] + [f"{b:+.4g} * {t[1]}" for b, t in zip(rel["coef"][1:], terms)
-                                          if not np.isclose(b, 0.0)]
+    parts = [f"{rel['coef'][0]:.4g}"]
+    for b, (kind, col) in zip(rel["coef"][1:], terms):
+        if not np.isclose(b, 0.0):
+            parts.append(f"{'-' if b < 0 else '+'} {abs(b):.4g} * " + (f"log({col})" if kind == "log" else col))
     return " ".join(parts)
 
 
@@ -1716,7 +1734,7 @@ def check_extrapolation(X, names, ranges) -> None:
             continue
         lo, hi, k = ranges[c]
         if k < MIN_DISTINCT:
-            outside = (X[:, i] < lo * (1 - 1e-9)) | (X[:, i] > hi * (1 + 1e-9))
+            outside = (X[:, i] < lo * (1 - RANGE_RTOL)) | (X[:, i] > hi * (1 + RANGE_RTOL))
             if outside.any():
                 seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
                 raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:.10g}; "
