@@ -435,6 +435,10 @@ def _csv_header(rows, source) -> list[str]:
     if line != 1:
         raise MeasurementError("the header must be on line 1 (the file starts with blank lines)", source, 1)
     header = [h.strip() for h in header]
+    if len(header) == 1 and (sep := next((c for c in ";\t|" if c in header[0]), None)):
+        # a one-column header holding another separator: a spreadsheet's export
+        raise MeasurementError(f"the header {header[0]!r} looks separated by {sep!r}; CSV files are read "
+                               "comma-separated: save the file with commas", source, 1)
     _check_header(header, source, line=1)
     return header
 

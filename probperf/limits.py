@@ -147,6 +147,8 @@ def check_value(value, *, integer: bool = False):
             raise NumberError("value is infinite")
     elif isinstance(value, complex):
         raise NumberError(f"value {value!r} is complex, not a real number")
+    elif isinstance(value, str):  # JSON's "0.1", a Parquet string column: say what it is
+        raise NumberError(f"value {_short(repr(value))} is a string, not a number")
     else:
         raise NumberError(f"value {_short(value)} is not a number")
     return _as_integer(value) if integer else value
