@@ -1414,8 +1414,7 @@ class LawMixture(MetricModel):
         (:func:`probperf.selection.distance_directions`).
     distance_per_span_ : bool
         Whether the distance beyond the data is counted in training spans (else in
-        doublings), as the fit's growth had it. Missing in model files saved before
-        it (they were fitted in spans and predict in spans).
+        doublings), as the fit's growth had it.
 
     Examples
     --------
@@ -1557,10 +1556,7 @@ class LawMixture(MetricModel):
             z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
             power, rate, weight = self.discrepancy_.T
             form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
-            # files saved before distance_per_span_ was: spans, the unit every mixture
-            # had then (this version's model files all come from fits in spans)
-            per_span = getattr(self, "distance_per_span_", True)
-            d = doublings_beyond(X, self.features_, self.ranges_, per_span=per_span,
+            d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
                                  directions=self.directions_)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
