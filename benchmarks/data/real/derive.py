@@ -1,0 +1,64 @@
+"""Derive the further real cases in this folder from a checkout of ``huttered40/app_ed``.
+
+Provenance only: the CSVs are committed, and this script shows how they were made
+(commit 2835bfbd of that repository, the one ``shared/datasets/real`` also used).
+
+    python benchmarks/data/real/derive.py PATH_TO_APP_ED_CHECKOUT
+
+Each output has the columns of ``shared/datasets/real``: parameters, ``time`` and
+``split`` (``train``: what a model may see; ``test``: beyond the training range in at
+least one of size or worker parameters). The cuts follow the source's own extrapolation
+experiments (sizes up to 4096 bodies for ExaFMM, grid sides up to 64 for AMG).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+#: ExaFMM's raw columns (its files have no header line; the last time is the total)
+EXAFMM_COLUMNS = ["index", "nnodes", "ppn", "nthreads", "nbodies", "distribution", "ncrit", "level", "order",
+                  "init_bodies", "precalculation", "build_tree", "p2m_m2m", "local_essential_tree", "m2l_p2p",
+                  "l2l_l2p", "other", "total_fmm"]
+#: AMG: a sample of each split (the source has 87,000 runs; a sample keeps the
+#: benchmark and the nested validation of choose_laws.py to seconds per fit)
+AMG_SAMPLE = 2000
+
+
+def exafmm(root: Path) -> pd.DataFrame:
+    files = sorted((root / "datasets/stampede2/exafmm").glob("exafmm_kt0_ppn*_nthreads*_node*.csv"))
+    raw = pd.concat([pd.read_csv(f, header=None, names=EXAFMM_COLUMNS) for f in files], ignore_index=True)
+    out = pd.DataFrame({"n": raw.nbodies, "ncrit": raw.ncrit, "level": raw.level, "order": raw.order,
+                        "nnodes": raw.nnodes, "ppn": raw.ppn, "nthreads": raw.nthreads,
+                        "p": raw.nnodes * raw.ppn * raw.nthreads, "time": raw.total_fmm})
+    train = (out.n <= 4096) & (out.nnodes <= 8)
+    return out.assign(split=np.where(train, "train", "test"))
+
+
+def amg(root: Path) -> pd.DataFrame:
+    folder = root / "datasets/stampede2/amg"
+    # the header names 14 columns, the rows carry a leading index: pandas takes it as the index
+    raw = pd.concat([pd.read_csv(folder / f) for f in ("kt0_nnodes1.csv", "kt0_nnodes1_test.csv")], ignore_index=True)
+    out = pd.DataFrame({"n": raw.nxP, "ny": raw.nyQ, "nz": raw.nzR, "coarsen_type": raw.coarsen_type,
+                        "relax_type": raw.relax_type, "interp_type": raw.interp_type, "ppn": raw.ppn_count,
+                        "nthreads": raw.nthreads, "p": raw.ppn_count * raw.nthreads, "time": raw.wall_time})
+    train = (out.n <= 64) & (out.ny <= 64) & (out.nz <= 64) & (out.ppn <= 16)
+    parts = [out[train].sample(AMG_SAMPLE, random_state=0).assign(split="train"),
+             out[~train].sample(AMG_SAMPLE, random_state=0).assign(split="test")]
+    return pd.concat(parts, ignore_index=True)
+
+
+def main(argv=None):
+    root = Path((argv or sys.argv[1:])[0])
+    for name, make in (("exafmm_stampede2", exafmm), ("amg_stampede2", amg)):
+        frame = make(root)
+        frame.to_csv(HERE / f"{name}.csv", index=False)
+        print(name, frame["split"].value_counts().to_dict())
+
+
+if __name__ == "__main__":
+    main()
