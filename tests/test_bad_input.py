@@ -128,6 +128,11 @@ CLI_CASES = [
     case("fit-time-blank", ["fit", "{d}/time_blank.csv", "-o", "{out}.model"], "time_blank.csv, line 4, column time"),
     case("fit-config-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff", "--config", "cutoff", "-o", "{out}.model"],
          "configuration parameter 'cutoff' is declared twice"),
+    case("fit-config-list-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff,cutoff", "-o", "{out}.model"],
+         "configuration parameter 'cutoff' is declared twice"),
+    case("fit-config-empty-name", ["fit", "{d}/cutoff.csv", "--config", "cutoff,", "-o", "{out}.model"],
+         "--config 'cutoff,': an empty name"),
+    case("validate-config-empty-name", ["validate", "{d}/cutoff.csv", "--config", ",cutoff"], "--config ',cutoff': an empty name"),
     # a design the DAG model cannot take is the option's fault, by --model dag or auto
     case("fit-dag-steal-kernel", ["fit", "{d}/dag_runs.csv", "--model", "dag", "--kernel", "basis-steal", "-o",
                                   "{out}.model"], "--kernel: 'basis-steal' is a delay design"),

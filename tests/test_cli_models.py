@@ -78,6 +78,24 @@ def test_plot_overlays_the_training_file_of_a_model_with_a_configuration_paramet
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_config_takes_a_comma_separated_list_as_repeated_options(tmp_path):
+    """``--config m,k`` declares two columns, as ``--config m --config k`` does: the
+    fitted model takes both (a point without k is refused, naming k)."""
+    rows = [(n, p, m, k, 1e-9 * n * m * k / p) for n in (64, 128, 256) for p in (1, 2, 4)
+            for m in (64, 128, 256) for k in (32, 64, 128)]
+    data = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["n", "p", "m", "k", "time"]).to_csv(data, index=False)
+    model = tmp_path / "m.model"
+    res = run("fit", data, "--config", "m, k", "-o", model)
+    assert res.exit_code == 0, res.output
+    res = run("predict", model, "--at", "n=512,p=8,m=512,k=256", "--format", "json")
+    assert res.exit_code == 0, res.output
+    median = json.loads(res.stdout)[0]["median"]
+    assert abs(np.log(median / (1e-9 * 512 * 512 * 256 / 8))) < np.log(1.5)
+    res = run("predict", model, "--at", "n=512,p=8,m=512")
+    assert res.exit_code == 2 and "k" in res.output
+
+
 def test_a_group_called_bare_shows_its_help_and_no_empty_error():
     res = runner.invoke(app, ["sim"])
     assert "Usage:" in res.stdout

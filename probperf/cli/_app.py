@@ -340,6 +340,25 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
     return out
 
 
+def config_names(items) -> list[str]:
+    """``--config`` values as column names: each repeatable, or a comma-separated list
+    (``--config m,k`` is ``--config m --config k``; a name cannot hold a comma, since it
+    is addressed as NAME=VALUE in ``--at`` lists). An empty name exits with status 2.
+
+    Examples
+    --------
+    >>> config_names(["m, k", "cutoff"])
+    ['m', 'k', 'cutoff']
+    """
+    out = []
+    for text in items or []:
+        names = [t.strip() for t in text.split(",")]
+        if not all(names):
+            fail(f"--config {text!r}: an empty name; give column names, e.g. --config m,k")
+        out += names
+    return out
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
     sys.exit(0)

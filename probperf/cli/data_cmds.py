@@ -13,7 +13,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout, shown, warn
+from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
+                   shown, warn)
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -29,7 +30,7 @@ _SIDE = typer.Option(
     None, "--side-table", help="CSV with a 'file' column and one column per parameter (.stat input)."
 )
 _CONFIG = typer.Option(
-    None, "--config", help="Declare a configuration parameter column (repeatable)."
+    None, "--config", help="Declare a configuration parameter column (repeatable, or a comma-separated list: --config m,k)."
 )
 _STRICT = typer.Option(
     False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
@@ -88,7 +89,7 @@ def _read(files, reading: dict, identity_warnings=True):
 
     kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
     if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
-        kw["config"] = list(reading["config"])
+        kw["config"] = config_names(reading["config"])
     if reading["clock_hz"] is not None:
         kw["clock_hz"] = float(number("--clock-hz", reading["clock_hz"], low=0, low_open=True))
     for name in ("pattern", "side_table"):

@@ -14,7 +14,7 @@ from rich.table import Table
 from .. import registry
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
-from ._app import (app, bad_input, console, err_console, fail, number, parse_assignments, require_stdout,
+from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, warn)
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
@@ -59,7 +59,7 @@ def fit(
     model: str = typer.Option("auto", help=f"{' | '.join(MODELS)} (see the docs' Concepts page)."),
     kernel: Optional[str] = typer.Option(None, help="'laws' (default: stacked closed-form laws), 'basis' or a GP kernel spec such as 'sm4+linear'."),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
-    config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable)."),
+    config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable, or a comma-separated list: --config m,k)."),
     split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
     effort: str = typer.Option("default", help="Inference effort: quick | default | thorough (NUTS, more GP restarts)."),
     fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
@@ -87,7 +87,7 @@ def fit(
         if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
             raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
                              "name it e.g. fit.model")
-        m = load_training(data, config, split)
+        m = load_training(data, config_names(config), split)
         with progress.reporting(enabled=not quiet):
             try:
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
