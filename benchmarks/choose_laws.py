@@ -154,6 +154,9 @@ over 21 cases: prior -0.141 vs -0.816 without, growing linearly in spans; -0.198
 
     python benchmarks/choose_laws.py [--only published,real,extra,sim] [--variants halves,pmnf+disc] [--time-only] [--seed 1]
 
+``+amd`` (stripped first of the on/off switches) adds the Amdahl power law
+(laws.AMDAHL; off, results/choose_laws_time_only_amd.md).
+
 ``extra``: the further real cases of ``benchmarks/data/real`` (ExaFMM, AMG), in the
 default from session 24 on; the reports before it scored 21 time-only sets without them.
 """
@@ -238,7 +241,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

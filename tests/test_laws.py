@@ -239,6 +239,31 @@ def test_stacking_keeps_two_laws_that_predict_alike_and_drops_a_bad_one():
     assert w[2] < 1e-3 and abs(w[0] - w[1]) < 1e-9
 
 
+def test_amdahl_law_recovers_a_serial_fraction_of_a_three_size_kernel(tmp_path, monkeypatch):
+    """laws.AMDAHL (an option, off by default): runs of 2e-10 m n k (0.03 + 0.97 / p) on
+    1-4 workers; the law finds s = 0.03 and predicts 64 workers within 5 %, where a
+    power law through the runs (time ~ p^-0.94) is 2.2x low; it is saved with its fraction."""
+    monkeypatch.setattr(laws, "AMDAHL", True)
+    rng = np.random.default_rng(0)
+    rows = np.array([(n, p, m, k) for n in (256, 512, 1024) for p in (1, 2, 3, 4)
+                     for m in (512, 1024, 2048) for k in (256, 512, 1024)], float)
+    law_of = lambda X: 2e-10 * X[:, 0] * X[:, 2] * X[:, 3] * (0.03 + 0.97 / X[:, 1])  # noqa: E731
+    y = law_of(rows) * np.exp(0.01 * rng.standard_normal(len(rows)))
+    names = ["n", "p", "m", "k"]
+    terms = laws.candidate_laws(rows, names)["amdahl(p)"]
+    law = laws._make_law(terms).fit(rows, names, np.log(y))
+    assert law.fraction == pytest.approx(0.03, rel=0.1)
+    far = np.array([[2048.0, 64.0, 4096.0, 4096.0]])
+    assert abs(np.exp(law.predictive(far, names)[1][0]) / law_of(far)[0] - 1) < 0.05
+    model = LawMixture().fit(pd.DataFrame(rows, columns=names), y, features=names)
+    assert model.weights_.get("amdahl(p)", 0) > 0.5
+    model.save(tmp_path / "a.model")
+    back = persist.load(tmp_path / "a.model")
+    assert back.laws_["amdahl(p)"].fraction == model.laws_["amdahl(p)"].fraction
+    np.testing.assert_array_equal(back.predict(pd.DataFrame(far, columns=names)).draws,
+                                  model.predict(pd.DataFrame(far, columns=names)).draws)
+
+
 def test_forward_splits_train_below_the_cut_and_score_beyond():
     n = np.repeat(2.0 ** np.arange(10, 15), 3)
     p = np.tile([1.0, 2.0, 4.0], 5)

@@ -161,6 +161,26 @@ AFFINE_EXP = True
 #: choose_laws_base16.md).
 EXP_BASES = np.geomspace(1.05, 16.0, 120)
 
+#: Whether the Amdahl power law ``y = c x^b (s + (1 - s) / p)`` competes where ``p``
+#: has at least MIN_DISTINCT values (:class:`_AmdahlLaw`): the work a power law of
+#: every parameter but ``p``, divided among the workers except a serial fraction s
+#: (Amdahl 1967). The affine laws have a serial part too, but know ``n`` and ``p``
+#: only; with several sizes or a configuration parameter the other laws can bend in
+#: ``p`` only by a parabola in ``log p``, which does not level off. Off: by a rule fixed
+#: before the run (higher with time modelled directly over the 23 training sets, the 5
+#: real sets not lower), nested forward validation scored 0.270 against 0.266 over all,
+#: but -0.472 against -0.470 on the real sets (allreduce -0.910 vs -0.884, bcast -0.359
+#: vs -0.386, slate_qr -0.426 vs -0.416; ``python benchmarks/choose_laws.py --time-only``,
+#: suffix ``+amd``, results/choose_laws_time_only_amd.md). (Candour: prompted by a
+#: made-up threaded BLAS kernel, t = 2mnk / (rate p) with a 3 % serial fraction, whose
+#: time at 16x the training workers fell outside the default's 90 % interval.)
+AMDAHL = False
+
+#: Serial fractions s of the Amdahl power law, on a log grid (the fit refines between
+#: neighbours): 1e-6 is 1 % of the time at 10^4 workers, below what runs tell apart
+#: from perfect scaling; 0.9 is a program that barely speeds up.
+AMDAHL_FRACTIONS = np.geomspace(1e-6, 0.9, 40)
+
 #: Whether ``checked_curvature`` also leaves out the laws with a free extra shape in n,
 #: ``power+loglog(n)`` (and its ``p - 1`` form) and ``c+b^n``, where n has only
 #: MIN_DISTINCT values: 3 sizes fit that shape exactly too, and no split checks it
@@ -398,6 +418,11 @@ MIN_WEIGHT = 1e-3
 
 # -- terms -------------------------------------------------------------------------
 
+#: term kinds that enter a law as a fixed offset of ``log y`` (coefficient 1), not a
+#: fitted coefficient: a fixed size shape, the Amdahl law's speed-up
+OFFSET_TERMS = ("shape", "amdahl")
+
+
 def term_values(term, X: np.ndarray, names) -> np.ndarray:
     """Values of one term (a tuple ``(kind, feature[, feature])``) at the rows of ``X``.
 
@@ -430,6 +455,9 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
             return np.log(x[0]) * np.log(x[1])
         if kind == "lin":
             return x[0].copy()
+        if kind == "amdahl":  # log(s + (1 - s) / p), the serial fraction s fitted
+            fraction = cols[1]
+            return np.log(fraction + (1.0 - fraction) / x[0])
         if kind == "shape":
             j, k = cols[1:]
             return j * np.log(x[0]) + k * np.log(np.log2(np.maximum(x[0], 2.0)))
@@ -513,6 +541,8 @@ def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str,
         # the runs with p > 1 (at least two worker counts) alone decide the power
         laws["power+one(p)"] = base + [("one", "p")]
         laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
+    if AMDAHL and "p" in curved and column("p").min() >= 1:
+        laws["amdahl(p)"] = [t for t in base if t != ("log", "p")] + [("amdahl", "p", None)]
     for c in bent:
         laws[f"power+curv({c})"] = base + [("sq", c)]
     shaped = bent if CHECKED_SHAPES else curved  # the directions a free extra shape may take
@@ -570,7 +600,7 @@ def _n_coefficients(terms) -> int:
         return (5 if law.overhead else 4) if law.with_p else 2
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
-    return 1 + sum(t[0] != "shape" for t in terms)
+    return 1 + sum(t[0] not in OFFSET_TERMS for t in terms) + sum(t[0] == "amdahl" for t in terms)
 
 
 # -- measurement resolution ----------------------------------------------------------
@@ -625,8 +655,8 @@ class _Law:
 
     def __init__(self, terms):
         terms = [tuple(t) for t in terms]
-        self.terms = [t for t in terms if t[0] != "shape"]
-        self.offsets = [t for t in terms if t[0] == "shape"]
+        self.terms = [t for t in terms if t[0] not in OFFSET_TERMS]
+        self.offsets = [t for t in terms if t[0] in OFFSET_TERMS]
 
     @property
     def n_scaled(self) -> int:
@@ -651,6 +681,11 @@ class _Law:
         """Posterior given ``log y`` at ``X``; ``w``: per-run precision weights
         (:func:`noise_weights`, 1 by default)."""
         w = np.ones(len(logy)) if w is None else w
+        self._fit_linear(X, names, logy, w)
+        return self._fit_residual(X, names, logy, w)
+
+    def _fit_linear(self, X, names, logy, w) -> None:
+        """The conjugate posterior of the coefficients, without the residual GP."""
         jacobian = float(np.sum(logy))  # density of y, not of log y (before the offset)
         measured, logy = logy, logy - self.offset(X, names)
         Z = self._raw(X, names)
@@ -662,7 +697,6 @@ class _Law:
         y = logy - self.center
         self._conjugate(A, y, w)
         self.log_evidence -= jacobian
-        return self._fit_residual(X, names, measured, w)
 
     def _fit_residual(self, X, names, logy, w) -> "_Law":
         """The residual GP on the runs' offsets from the fitted law, inside a law
@@ -972,6 +1006,62 @@ class _AffineExpLaw(_AffineLaw):
         self.base = float(self.base)
 
 
+@persist.register
+class _AmdahlLaw(_Law):
+    """``log y = c + b . log x + log(s + (1 - s) / p)`` (:data:`AMDAHL`): a power law of
+    every parameter but ``p``, the work, run on ``p`` workers but for a serial fraction
+    ``s``. For each s the law is the conjugate regression of the others; s is fitted on
+    :data:`AMDAHL_FRACTIONS` (refined between the best one's neighbours) by the
+    evidence, and the law's evidence averages the grid's (a uniform prior on log s), as
+    :class:`_AffineExpLaw` does for its base. Draws use the fitted s; what it leaves
+    uncertain far out is the mixture's discrepancy.
+
+    Examples
+    --------
+    >>> n = np.repeat([1e3, 2e3, 4e3, 8e3], 4)
+    >>> p = np.tile([1.0, 2.0, 3.0, 4.0], 4)
+    >>> law = _AmdahlLaw([("log", "n"), ("amdahl", "p", None)]).fit(
+    ...     np.c_[n, p], ["n", "p"], np.log(1e-6 * n**1.5 * (0.05 + 0.95 / p)))
+    >>> far = float(np.exp(law.predictive(np.array([[8e3, 64.0]]), ["n", "p"])[1][0]))
+    >>> round(law.fraction, 3), bool(abs(far / (1e-6 * 8e3**1.5 * (0.05 + 0.95 / 64)) - 1) < 0.02)
+    (0.05, True)
+    """
+
+    def _set_fraction(self, fraction: float) -> None:
+        self.fraction = float(fraction)
+        self.offsets = [(t[0], t[1], self.fraction) if t[0] == "amdahl" else t for t in self.offsets]
+
+    def fit(self, X, names, logy, w=None) -> "_AmdahlLaw":
+        from scipy.optimize import minimize_scalar
+        from scipy.special import logsumexp
+
+        w = np.ones(len(logy)) if w is None else w
+
+        def evidence_at(log_fraction):
+            self._set_fraction(np.exp(log_fraction))
+            self._fit_linear(X, names, logy, w)
+            return self.log_evidence
+
+        grid = np.log(AMDAHL_FRACTIONS)
+        evidence = np.array([evidence_at(f) for f in grid])
+        i = int(np.argmax(evidence))
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        best = minimize_scalar(lambda f: -evidence_at(f), bounds=(lo, hi), method="bounded",
+                               options={"xatol": 1e-3}).x
+        if evidence_at(best) < evidence[i]:  # leaves the law fitted at the better of the two
+            evidence_at(grid[i])
+        self.log_evidence = float(logsumexp(evidence) - np.log(len(grid)))
+        return self._fit_residual(X, names, logy, w)
+
+    def label(self, name: str) -> str:
+        """The law's name with its fitted serial fraction: ``amdahl(p) s=0.031``."""
+        return f"{name} s={self.fraction:.2g}"
+
+    def _loaded(self) -> None:
+        super()._loaded()
+        self.fraction = float(next(t[2] for t in self.offsets if t[0] == "amdahl"))
+
+
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
     """Stacking weights of the candidate laws from forward splits of the runs, and each
     law's mean held-out log density (``None`` where it could not be validated on every
@@ -1256,6 +1346,8 @@ def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
 
 def _make_law(terms) -> _Law:
     kind = terms[0][0] if terms else None
+    if any(t[0] == "amdahl" for t in terms):
+        return _AmdahlLaw(terms)
     return {"affine": _AffineLaw, "affexp": _AffineExpLaw}.get(kind, _Law)(terms)
 
 
