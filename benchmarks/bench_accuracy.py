@@ -56,15 +56,20 @@ def loglog_baseline(train: pd.DataFrame, test: pd.DataFrame, params: list[str]):
     """Median, (50 %, 90 %) bands and log-scale residual sd of the plain log-log
     least-squares fit."""
     cols = [c for c in params if train[c].nunique() > 1]
-    logged = [c for c in cols if (train[c] > 0).all()]  # a code with a 0 (AMG's solver types) enters as is
-    terms = lambda frame: np.column_stack([np.ones(len(frame)), *(np.log(frame[c]) if c in logged else frame[c]  # noqa: E731
-                                                                  for c in cols)]).astype(float)
-    if "p" in cols and np.linalg.matrix_rank(terms(train)) < len(cols) + 1:
-        cols.remove("p")  # p = nnodes * ppn (a product of others): the README's baseline leaves it out
-    A = terms(train)
+    # a code with a 0 (AMG's solver types) enters as is, where it is not positive everywhere
+    logged = [c for c in cols if (train[c] > 0).all() and (test[c] > 0).all()]
+
+    def terms(frame, columns):
+        return np.column_stack([np.ones(len(frame)), *(np.log(frame[c]) if c in logged else frame[c]
+                                                       for c in columns)]).astype(float)
+
+    others = [c for c in cols if c != "p"]
+    if "p" in cols and np.linalg.matrix_rank(terms(train, others)) == np.linalg.matrix_rank(terms(train, cols)):
+        cols = others  # p = nnodes * ppn (a product of others): the README's baseline leaves it out
+    A = terms(train, cols)
     coef, *_ = np.linalg.lstsq(A, np.log(train["time"].to_numpy()), rcond=None)
     sd = np.std(np.log(train["time"].to_numpy()) - A @ coef, ddof=min(len(coef), len(train) - 1))
-    mu = terms(test) @ coef
+    mu = terms(test, cols) @ coef
     bands = {lvl: (np.exp(mu - stats.norm.ppf(0.5 + lvl / 2) * sd), np.exp(mu + stats.norm.ppf(0.5 + lvl / 2) * sd))
              for lvl in (0.5, 0.9)}
     return np.exp(mu), bands, sd

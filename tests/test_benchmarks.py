@@ -15,7 +15,7 @@ from bench_accuracy import EXTRA, loglog_baseline  # noqa: E402
 
 def test_loglog_baseline_recovers_an_exact_power_law_and_drops_a_product_p():
     """time = 2 n^1.5 nnodes^-0.5 ppn^-1 exp(0.3 code): exact in the baseline's terms
-    (a code with a 0 enters as it is), and p = nnodes * ppn adds nothing, so it is left out."""
+    (a code with a 0 enters as it is; p = nnodes * ppn adds nothing)."""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"n": rng.choice([64, 256, 1024, 4096], 40), "nnodes": rng.choice([1, 2, 4, 8], 40),
                           "ppn": rng.choice([1, 4, 16], 40), "code": rng.choice([0, 1, 2, 3], 40)})
@@ -27,6 +27,17 @@ def test_loglog_baseline_recovers_an_exact_power_law_and_drops_a_product_p():
     truth = 2 * 65536**1.5 * 64**-0.5 / 64 * np.exp(1.5)
     np.testing.assert_allclose(median, [truth], rtol=1e-8)
     assert sd < 1e-8 and np.allclose(bands[0.9][0], median, rtol=1e-6)
+
+
+def test_loglog_baseline_keeps_p_where_other_parameters_are_collinear():
+    """m = 2 n makes the design rank-deficient, but p is no product of the others: it
+    stays, and time = 1e-3 n / p is predicted exactly."""
+    n = np.array([64.0, 128, 256, 512] * 3)
+    p = np.repeat([1.0, 2, 4], 4)
+    train = pd.DataFrame({"n": n, "m": 2 * n, "p": p, "time": 1e-3 * n / p})
+    test = pd.DataFrame({"n": [1024.0], "m": [2048.0], "p": [16.0]})
+    median, _, _ = loglog_baseline(train, test, ["n", "m", "p"])
+    np.testing.assert_allclose(median, [1e-3 * 1024 / 16], rtol=1e-8)
 
 
 def test_further_real_cases_hold_their_documented_cuts():
@@ -44,7 +55,7 @@ def test_further_real_cases_hold_their_documented_cuts():
 
 def test_exafmm_default_beats_the_log_log_baseline():
     """An MPI application with configuration parameters (tree depth, leaf size,
-    expansion order), 4x beyond in nodes and sizes: the time-only default's median error
+    expansion order), 4x beyond in nodes or 16x in sizes: the time-only default's median error
     below log-log's (66.8 %) and its 90 % interval covering most held-out runs."""
     from probperf.models import LawMixture
 

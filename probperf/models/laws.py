@@ -433,6 +433,8 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
     [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
+    if term[0] == "amdahl":  # one value per serial fraction tried: not worth keeping
+        return _term_values(term, X, names)
     return rowsets.computed(X, (term, *names), lambda: _term_values(term, X, names))
 
 
@@ -541,7 +543,7 @@ def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str,
         # the runs with p > 1 (at least two worker counts) alone decide the power
         laws["power+one(p)"] = base + [("one", "p")]
         laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
-    if AMDAHL and "p" in curved and column("p").min() >= 1:
+    if AMDAHL and "p" in bent and column("p").min() >= 1:  # s is checked as a bend is
         laws["amdahl(p)"] = [t for t in base if t != ("log", "p")] + [("amdahl", "p", None)]
     for c in bent:
         laws[f"power+curv({c})"] = base + [("sq", c)]
@@ -968,9 +970,6 @@ class _AffineExpLaw(_AffineLaw):
         return self.base ** X[:, list(names).index(self.feature)]
 
     def fit(self, X, names, logy, w=None) -> "_AffineExpLaw":
-        from scipy.optimize import minimize_scalar
-        from scipy.special import logsumexp
-
         def evidence_at(base):
             self.base = float(base)
             try:
@@ -980,19 +979,11 @@ class _AffineExpLaw(_AffineLaw):
             # a dropped constant is exp(n), a law of its own
             return self.log_evidence if np.all(self.mean > 0) else -np.inf
 
-        evidence = np.array([evidence_at(b) for b in EXP_BASES])
-        if not np.isfinite(evidence).any():
+        # refined to 1e-7: b^n far out magnifies a grid step (1 % in b is 40 % at n = 34)
+        evidence = _profiled_evidence(evidence_at, EXP_BASES, xatol=1e-7)
+        if evidence is None:
             raise ValueError("no base with positive coefficients: the affine exponential law does not fit these data")
-        # the grid's best, refined between its neighbours: b^n far out magnifies a
-        # grid step (1 % in b is 40 % at n = 34)
-        i = int(np.argmax(evidence))
-        lo, hi = EXP_BASES[max(i - 1, 0)], EXP_BASES[min(i + 1, len(EXP_BASES) - 1)]
-        # (a finite floor: Brent's steps do arithmetic on the values)
-        best = minimize_scalar(lambda b: -max(evidence_at(b), -1e300), bounds=(lo, hi), method="bounded",
-                               options={"xatol": 1e-7}).x
-        if evidence_at(best) < evidence[i]:  # leaves the law fitted at the better of the two
-            evidence_at(EXP_BASES[i])
-        self.log_evidence = float(logsumexp(evidence) - np.log(len(EXP_BASES)))
+        self.log_evidence = evidence
         return self._fit_residual(X, names, logy, self._precision(w, logy))
 
     _fitted = _Law._fitted + ("base",)
@@ -1004,6 +995,29 @@ class _AffineExpLaw(_AffineLaw):
     def _loaded(self) -> None:
         super()._loaded()
         self.base = float(self.base)
+
+
+def _profiled_evidence(evidence_at, grid: np.ndarray, xatol: float) -> float | None:
+    """A law's evidence with one shape parameter profiled: ``evidence_at(g)`` fits the
+    law at ``g`` and returns its log evidence (-inf where it cannot fit); the grid's
+    best is refined between its neighbours (to ``xatol``) and the law left fitted at
+    the better of the two. Returns the grid's average evidence (a uniform prior on
+    the grid), None when no grid point fits.
+    """
+    from scipy.optimize import minimize_scalar
+    from scipy.special import logsumexp
+
+    evidence = np.array([evidence_at(g) for g in grid])
+    if not np.isfinite(evidence).any():
+        return None
+    i = int(np.argmax(evidence))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    # (a finite floor: Brent's steps do arithmetic on the values)
+    best = minimize_scalar(lambda g: -max(evidence_at(g), -1e300), bounds=(lo, hi), method="bounded",
+                           options={"xatol": xatol}).x
+    if evidence_at(best) < evidence[i]:  # leaves the law fitted at the better of the two
+        evidence_at(grid[i])
+    return float(logsumexp(evidence) - np.log(len(grid)))
 
 
 @persist.register
@@ -1032,9 +1046,6 @@ class _AmdahlLaw(_Law):
         self.offsets = [(t[0], t[1], self.fraction) if t[0] == "amdahl" else t for t in self.offsets]
 
     def fit(self, X, names, logy, w=None) -> "_AmdahlLaw":
-        from scipy.optimize import minimize_scalar
-        from scipy.special import logsumexp
-
         w = np.ones(len(logy)) if w is None else w
 
         def evidence_at(log_fraction):
@@ -1042,15 +1053,7 @@ class _AmdahlLaw(_Law):
             self._fit_linear(X, names, logy, w)
             return self.log_evidence
 
-        grid = np.log(AMDAHL_FRACTIONS)
-        evidence = np.array([evidence_at(f) for f in grid])
-        i = int(np.argmax(evidence))
-        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        best = minimize_scalar(lambda f: -evidence_at(f), bounds=(lo, hi), method="bounded",
-                               options={"xatol": 1e-3}).x
-        if evidence_at(best) < evidence[i]:  # leaves the law fitted at the better of the two
-            evidence_at(grid[i])
-        self.log_evidence = float(logsumexp(evidence) - np.log(len(grid)))
+        self.log_evidence = _profiled_evidence(evidence_at, np.log(AMDAHL_FRACTIONS), xatol=1e-3)
         return self._fit_residual(X, names, logy, w)
 
     def label(self, name: str) -> str:
