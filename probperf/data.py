@@ -298,6 +298,32 @@ def _check_counts(out: pd.DataFrame, loc: Location) -> None:
         out["reps"] = out["reps"].astype("int64")
 
 
+def named_setting_hint(column, value) -> str:
+    """What follows "value 'ring' is not a number" when ``value`` is a name (text that
+    spells no number) in a column that can only be a configuration parameter (not n, p,
+    a metric or a label): settings by name cannot be modelled, and a made-up number
+    would order them; one model per setting can.
+
+    Examples
+    --------
+    >>> named_setting_hint("time", "fast"), named_setting_hint("algo", "1.5")
+    ('', '')
+    >>> named_setting_hint("algo", "ring")[:40]
+    "; if 'algo' is a configuration parameter"
+    """
+    if not isinstance(column, str) or not isinstance(value, str):
+        return ""
+    if column in BASE_PARAMS or column in METRICS or column in LABEL_COLUMNS or column.removesuffix("_std") in METRICS:
+        return ""
+    try:
+        parse_literal(value)
+        return ""  # a number written as text: the message says what is wrong
+    except NumberError:
+        pass
+    return (f"; if {column!r} is a configuration parameter, it must be a number (settings by name, such as "
+            "an algorithm: fit one model per setting, on its rows)")
+
+
 def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
     """A column as numbers; booleans, complex numbers, text and values beyond float64
     are refused (:func:`probperf.limits.check_value`), blanks become NaN."""
@@ -317,7 +343,7 @@ def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
         try:
             check_value(_from_text(v))
         except NumberError as exc:
-            raise loc.error(str(exc), row, name) from None
+            raise loc.error(str(exc) + named_setting_hint(name, v), row, name) from None
     return pd.to_numeric(column.where(~blank), errors="coerce")
 
 

@@ -39,6 +39,7 @@ from .data import (
     Location,
     MeasurementError,
     Measurements,
+    named_setting_hint,
 )
 from .limits import MAX_FIELD_CHARS, NumberError, check_value, parse_literal
 from .outputs import atomic_write as _atomic_write
@@ -288,7 +289,8 @@ def _number(text: str, source, line=None, column=None, context: str = ""):
     try:
         return parse_literal(text)
     except NumberError as exc:
-        raise MeasurementError(f"{context}{exc}", source, line, column) from None
+        hint = "" if context else named_setting_hint(column, text)
+        raise MeasurementError(f"{context}{exc}{hint}", source, line, column) from None
 
 
 def _column_array(values: list) -> np.ndarray:
@@ -608,7 +610,7 @@ def _json_column(name, values, lines, source) -> np.ndarray:
         try:
             check_value(v)
         except NumberError as exc:
-            raise MeasurementError(str(exc), source, line, name) from None
+            raise MeasurementError(f"{exc}{named_setting_hint(name, v)}", source, line, name) from None
     return _column_array(values)
 
 
@@ -718,7 +720,8 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
                     if v is not None:
                         check_value(v)
                 except NumberError as exc:
-                    raise MeasurementError(f"row {row}: {exc}", source, None, name) from None
+                    raise MeasurementError(f"row {row}: {exc}{named_setting_hint(name, v)}", source, None,
+                                           name) from None
             frame[name] = _column_array(values)
     return frame
 

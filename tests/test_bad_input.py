@@ -116,6 +116,12 @@ BAD_FILES = [
     ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
     ("time_arabic_digits.csv", "n,p,time\n10,1,\u0663\n", "time_arabic_digits.csv, line 2, column time"),
     ("empty_object.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{}\n', "empty_object.jsonl, line 2: an empty JSON object"),
+    # a setting by name: the message says what to do instead
+    ("algo_name.csv", "n,p,algo,time\n10,1,ring,1.0\n", "algo_name.csv, line 2, column algo: value 'ring' is not a "
+     "number; if 'algo' is a configuration parameter, it must be a number (settings by name, such as an algorithm: "
+     "fit one model per setting, on its rows)"),
+    ("algo_name.jsonl", '{"n": 1, "p": 1, "algo": "tree", "time": 1.0}\n',
+     "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number; if 'algo' is a configuration"),
 ]
 
 CLI_CASES = [
