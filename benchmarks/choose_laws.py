@@ -120,7 +120,9 @@ the data over the parameters no others make, summed or as a Euclidean norm
 (results/choose_laws_time_only_l2.md, choose_laws_l2.md), and with it ``-dblwl2``, the
 rate prior's empirical Bayes under that distance (results/choose_laws_time_only_l2prior.md,
 choose_laws_l2prior.md). The defaults are
-``pmnf+disc-dblwl2+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
+``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``; ``pmnfdc``: the
+Master theorem's shapes, in time modelled directly only since session 24,
+results/choose_laws_time_only_dcl2.md; ``pmnfdc`` here also puts them in the DAG parts) and
 ``pmnf+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanl2+partwavg+wavg+l2``
 (``+partspanl2``: the DAG parts in spans with that empirical Bayes' span optimum, 0.178;
 results/choose_laws_partspanl2.md, choose_laws_partspanl2_seed1.md)
@@ -185,7 +187,7 @@ from probperf.selection import forward_splits  # noqa: E402
 PMNF = laws.FIXED_SHAPES  # the performance-model normal form's exponents (Calotoiu et al. 2013, Extra-P's set)
 #: the normal form's exponents and the Master theorem's of the two classic fast recursions,
 #: Karatsuba (3 halves: log2 3) and Strassen (7 halves: log2 7), without log factors
-PMNFDC = PMNF + ((float(np.log2(3.0)), 0), (float(np.log2(7.0)), 0))
+PMNFDC = PMNF + laws.MASTER_SHAPES  # and the Master theorem's (laws.MASTER_SHAPES)
 #: the 2016 paper's grid: j in 0..3 by halves, k in 0..2
 HALVES = tuple((j / 2, k) for j in range(0, 7) for k in range(0, 3) if (j, k) != (0, 0))
 VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepancy, absolute noise)
@@ -342,7 +344,10 @@ def fit(inner, variant):
     base, mle = variant.removesuffix("-mle"), variant.endswith("-mle")
     growth = max((g for g in GROWTHS if base.endswith(g)), key=len)
     base = base.removesuffix(growth)
-    laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
+    shapes, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
+    # pmnfdc: the Master theorem's shapes in every mixture, the DAG parts' too
+    laws.MASTER_SHAPES_DEFAULT = dag.PART_MASTER_SHAPES = shapes == PMNFDC
+    laws.FIXED_SHAPES = PMNF if shapes == PMNFDC else shapes
     laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER, prior_mean = GROWTHS[growth]
     laws.AVERAGE_GROWTHS = growth in ("-spanavg", "-dblavg")  # over laws.GROWTHS of the growth's unit
     laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
