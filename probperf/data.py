@@ -25,7 +25,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .limits import MAX_EXACT_INT, NumberError, check_value, parse_literal
+from .limits import MAX_EXACT_INT, NotANumber, NumberError, check_value, parse_literal
 
 #: The base parameters, in column order.
 BASE_PARAMS: tuple[str, ...] = ("n", "p")
@@ -92,6 +92,8 @@ class MeasurementError(ValueError):
         1-based line in the file (for text formats), or row number otherwise.
     column : str, optional
         The column or field that is wrong.
+    value : optional
+        The value that is wrong, as read (for a reader's caller that adds advice).
 
     Examples
     --------
@@ -99,8 +101,9 @@ class MeasurementError(ValueError):
     'runs.csv, line 3, column p: p must be a positive integer'
     """
 
-    def __init__(self, message, source=None, line=None, column=None):
+    def __init__(self, message, source=None, line=None, column=None, value=None):
         self.message = message
+        self.value = value
         self.source = source
         self.line = line
         self.column = column
@@ -252,7 +255,7 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
 
 def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -> pd.Series:
     """Column ``c`` as finite, non-negative numbers (NaN allowed in metrics only)."""
-    values = _numeric(column, loc, c)
+    values = _numeric(column, loc, c, config=is_param and c not in BASE_PARAMS)
     # Blank cells are allowed only in metric columns (a metric measured for some
     # rows only, like serial_time in the published data); parameters need values.
     if is_param and values.isna().any():
@@ -298,35 +301,35 @@ def _check_counts(out: pd.DataFrame, loc: Location) -> None:
         out["reps"] = out["reps"].astype("int64")
 
 
-def named_setting_hint(column, value) -> str:
-    """What follows "value 'ring' is not a number" when ``value`` is a name (text that
-    spells no number) in a column that can only be a configuration parameter (not n, p,
-    a metric or a label): settings by name cannot be modelled, and a made-up number
-    would order them; one model per setting can.
+def named_setting_hint(column: str, value) -> str:
+    """What follows "value 'ring' is not a number" in configuration column ``column``
+    when ``value`` is a name (text that spells no number, not a blank or a boolean):
+    settings by name cannot be modelled, and a made-up number would order them; one
+    model per setting can.
 
     Examples
     --------
-    >>> named_setting_hint("time", "fast"), named_setting_hint("algo", "1.5")
-    ('', '')
-    >>> named_setting_hint("algo", "ring")[:40]
-    "; if 'algo' is a configuration parameter"
+    >>> named_setting_hint("algo", "1.5"), named_setting_hint("algo", "inf"), named_setting_hint("algo", "")
+    ('', '', '')
+    >>> named_setting_hint("algo", "ring")
+    '; a configuration parameter is a number (for settings by name, such as an algorithm, split the file by algo and fit one model per setting)'
     """
-    if not isinstance(column, str) or not isinstance(value, str):
-        return ""
-    if column in BASE_PARAMS or column in METRICS or column in LABEL_COLUMNS or column.removesuffix("_std") in METRICS:
+    if not isinstance(value, str) or not value.strip() or value.strip().lower() in ("true", "false"):
         return ""
     try:
         parse_literal(value)
-        return ""  # a number written as text: the message says what is wrong
+        return ""  # a number written as text, or one out of range: the message says what is wrong
+    except NotANumber:
+        return (f"; a configuration parameter is a number (for settings by name, such as an algorithm, split "
+                f"the file by {column} and fit one model per setting)")
     except NumberError:
-        pass
-    return (f"; if {column!r} is a configuration parameter, it must be a number (settings by name, such as "
-            "an algorithm: fit one model per setting, on its rows)")
+        return ""
 
 
-def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
+def _numeric(column: pd.Series, loc: Location, name: str, config: bool = False) -> pd.Series:
     """A column as numbers; booleans, complex numbers, text and values beyond float64
-    are refused (:func:`probperf.limits.check_value`), blanks become NaN."""
+    are refused (:func:`probperf.limits.check_value`), blanks become NaN. ``config``:
+    a configuration column (a name in it gets :func:`named_setting_hint`)."""
     kind = column.dtype.kind
     if kind in "iuf":  # already numbers (NaN and infinities are checked by the caller)
         return column
@@ -343,7 +346,7 @@ def _numeric(column: pd.Series, loc: Location, name: str) -> pd.Series:
         try:
             check_value(_from_text(v))
         except NumberError as exc:
-            raise loc.error(str(exc) + named_setting_hint(name, v), row, name) from None
+            raise loc.error(str(exc) + (named_setting_hint(name, v) if config else ""), row, name) from None
     return pd.to_numeric(column.where(~blank), errors="coerce")
 
 

@@ -165,7 +165,12 @@ def read(path, **kw) -> Measurements:
     reader = {"csv": read_csv, "parquet": read_parquet, "jsonl": read_jsonl, "extrap": read_extrap}[
         kind
     ]
-    tables = [reader(p, **kw) for p in paths]
+    try:
+        tables = [reader(p, **kw) for p in paths]
+    except MeasurementError as exc:
+        if exc.column in kw.get("config", ()):  # a declared configuration column: say what to do with names
+            exc.message += named_setting_hint(exc.column, exc.value)
+        raise
     return tables[0].concat(*tables[1:]) if len(tables) > 1 else tables[0]
 
 
@@ -289,8 +294,7 @@ def _number(text: str, source, line=None, column=None, context: str = ""):
     try:
         return parse_literal(text)
     except NumberError as exc:
-        hint = "" if context else named_setting_hint(column, text)
-        raise MeasurementError(f"{context}{exc}{hint}", source, line, column) from None
+        raise MeasurementError(f"{context}{exc}", source, line, column, value=text) from None
 
 
 def _column_array(values: list) -> np.ndarray:
@@ -610,7 +614,7 @@ def _json_column(name, values, lines, source) -> np.ndarray:
         try:
             check_value(v)
         except NumberError as exc:
-            raise MeasurementError(f"{exc}{named_setting_hint(name, v)}", source, line, name) from None
+            raise MeasurementError(str(exc), source, line, name, value=v) from None
     return _column_array(values)
 
 
@@ -720,8 +724,7 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
                     if v is not None:
                         check_value(v)
                 except NumberError as exc:
-                    raise MeasurementError(f"row {row}: {exc}{named_setting_hint(name, v)}", source, None,
-                                           name) from None
+                    raise MeasurementError(f"row {row}: {exc}", source, None, name, value=v) from None
             frame[name] = _column_array(values)
     return frame
 

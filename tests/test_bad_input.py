@@ -116,13 +116,17 @@ BAD_FILES = [
     ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
     ("time_arabic_digits.csv", "n,p,time\n10,1,\u0663\n", "time_arabic_digits.csv, line 2, column time"),
     ("empty_object.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{}\n', "empty_object.jsonl, line 2: an empty JSON object"),
-    # a setting by name: the message says what to do instead
-    ("algo_name.csv", "n,p,algo,time\n10,1,ring,1.0\n", "algo_name.csv, line 2, column algo: value 'ring' is not a "
-     "number; if 'algo' is a configuration parameter, it must be a number (settings by name, such as an algorithm: "
-     "fit one model per setting, on its rows)"),
+    # a setting by name (with --config, the message says what to do instead: CLI_CASES)
+    ("algo_name.csv", "n,p,algo,time\n10,1,ring,1.0\n", "algo_name.csv, line 2, column algo: value 'ring' is not a number"),
     ("algo_name.jsonl", '{"n": 1, "p": 1, "algo": "tree", "time": 1.0}\n',
-     "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number; if 'algo' is a configuration"),
+     "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number"),
+    ("algo_inf.csv", "n,p,algo,time\n10,1,inf,1.0\n", "algo_inf.csv, line 2, column algo: value is infinite"),
+    ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n", "tme_name.csv, line 2, column tme: value 'fast' is not a number"),
 ]
+
+#: what follows a name in a declared configuration column
+NAMED = ("; a configuration parameter is a number (for settings by name, such as an algorithm, split the file by "
+         "algo and fit one model per setting)")
 
 CLI_CASES = [
     # -- every bad file through validate (and some through convert and fit)
@@ -134,6 +138,14 @@ CLI_CASES = [
     case("fit-time-blank", ["fit", "{d}/time_blank.csv", "-o", "{out}.model"], "time_blank.csv, line 4, column time"),
     case("fit-config-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff", "--config", "cutoff", "-o", "{out}.model"],
          "configuration parameter 'cutoff' is declared twice"),
+    case("validate-config-name-csv", ["validate", "{d}/algo_name.csv", "--config", "algo"],
+         "algo_name.csv, line 2, column algo: value 'ring' is not a number" + NAMED),
+    case("fit-config-name-jsonl", ["fit", "{d}/algo_name.jsonl", "--config", "algo", "-o", "{out}.model"],
+         "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number" + NAMED),
+    case("validate-config-name-parquet", ["validate", "{d}/algo_name.parquet", "--config", "algo"],
+         "algo_name.parquet, column algo: row 0: value 'ring' is a string, not a number" + NAMED),
+    case("fit-config-fast-in-a-misspelled-metric", ["fit", "{d}/tme_name.csv", "--config", "algo", "-o", "{out}.model"],
+         "tme_name.csv, line 2, column tme: value 'fast' is not a number"),
     case("fit-config-list-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff,cutoff", "-o", "{out}.model"],
          "configuration parameter 'cutoff' is declared twice"),
     case("fit-config-empty-name", ["fit", "{d}/cutoff.csv", "--config", "cutoff,", "-o", "{out}.model"],
@@ -311,6 +323,7 @@ def _write_parquets(d: Path) -> None:
     pq.write_table(table(n=pa.array([1], pa.int64()), p=pa.array([10**19], pa.uint64()), time=[1.0]),
                    d / "p_uint64.parquet")
     pq.write_table(table(n=[1], p=[True], time=[1.0]), d / "bool.parquet")
+    pq.write_table(table(n=[1, 2], p=[1, 1], algo=["ring", "tree"], time=[1.0, 2.0]), d / "algo_name.parquet")
     pq.write_table(table([1, 2], n=[1], p=[1], time=[1.0]), d / "meta_list.parquet")
     pq.write_table(table({"config": 5}, n=[1], p=[1], time=[1.0]), d / "meta_config.parquet")
     pq.write_table(table({"clock_hz": "fast"}, n=[1], p=[1], time=[1.0]), d / "meta_clock.parquet")
