@@ -140,13 +140,6 @@ SCALE_PARTS = True
 #: lowered coverage, results/bench_accuracy.md, and it was kept.)
 ONE_WORKER_LEVEL = True
 
-#: Whether the parts' law mixtures also weigh the Master theorem's size shapes
-#: (LawMixture's ``master_shapes``; on for time modelled directly,
-#: :data:`probperf.models.laws.MASTER_SHAPES_DEFAULT`). Off: nested forward validation on
-#: the 14 simulated training sets scored 0.488 with them against 0.525 without
-#: (benchmarks/choose_laws.py ``pmnfdc+disc+parts``, results/choose_laws_dc.md).
-PART_MASTER_SHAPES = False
-
 #: Whether the parts' law mixtures give each law a GP on its residuals (LawMixture's
 #: ``residual_gp``; on for time modelled directly, :data:`probperf.models.laws.RESIDUAL_GP`).
 #: Off: nested forward validation on the 14 simulated training sets scores 0.458 with
@@ -468,7 +461,6 @@ class DagModel(TableModel):
             options["weighting"] = PART_WEIGHTING
             options["growth"] = PART_GROWTH
             options["checked_curvature"] = PART_CHECKED_CURVATURE
-            options["master_shapes"] = PART_MASTER_SHAPES
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

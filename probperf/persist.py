@@ -332,7 +332,7 @@ def params(obj) -> dict:
     --------
     >>> from probperf.models import LawMixture
     >>> params(LawMixture(seed=3))
-    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'master_shapes': None, 'seed': 3, 'n_draws': 1000}
+    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'seed': 3, 'n_draws': 1000}
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()

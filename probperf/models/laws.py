@@ -79,29 +79,28 @@ NOISE_PSEUDO_RUNS = 2.0
 #: published, real and simulated training sets). (Candour: fixed shapes and the affine
 #: laws below were first added after a synthetic n log n example and the published
 #: cases' test errors showed the free power law alone failing; their form is the
-#: literature's, and no exponent or weight was tuned to those rows.) The Master
-#: theorem's exponents: :data:`MASTER_SHAPES`.
+#: literature's, and no exponent or weight was tuned to those rows.) With them the
+#: Master theorem's exponents, :data:`MASTER_SHAPES`.
 _PMNF_POWERS = {0: (1/4, 1/3, 1/2, 2/3, 3/4, 4/5, 1, 5/4, 4/3, 3/2, 5/3, 7/4, 2, 9/4, 7/3, 5/2, 8/3, 11/4, 3),
                 1: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 5/4, 4/3, 3/2, 2, 5/2, 3),
                 2: (0, 1/4, 1/3, 1/2, 2/3, 3/4, 1, 3/2, 2, 5/2)}
-FIXED_SHAPES = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j in powers)
+PMNF_SHAPES = tuple((float(j), k) for k, powers in _PMNF_POWERS.items() for j in powers)
 
-#: The Master theorem's exponents of divide and conquer that splits into a subproblems of
-#: half the size at linear cost or less, ``n^log2(a)``: Karatsuba (a = 3) and Strassen
-#: (a = 7), the task-parallel benchmarks' classic recursions (BOTS), which the PMNF
-#: grid only brackets (log2 3 = 1.585 between 3/2 and 5/3). A mixture weighs them
-#: next to :data:`FIXED_SHAPES` when its ``master_shapes`` (default
-#: :data:`MASTER_SHAPES_DEFAULT`) says so.
+#: The Master theorem's exponents ``n^log2(a)`` of divide and conquer into a subproblems
+#: of half the size whose splitting and combining cost grows slower than that (its first
+#: case): Karatsuba's multiplication (a = 3, linear combining) and Strassen's matrix
+#: product (a = 7, quadratic; one of BOTS' programs), which the PMNF grid only brackets
+#: (log2 3 = 1.585 between 3/2 and 5/3). Added by rules fixed before the runs (higher,
+#: the real sets not lower; in the DAG parts higher on seed 0, not lower on seed 1),
+#: nested forward validation on training rows (``python benchmarks/choose_laws.py``,
+#: variant ``pmnfdc``): time modelled directly 0.268 against 0.266 over 23 sets, the 5
+#: real ones not lower (results/choose_laws_time_only_dcl2.md); the DAG model 0.724
+#: against 0.722 on the 14 simulated sets of seed 0 and 0.698 against 0.697 on seed 1
+#: (results/choose_laws_dcdag.md, choose_laws_dcdag_seed1.md). (Candour: first tried
+#: after the published Karatsuba case's test error, and rejected in session 19 under
+#: the defaults of then: 0.488 against 0.525 in the DAG parts, results/choose_laws_dc.md.)
 MASTER_SHAPES = ((float(np.log2(3.0)), 0), (float(np.log2(7.0)), 0))
-#: Default of ``LawMixture(master_shapes=None)``: on for time modelled directly, by a
-#: rule fixed before the run (higher over the 23 time-only training sets, the 5 real
-#: ones not lower): 0.268 against 0.266, the real sets equal but AMG -0.414 against
-#: -0.416 (``python benchmarks/choose_laws.py --time-only``, variant ``pmnfdc``,
-#: results/choose_laws_time_only_dcl2.md). The DAG model keeps them out of its parts
-#: (:data:`probperf.dag.PART_MASTER_SHAPES`): there they had scored 0.488 against
-#: 0.525 (results/choose_laws_dc.md). (Candour: first tried after the published
-#: Karatsuba case's test error, results/choose_laws_time_only_dc.md.)
-MASTER_SHAPES_DEFAULT = True
+FIXED_SHAPES = PMNF_SHAPES + MASTER_SHAPES
 
 #: Whether the affine laws also compete with additive (absolute) noise, as fitted by
 #: Extra-P's least squares, next to multiplicative noise (see :class:`_AffineLaw`).
@@ -590,17 +589,17 @@ def _shape_laws(base, logged, curved, column, bent) -> dict[str, list[tuple]]:
     they need no check, see :class:`LawMixture`'s ``checked_curvature``) it fits their
     levels exactly, like a curvature."""
     overheads = OVERHEADS if "p" in bent and column("p").min() >= 1 else ()
-    laws, shapes = {}, fixed_shapes()
+    laws = {}
     if "n" in curved and column("n").min() >= 2:
         others = [t for t in base if t != ("log", "n")]
-        for j, k in shapes:
+        for j, k in FIXED_SHAPES:
             laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
         # the affine laws know n and p only: not offered when any other parameter
         # varies, whether it enters logged or (with values <= 0) linearly
         if {t[1] for t in base} <= {"n", "p"}:
             with_p = int("p" in logged)
             for absolute in (0, 1) if ABSOLUTE_NOISE else (0,):
-                for j, k in shapes:
+                for j, k in FIXED_SHAPES:
                     name = f"c+n^{j:g} log^{k} n" + ("(1,1/p)" if with_p else "") + (" abs" if absolute else "")
                     laws[name] = [("affine", "n", j, k, with_p, absolute)]
                     for h in overheads if with_p else ():
@@ -1381,20 +1380,6 @@ _RESIDUAL = contextvars.ContextVar("residual_gp", default=())
 #: ``checked_curvature``), set by its fit for its laws on every split: a nested
 #: split's mixture must be the one its rows would give
 _CHECKED = contextvars.ContextVar("checked_curvature", default=False)
-#: the fixed size shapes of the mixture being fitted (FIXED_SHAPES, with or without MASTER_SHAPES)
-_SHAPES = contextvars.ContextVar("fixed_shapes", default=None)
-
-
-def fixed_shapes() -> tuple:
-    """The fixed size shapes ``(j, k)`` of the mixture being fitted: :data:`FIXED_SHAPES`,
-    and :data:`MASTER_SHAPES` where its ``master_shapes`` asks for them (outside a fit,
-    as :data:`MASTER_SHAPES_DEFAULT` says)."""
-    shapes = _SHAPES.get()
-    if shapes is None:
-        return FIXED_SHAPES + (MASTER_SHAPES if MASTER_SHAPES_DEFAULT else ())
-    return shapes
-
-
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
@@ -1498,10 +1483,6 @@ class LawMixture(MetricModel):
         over the 21 time-only training sets with it on,
         results/choose_laws_time_only_chkfix.md); the DAG model turns it on for its
         parts (:data:`probperf.dag.PART_CHECKED_CURVATURE`).
-    master_shapes : bool or None
-        Also weigh the fixed shapes of the Master theorem (:data:`MASTER_SHAPES`:
-        ``n^log2 3``, ``n^log2 7``); None: :data:`MASTER_SHAPES_DEFAULT` (on). The DAG
-        model decides for its parts (:data:`probperf.dag.PART_MASTER_SHAPES`, off).
     seed : int
         Seed of the draws.
 
@@ -1562,10 +1543,8 @@ class LawMixture(MetricModel):
 
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
-                 checked_curvature: bool = False, master_shapes: bool | None = None, seed: int = 0,
-                 n_draws: int = 1000):
+                 checked_curvature: bool = False, seed: int = 0, n_draws: int = 1000):
         self.guard = guard
-        self.master_shapes = master_shapes
         self.checked_curvature = checked_curvature
         self.growth = growth
         self.discrepancy = discrepancy
@@ -1587,9 +1566,7 @@ class LawMixture(MetricModel):
             columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
         # checked before any context is set: a refusal leaves none behind
         growth, checked_curvature = self._growth(), bool(self.checked_curvature)
-        master = MASTER_SHAPES_DEFAULT if self.master_shapes is None else bool(self.master_shapes)
         token, grown, checked = _RESIDUAL.set(columns), _GROWTH.set(growth), _CHECKED.set(checked_curvature)
-        shaped = _SHAPES.set(FIXED_SHAPES + (MASTER_SHAPES if master else ()))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -1598,7 +1575,6 @@ class LawMixture(MetricModel):
             _RESIDUAL.reset(token)
             _GROWTH.reset(grown)
             _CHECKED.reset(checked)
-            _SHAPES.reset(shaped)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
