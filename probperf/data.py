@@ -304,15 +304,15 @@ def _check_counts(out: pd.DataFrame, loc: Location) -> None:
 def named_setting_hint(column: str, value) -> str:
     """What follows "value 'ring' is not a number" in configuration column ``column``
     when ``value`` is a name (text that spells no number, not a blank or a boolean):
-    settings by name cannot be modelled, and a made-up number would order them; one
-    model per setting can.
+    a made-up number would order the settings; one 0/1 column per setting but one
+    gives each its own factor (the docs' "Bring your own data").
 
     Examples
     --------
     >>> named_setting_hint("algo", "1.5"), named_setting_hint("algo", "inf"), named_setting_hint("algo", "")
     ('', '', '')
     >>> named_setting_hint("algo", "ring")
-    '; a configuration parameter is a number (for settings by name, such as an algorithm, split the file by algo and fit one model per setting)'
+    "; a configuration parameter is a number: give settings by name (an algorithm) as one 0/1 column per setting but one, in place of 'algo' (docs: Bring your own data)"
     """
     if not isinstance(value, str) or not value.strip() or value.strip().lower() in ("true", "false"):
         return ""
@@ -320,8 +320,8 @@ def named_setting_hint(column: str, value) -> str:
         parse_literal(value)
         return ""  # a number written as text, or one out of range: the message says what is wrong
     except NotANumber:
-        return (f"; a configuration parameter is a number (for settings by name, such as an algorithm, split "
-                f"the file by {column} and fit one model per setting)")
+        return (f"; a configuration parameter is a number: give settings by name (an algorithm) as one 0/1 "
+                f"column per setting but one, in place of {column!r} (docs: Bring your own data)")
     except NumberError:
         return ""
 

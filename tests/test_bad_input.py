@@ -125,8 +125,8 @@ BAD_FILES = [
 ]
 
 #: what follows a name in a declared configuration column
-NAMED = ("; a configuration parameter is a number (for settings by name, such as an algorithm, split the file by "
-         "algo and fit one model per setting)")
+NAMED = ("; a configuration parameter is a number: give settings by name (an algorithm) as one 0/1 column per "
+         "setting but one, in place of 'algo' (docs: Bring your own data)")
 
 CLI_CASES = [
     # -- every bad file through validate (and some through convert and fit)
