@@ -437,7 +437,16 @@ class DagModel(TableModel):
 
     # -- fitting -------------------------------------------------------------------
 
-    def _specs(self) -> dict[str, str]:
+    def component_specs(self) -> dict[str, str]:
+        """The spec each component will be fitted with (``models``, else ``kernel``, else
+        :data:`DEFAULT_MODELS`); a component name or a design that cannot serve raises
+        ``ValueError``, before any data are read.
+
+        Examples
+        --------
+        >>> DagModel(models={"delay": "basis-steal"}).component_specs()["delay"]
+        'basis-steal'
+        """
         specs_ = dict(DEFAULT_MODELS)
         if self.kernel:
             specs_ = {c: self.kernel for c in COMPONENTS}
@@ -492,7 +501,7 @@ class DagModel(TableModel):
         measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
                                                       m.source, "DagModel")
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
-        wanted = self._specs()
+        wanted = self.component_specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
         with progress.task("fit DAG components", total=len(WIRING)) as step:
             for comp in WIRING:

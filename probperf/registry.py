@@ -164,9 +164,9 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
     if kernel is not None and not entry.kernel:  # never dropped without a word
         raise ValueError(f"--kernel: the {name} model has a fixed form and takes no kernel")
     model = entry.make(kernel, target, effort, seed)
-    if hasattr(model, "_specs"):  # a DAG model: its designs refused now, before any data are read
+    if hasattr(model, "component_specs"):  # a DAG model: its designs refused now, before any data are read
         try:
-            model._specs()
+            model.component_specs()
         except ValueError as exc:
             raise ValueError(f"--kernel: {exc}") from None
     return model
