@@ -19,7 +19,10 @@ with several, a set's marginal likelihood is their average, as the mixture weigh
 mixtures of work, delay and idle time, :data:`probperf.dag.PART_GROWTH`): every part
 mixture of the DAG model fitted on each simulated training set (seed 0) is one set.
 
-    python benchmarks/choose_rate_prior.py [--only published,real,sim] [--parts]
+    python benchmarks/choose_rate_prior.py [--only published,real,extra,sim] [--parts]
+
+(``extra``: benchmarks/data/real, in the default pool from session 24 on, as in
+choose_laws.py.)
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def log_marginal(curves, mean):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="published,real,sim")
+    ap.add_argument("--only", default="published,real,extra,sim")
     ap.add_argument("--parts", action="store_true", help="the DAG model's parts on the simulated training sets")
     args = ap.parse_args(argv)
     if args.parts and args.only != ap.get_default("only"):

@@ -310,7 +310,10 @@ DISTANCE_POWER = 1.0
 #: 9.448; 9.288 at 0.100; results/choose_rate_prior_l2.md), adopted by the rule fixed
 #: before the runs (choose_laws ``-dblwl2``: 0.323 against 0.312 with time modelled
 #: directly, 0.647 against 0.647 on the simulated DAG sets; results/
-#: choose_laws_time_only_l2prior.md, choose_laws_l2prior.md).
+#: choose_laws_time_only_l2prior.md, choose_laws_l2prior.md). Confirmed in session 24 on
+#: the pool grown to 23 sets (the ExaFMM and AMG training rows) with the Master theorem's
+#: shapes: doublings, power 1, 0.079 again (summed log marginal 0.306; 0.264 at 0.089;
+#: results/choose_rate_prior_session24.md).
 RATE_PRIOR_MEAN = 0.079
 
 #: The growth forms a law mixture can average over, as ``(DISTANCE_POWER,
