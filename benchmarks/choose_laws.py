@@ -125,9 +125,10 @@ the data over the parameters no others make, summed or as a Euclidean norm
 rate prior's empirical Bayes under that distance (results/choose_laws_time_only_l2prior.md,
 choose_laws_l2prior.md). The defaults are
 ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+ovh+base16+wavg+l2`` (``--time-only``) and
-``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanl2+partwavg+wavg+l2``
+``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+ovh+base16+partspanl2b+partwavg+wavg+l2``
 (``+partspanl2``: the DAG parts in spans with that empirical Bayes' span optimum, 0.178;
-results/choose_laws_partspanl2.md, choose_laws_partspanl2_seed1.md)
+results/choose_laws_partspanl2.md, choose_laws_partspanl2_seed1.md; ``+partspanl2b``,
+session 24: the optimum on the 23-set pool, 0.158, results/choose_laws_partspanl2b*.md)
 (``+chkall``, stripped first of the on/off switches: the checked curvature also leaves out
 a free extra shape in n, ``probperf.models.laws.CHECKED_SHAPES``; results/choose_laws_chkall.md,
 choose_laws_chkall_seed1.md).
@@ -226,6 +227,9 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblwl2": (False, 1.0, 0.079),
            # its span form's optimum there, for the DAG parts ("+partspanl2")
            "-spanl2": (True, 1.0, 0.178),
+           # the same on session 24's 23-set pool (results/choose_rate_prior_session24.md),
+           # for the DAG parts ("+partspanl2b")
+           "-spanl2b": (True, 1.0, 0.158),
            # the DAG parts' own empirical Bayes (choose_rate_prior.py --parts,
            # results/choose_rate_prior_parts.md), for the parts ("+partdbleb")
            "-dblparts": (False, 1.0, 0.018),
@@ -237,7 +241,8 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            # their own growth with "+partspanw" (without it they average too)
            "-dblavg": (False, 1.0, 0.100)}
 #: the DAG parts' own growth (suffix, stripped after the weightings'): GROWTHS' key
-PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2", "+partdbleb": "-dblparts"}
+PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2", "+partspanl2b": "-spanl2b",
+                "+partdbleb": "-dblparts"}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
