@@ -13,7 +13,7 @@ sys.path.insert(0, str(BENCH))
 from bench_accuracy import EXTRA, loglog_baseline  # noqa: E402
 
 
-def test_loglog_baseline_recovers_an_exact_power_law_and_drops_a_product_p():
+def test_loglog_baseline_recovers_an_exact_power_law_with_a_code_and_a_product_p():
     """time = 2 n^1.5 nnodes^-0.5 ppn^-1 exp(0.3 code): exact in the baseline's terms
     (a code with a 0 enters as it is; p = nnodes * ppn adds nothing)."""
     rng = np.random.default_rng(0)

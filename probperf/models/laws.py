@@ -716,7 +716,7 @@ class _Law:
     def _fit_linear(self, X, names, logy, w) -> None:
         """The conjugate posterior of the coefficients, without the residual GP."""
         jacobian = float(np.sum(logy))  # density of y, not of log y (before the offset)
-        measured, logy = logy, logy - self.offset(X, names)
+        logy = logy - self.offset(X, names)
         Z = self._raw(X, names)
         self.shift = Z.mean(axis=0)
         sd = Z.std(axis=0)
