@@ -78,6 +78,10 @@ them at commits bb655e0 and 587515b.
 (``probperf.components.DISTINCT_PER_SIZE``): 0.524 against 0.525 on the simulated sets
 (results/choose_laws_distinct.md), off by the rule fixed before the run (higher); its
 code was removed afterwards, run it at commit ba42f30.
+Session 25 asked again under its defaults (``+distinct`` after ``+chkall``), with the
+rule fixed before the runs that the furthest splits in n be higher on seeds 0 and 1:
+0.365 / 0.428 against 0.388 / 0.471 there (all splits 0.741 / 0.705 against 0.740 /
+0.707), rejected (results/choose_laws_distinct2*.md; the code is not kept).
 ``pmnfdc`` adds the Master theorem's exponents of Karatsuba and Strassen (log2 3 and
 log2 7) to the fixed shapes: 0.012 against 0.009 with ``--time-only`` (the 3 real sets
 equal) but 0.488 against 0.525 on the simulated sets (sparselu/A -0.741 -> -1.222),

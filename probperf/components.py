@@ -235,5 +235,15 @@ WIRING = (
               design=_no_work_design, per=_no_work_per, multi_worker=True),
 )
 
+# Fitting every per-size component (task counts, critical path) on its distinct (size,
+# value) rows, as ``one_per_size`` does for the serial work (a deterministic count that
+# every run repeats is one observation, not one per run), was asked twice and rejected
+# both times by rules fixed before the runs: 0.524 against 0.525 on the 14 simulated
+# training sets (session 21, commit ba42f30), and in session 25 0.741 / 0.705 against
+# 0.740 / 0.707 on all outer splits (seeds 0 / 1) but 0.365 / 0.428 against 0.388 / 0.471
+# on the splits that extrapolate furthest in n, which the rule required to be higher
+# (benchmarks/choose_laws.py --only sim, suffix +distinct after +chkall,
+# results/choose_laws_distinct2*.md). Run it at commit ba42f30 (switch DISTINCT_PER_SIZE).
+
 #: Components by name.
 BY_NAME = {c.name: c for c in WIRING}
