@@ -94,7 +94,7 @@ DISCREPANCY_PARTS = ("work", "overhead")
 
 #: Whether the law-mixture parts learn their own discrepancy rate
 #: (:func:`probperf.models.laws.discrepancy_rate`). On: nested forward validation on
-#: the simulator's training rows scores it higher since the rate is a posterior under
+#: the training rows of the 21 published, real and simulated sets scores it higher since the rate is a posterior under
 #: an empirical-Bayes prior (benchmarks/choose_laws.py, results/choose_laws.md:
 #: "pmnf+disc+parts" -0.052 against -0.347 without, mean cov90 0.92 against 0.84,
 #: with the spread growing as the square root of the doublings; -0.002 and cov90 0.89
@@ -112,7 +112,7 @@ PART_DISCREPANCY = True
 #: held out can say how wide time should be. Chosen by nested forward validation on
 #: training rows only (benchmarks/choose_laws.py, 14 simulated training sets):
 #: ``pmnf+disc+parts-span+scale`` mean log score 0.239 against 0.226 without and 0.198
-#: with a grid symmetric about 1 (``+scalesym``); better on 9 cases, worse on 4. The
+#: with a grid symmetric about 1 (``+scalesym``); better on 9 cases, worse on 5. The
 #: margin is small because the nested training sets are small: the factor is learnt
 #: only where 3 sizes and 3 worker counts remain below a cut. Learnt on three cuts
 #: (:data:`probperf.selection.SCALE_CUTS`) it scores 0.307, the default
@@ -130,7 +130,7 @@ SCALE_PARTS = True
 #: large discrepancy rate from the bend. Chosen by nested forward validation on the
 #: 14 simulated training sets, by a rule fixed before the run (adopt if the mean log
 #: score is higher with no more failed splits): 0.447 against 0.307 without, better on
-#: sparselu (-0.63 -> 0.17 on A) and farm, within 0.03 elsewhere
+#: sparselu (-0.63 -> 0.17 on A) and farm, within 0.04 elsewhere
 #: (``python benchmarks/choose_laws.py --only sim --variants
 #: pmnf+disc+parts-span+scale3,pmnf+disc+parts-span+scale3+one``, results/choose_laws_one.md).
 #: (Candour: the idea came from diagnostics that included the simulator's test split:
