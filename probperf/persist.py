@@ -55,7 +55,10 @@ FORMAT = "probperf-model"
 #: Version 8: distances beyond the data are Euclidean over the independent parameters
 #: (:data:`probperf.selection.DISTANCE_NORM`), which law mixtures carry
 #: (``directions_``); a version 7 rate was learnt on summed distances: refused, re-fit.
-VERSION = 8
+#: Version 9: an affine law may carry a lower-order term (an eighth element of its term,
+#: :data:`probperf.models.laws.LOWER_ORDER`) and law mixtures carry ``lower_order``; a
+#: version 8 reader would build such a law without the column (refused, re-fit).
+VERSION = 9
 
 _REGISTRY: dict[str, type] = {}
 
@@ -332,7 +335,7 @@ def params(obj) -> dict:
     --------
     >>> from probperf.models import LawMixture
     >>> params(LawMixture(seed=3))
-    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'seed': 3, 'n_draws': 1000}
+    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'lower_order': None, 'seed': 3, 'n_draws': 1000}
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()

@@ -581,6 +581,48 @@ def test_an_overhead_growing_with_the_workers_is_recovered_far_out(tmp_path):
                           mix.predict({"n": [2.0**16], "p": [64.0]}, n_draws=200, seed=1).draws)
 
 
+def test_a_lower_order_term_is_recovered_far_out(tmp_path):
+    """``0.01 + 2e-4 n^2 + 1e-6 n^3`` (a cubic cost whose quadratic term leads at the
+    sizes measured), exact runs at n = 10..100: the affine law with the lower-order
+    term recovers both coefficients and predicts n = 400 (closed form 96.01 s) within
+    1 %, where the single cubic with a constant is 2.5x high; a negative lower-order
+    coefficient refuses the law (its sibling without it is a candidate already)."""
+    n = np.arange(10.0, 101.0, 10.0)
+    X, names = n[:, None], ["n"]
+    y = 0.01 + 2e-4 * n**2 + 1e-6 * n**3
+    truth = 0.01 + 2e-4 * 400**2 + 1e-6 * 400**3
+    assert truth == pytest.approx(96.01)
+    name = "c+n^3 log^0 n+n^2 log^0 n"
+    cands = laws.candidate_laws(X, names, lower=True)
+    assert name in cands and name not in laws.candidate_laws(X, names, lower=False)
+    assert not any(k.startswith(("c+n^1 log^0 n+", "c+n^0.5 log^0 n+")) for k in cands)
+    assert "c+n^1 log^1 n+n^1 log^0 n" in cands
+    law = laws._make_law(cands[name]).fit(X, names, np.log(y))
+    # the coefficients' and the noise's priors pull even exact runs by a per cent or two
+    np.testing.assert_allclose(law.mean, [0.01, 1e-6, 2e-4], rtol=0.03)
+    far = np.array([[400.0]])
+    assert np.exp(law.predictive(far, names)[1][0]) == pytest.approx(truth, rel=0.01)
+    single = laws._make_law(cands["c+n^3 log^0 n"]).fit(X, names, np.log(y))
+    assert np.exp(single.predictive(far, names)[1][0]) > 2 * truth
+    with pytest.raises(ValueError, match="negative lower-order term"):
+        laws._make_law(cands[name]).fit(X, names, np.log(0.5 + 1e-6 * n**3 - 5e-5 * n**2))
+    # in a mixture (blended weights: the evidence's share reaches laws that the
+    # shortest forward split, 3 sizes, cannot fit) the law is saved and read back
+    mix = LawMixture(lower_order=True).fit(X, y, features=names)
+    assert mix.weights_.get(name, 0) > 0.01
+    path = tmp_path / "m.model"
+    persist.save(mix, path)
+    again = persist.load(path)
+    assert np.array_equal(again.predict({"n": [400.0]}, n_draws=200, seed=1).draws,
+                          mix.predict({"n": [400.0]}, n_draws=200, seed=1).draws)
+
+
+def test_the_dag_parts_leave_out_the_lower_order_laws():
+    from probperf import dag
+
+    assert dag.DagModel()._new_model("laws", "work").lower_order is dag.PART_LOWER_ORDER is False
+
+
 def test_overheads_need_worker_counts_that_can_tell_them_from_1_and_1_over_p():
     """With two worker counts ``h(p)`` is a combination of 1 and 1/p; with three it
     fits their levels exactly, a bend that only a fourth can check."""
