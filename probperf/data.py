@@ -68,6 +68,17 @@ TIME_METRICS: tuple[str, ...] = (
 #: Metrics that are counts of DAG events.
 COUNT_METRICS: tuple[str, ...] = ("create_task", "wait_tasks", "end_task")
 
+
+def metric_label(metric: str, unit: str = "s") -> str:
+    """How a metric is named on an axis or in a title: a time with its unit, a count as one.
+
+    Examples
+    --------
+    >>> metric_label("time"), metric_label("work", "cycles"), metric_label("create_task")
+    ('time [s]', 'work [cycles]', 'create_task (count)')
+    """
+    return f"{metric} (count)" if metric in COUNT_METRICS else f"{metric} [{unit}]"
+
 #: The DAG metrics whose sum is ``p * time`` (identity (1), docs/concepts.md).
 IDENTITY_METRICS: tuple[str, ...] = ("work", "delay", "no_work")
 
@@ -537,8 +548,8 @@ class Measurements:
         for m in metrics:
             if m not in self._frame and m in BASE_PARAMS:
                 raise MeasurementError(
-                    f"parameter {m!r} is needed but missing (give it with --param {m}=VALUE, "
-                    "a file-name --pattern or a column)",
+                    f"parameter {m!r} is needed but missing (give it as a column; 'probperf record' and "
+                    f"'convert' take --param {m}=VALUE, 'convert' also a file-name --pattern)",
                     self.source,
                     column=m,
                 )

@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .data import Measurements
+from .data import Measurements, metric_label
 
 
 def _axes(ax):
@@ -98,19 +98,21 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         lo, hi = pred.interval(level)
         ax.fill_between(x, lo, hi, color="C0", alpha=alpha, lw=0, label=f"{level:.0%} interval")
     ax.plot(x, pred.median, color="C0", lw=2, label="median")
+    metric, unit = pred.name or "time", getattr(model, "unit_", "s")
     if data is not None:
-        _measured(ax, data, vs, pts.iloc[0].to_dict())
+        if data.unit != unit:  # points in seconds on an axis in cycles would sit orders of magnitude off
+            raise ValueError(f"the measurements are in {data.unit}, the model in {unit}: give runs in the model's unit")
+        _measured(ax, data, vs, pts.iloc[0].to_dict(), metric)
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(vs)
-    unit = getattr(model, "unit_", "s")
-    ax.set_ylabel(f"time [{unit}]")
+    ax.set_ylabel(metric_label(metric, unit))
     fixed = ", ".join(f"{k}={_fmt(v)}" for k, v in pts.iloc[0].items() if k != vs)
     ax.legend(fontsize=8)
-    fit_title(ax, title or f"predicted time vs {vs} ({fixed})")
+    fit_title(ax, title or f"predicted {metric} vs {vs} ({fixed})")
     return fig
 
 
@@ -145,15 +147,15 @@ def fit_title(ax, text: str, margin: float = 4.0) -> None:
         fig.tight_layout()
 
 
-def _measured(ax, data: Measurements, vs: str, fixed: Mapping):
+def _measured(ax, data: Measurements, vs: str, fixed: Mapping, metric: str = "time"):
     frame = data.frame
     mask = np.ones(len(frame), dtype=bool)
     for k, v in fixed.items():
         if k != vs and k in frame:
             mask &= np.isclose(frame[k].to_numpy(dtype=float), float(v))
-    if mask.any() and "time" in frame:
+    if mask.any() and metric in frame:
         sub = frame[mask]
-        ax.scatter(sub[vs], sub["time"], color="k", s=14, zorder=3, label="measured")
+        ax.scatter(sub[vs], sub[metric], color="k", s=14, zorder=3, label="measured")
 
 
 def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: str | None = None):

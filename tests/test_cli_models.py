@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+import probperf as pp
 from probperf.cli import app
 
 CASES = ["gauss_n_p8", "karatsuba_uniform_p8", "karatsuba_nonuniform_p8", "rabin_miller_p8"]
@@ -223,6 +224,46 @@ def test_an_unknown_at_parameter_is_named(grid_runs):
     res = run("predict", grid_runs / "m.model", "--at", "m=2**24,p=36")
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip() == "error: --at: the model has no parameter 'm'; its parameters are n, p"
+
+
+def test_a_model_of_another_metric_is_labelled_with_it(grid_runs):
+    """A task count, 4 n / p, fitted with --target: predict's title and the plot's axis
+    name the count, and the plot draws the measured counts, not the times."""
+    frame = pd.read_csv(grid_runs / "runs.csv")
+    frame["create_task"] = 4 * frame["n"] // frame["p"]
+    frame.to_csv(grid_runs / "counts.csv", index=False)
+    model = grid_runs / "ct.model"
+    assert run("fit", grid_runs / "counts.csv", "--target", "create_task", "--model", "direct", "-q",
+               "-o", model).exit_code == 0
+    res = run("predict", model, "--at", "n=2**15,p=4")
+    assert res.exit_code == 0 and "predicted create_task (count), 90% interval" in " ".join(res.stdout.split())
+    assert "time" not in res.stdout
+    from probperf import persist
+    from probperf.plot import plot_band
+
+    fig = plot_band(persist.load(model), vs="n", at={"n": 2**15, "p": 4}, data=pp.read(grid_runs / "counts.csv"))
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "create_task (count)" and ax.get_title().startswith("predicted create_task vs n")
+    measured = ax.collections[-1].get_offsets()
+    np.testing.assert_array_equal(np.asarray(measured)[:, 1], 4 * np.array([2**12, 2**13, 2**14, 2**15]) // 4)
+
+
+def test_plot_refuses_measurements_in_another_unit(grid_runs):
+    frame = pd.read_csv(grid_runs / "runs.csv")
+    frame["time"] *= 2e9
+    from probperf.formats import write_parquet
+
+    write_parquet(pp.Measurements(frame, unit="cycles", clock_hz=2e9), grid_runs / "cycles.parquet")
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.parquet",
+              "-o", grid_runs / "mix.png")
+    assert res.exit_code == 2 and "the measurements are in cycles, the model in s" in res.stderr
+    assert not (grid_runs / "mix.png").exists()
+
+
+def test_each_of_several_points_gives_what_the_model_needs(grid_runs):
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**16,p=4", "--at", "n=2**17")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip() == "error: --at n=131072 (point 2): give p too, as the other points do"
 
 
 @pytest.mark.parametrize("command", [["predict"], ["plot", "-o", "{dir}/band.png"]])

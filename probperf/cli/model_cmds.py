@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
+from ..data import metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
 from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
@@ -191,7 +192,8 @@ def predict(
         print(text)
         return
     unit = getattr(model, "unit_", "s")
-    _print_table(summary, f"predicted time [{unit}], {level:.0%} interval", list(getattr(model, "features_", frame.columns)))
+    _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level:.0%} interval",
+                 list(getattr(model, "features_", frame.columns)))
     if laws is not None:
         _print_laws(laws, level, unit)
     elif explain:
@@ -226,9 +228,16 @@ def checked_points(model, rows, option: str):
     if unknown:
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
                          f"its parameters are {', '.join(features)}")
-    missing = [c for c in features if c not in frame.columns and c not in (getattr(model, "defaults_", None) or {})]
+    defaults = getattr(model, "defaults_", None) or {}
+    missing = [c for c in features if c not in frame.columns and c not in defaults]
     if missing:  # a parameter constant in training may be left out; the others not
         raise ValueError(f"{option}: give {', '.join(missing)} too (the model's parameters are {', '.join(features)})")
+    for i, row in enumerate(rows):  # several points: each gives what the others give, or takes the default
+        lacking = [c for c in frame.columns if c not in row and c not in defaults]
+        if lacking:
+            raise ValueError(f"{option} {_point_text(pd.Series(row))} (point {i + 1}): give {', '.join(lacking)} "
+                             f"too, as the other points do")
+    frame = frame.fillna({c: v for c, v in defaults.items() if c in frame})
     try:
         prediction_points(frame, {}, list(frame.columns))  # n > 0, p a positive integer
     except ValueError as exc:
@@ -438,7 +447,8 @@ def plot(
             config = [c for c in getattr(model, "features_", []) if c not in ("n", "p")]
             measured = formats.read(data, **({"config": config} if config else {}))
         elif getattr(model, "train_points_", None):
-            measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_])
+            measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
+                                    unit=getattr(model, "unit_", "s"))
         else:
             measured = None
         fig = plot_band(model, vs=vs, at=point, data=measured)

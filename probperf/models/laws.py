@@ -1655,7 +1655,7 @@ class LawMixture(MetricModel):
             at = ", ".join(f"{c}={v:g}" for c, v in zip(self.features_, X[i]))
             raise ValueError(f"{self.target_ or 'the metric'} is {y[i]:g} in {int(np.sum(y <= 0))} of {len(y)} runs "
                              f"(first: {at}), but a law on the log scale needs positive values: fit it with "
-                             "--model gp, or without those runs")
+                             "a GP kernel (--kernel matern52), or without those runs")
         if np.any(y < VALUE_RANGE[0]) or np.any(y > VALUE_RANGE[1]):
             raise ValueError(f"{self.target_ or 'the metric'} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} "
                              f"(min {np.min(y):g}, max {np.max(y):g}); give it in another unit")
