@@ -260,6 +260,21 @@ def test_plot_refuses_measurements_in_another_unit(grid_runs):
     assert not (grid_runs / "mix.png").exists()
 
 
+def test_a_split_the_table_cannot_have_is_refused(grid_runs):
+    """--split names rows of a split column: asked of a table without one, fit and
+    doctor refuse it (they used every row, test rows included, without a word); an
+    empty --split uses a labelled table whole and says so."""
+    for command in (["fit", grid_runs / "runs.csv", "-q", "-o", grid_runs / "x.model"], ["doctor", grid_runs / "runs.csv"]):
+        res = run(*command, "--split", "test")
+        assert res.exit_code == 2 and res.stdout == ""
+        assert res.stderr.strip() == f"error: --split test: {grid_runs / 'runs.csv'} has no split column; leave --split out to use every row"
+    assert not (grid_runs / "x.model").exists()
+    frame = pd.read_csv(grid_runs / "runs.csv").assign(split=["train"] * 12 + ["test"] * 4)
+    frame.to_csv(grid_runs / "labelled.csv", index=False)
+    res = run("fit", grid_runs / "labelled.csv", "--split", "", "--model", "direct", "-q", "-o", grid_runs / "x.model")
+    assert res.exit_code == 0 and "fitting on all 16 rows (--split empty: the split labels are not used)" in res.stderr
+
+
 def test_each_of_several_points_gives_what_the_model_needs(grid_runs):
     res = run("predict", grid_runs / "m.model", "--at", "n=2**16,p=4", "--at", "n=2**17")
     assert res.exit_code == 2 and res.stdout == ""

@@ -359,6 +359,23 @@ def config_names(items) -> list[str]:
     return out
 
 
+def split_rows(m, split, verb: str):
+    """The rows of ``m`` labelled ``split`` (``--split``), said on stderr as ``verb``
+    ("fitting on", "looking at"). A table without a ``split`` column is used whole,
+    unless a label other than the default was asked for, which it cannot have (exit 2);
+    an empty label uses a labelled table whole, and says so."""
+    if "split" not in m.frame:
+        if split and split != "train":
+            fail(f"--split {split}: {m.source or 'the table'} has no split column; leave --split out to use every row")
+        return m
+    if not split:
+        err_console.print(f"{verb} all {len(m)} rows (--split empty: the split labels are not used)", highlight=False)
+        return m
+    m = m.select(split=split)
+    err_console.print(f"{verb} the {len(m)} rows with split={shown(repr(split))}", highlight=False)
+    return m
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
     sys.exit(0)

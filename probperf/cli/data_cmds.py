@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
-                   shown, warn)
+                   shown, split_rows, warn)
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -205,10 +205,8 @@ def doctor(
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
     m = _read(files, reading, identity_warnings=False)
-    if split and "split" in m.frame:  # the rows fit would use
-        with bad_input():
-            m = m.select(split=split)
-        err_console.print(f"looking at the {len(m)} rows with split={shown(repr(split))}", highlight=False)
+    with bad_input():
+        m = split_rows(m, split, "looking at")  # the rows fit would use
     report = diagnose(m)
     if format == "json":
         print(json.dumps(report.to_dict(), indent=2))

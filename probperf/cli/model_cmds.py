@@ -15,8 +15,8 @@ from .. import registry
 from ..data import metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
-from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
-                   say_written, shown, warn)
+from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
+                   say_written, shown, split_rows, warn)
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
 MODELS = tuple(registry.names(saved_only=True))
@@ -46,11 +46,7 @@ def load_training(data: Path, config: list[str], split: Optional[str]):
     """
     from .. import formats
 
-    m = formats.read(data, config=config)
-    if split and "split" in m.frame:
-        m = m.select(split=split)
-        err_console.print(f"fitting on the {len(m)} rows with split={shown(repr(split))}", highlight=False)
-    return m
+    return split_rows(formats.read(data, config=config), split, "fitting on")
 
 
 @app.command()
