@@ -68,7 +68,45 @@ class _PlainHelp:
 
 
 class _Command(_PlainHelp, typer.core.TyperCommand):
-    """A command with the help of :class:`_PlainHelp`."""
+    """A command with the help of :class:`_PlainHelp` that refuses an option of one
+    value given twice (click keeps the last one silently: ``plot --at A --at B``
+    plotted B alone, ``-o x -o y`` wrote y)."""
+
+    def parse_args(self, ctx, args):
+        refuse_repeated(self.params, args)
+        return super().parse_args(ctx, args)
+
+
+def refuse_repeated(params, args) -> None:
+    """A usage error (exit 2) for an option of ``params`` that takes one value yet
+    appears more than once in ``args`` (up to ``--``); flags and repeatable options may
+    repeat.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> def option(*names, multiple=False, is_flag=False):  # the attributes a click option has
+    ...     return SimpleNamespace(param_type_name="option", opts=list(names), secondary_opts=[],
+    ...                            multiple=multiple, is_flag=is_flag, count=False)
+    >>> params = [option("--at"), option("--draws", multiple=True), option("-q", is_flag=True)]
+    >>> refuse_repeated(params, ["--draws", "1", "--draws=2", "-q", "-q", "--at", "n=1"])
+    >>> refuse_repeated(params, ["--at", "n=1", "--at=n=2"])
+    Traceback (most recent call last):
+    ...
+    typer._click.exceptions.UsageError: --at is given 2 times, but it takes one value
+    >>> refuse_repeated(params, ["--", "--at", "--at"])
+    """
+    from typer._click.exceptions import UsageError  # typer's own click: its main turns it into one line
+
+    args = list(args)
+    args = args[:args.index("--")] if "--" in args else args
+    for param in params:
+        if getattr(param, "param_type_name", None) != "option" or param.multiple or param.is_flag or param.count:
+            continue
+        names = param.opts + param.secondary_opts
+        times = sum(a in names or any(a.startswith(n + "=") for n in names if n.startswith("--")) for a in args)
+        if times > 1:
+            raise UsageError(f"{'/'.join(names)} is given {times} times, but it takes one value")
 
 
 class _Group(_PlainHelp, typer.core.TyperGroup):
