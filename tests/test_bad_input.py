@@ -234,6 +234,8 @@ CLI_CASES = [
     case("predict-at-power-plus", ["predict", MODEL, "--at", "n=2**53+1"], "--at n: value '2**53+1' is not a number"),
     case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
+    case("validate-clock-hz-on-seconds", f"validate {GAUSS} --clock-hz 2e9",
+         "--clock-hz applies to runs measured in cycles, but these are in s"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],
          "--at is given 2 times, but it takes one value"),
     case("fit-output-given-twice", ["fit", GAUSS, "-o", "{out}.model", "--output={out}2.model"],

@@ -102,6 +102,8 @@ def _read(files, reading: dict, identity_warnings=True):
     for w in caught:
         if identity_warnings or not issubclass(w.category, IdentityWarning):
             warn(str(w.message))
+    if "clock_hz" in kw and m.unit != "cycles":  # never dropped without a word
+        fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit}")
     return m
 
 
