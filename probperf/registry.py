@@ -36,7 +36,9 @@ class Entry:
     written to a model file (Extra-P's fitted function is not data); ``point``: it
     gives a point prediction (no interval to score); ``kernel``: it takes a
     ``kernel`` (a GP spec, ``laws`` or ``basis``), which a baseline of fixed form
-    does not.
+    does not; ``effort``: its inference has an effort level to set (bounds and
+    Extra-P's least squares have none: ``fit --effort`` refuses them, where
+    experiments pass one level to every model).
 
     Examples
     --------
@@ -52,6 +54,7 @@ class Entry:
     saved: bool = True
     point: bool = False
     kernel: bool = True
+    effort: bool = True
 
 
 def _dag(kernel=None):
@@ -108,9 +111,9 @@ MODELS = {
     "direct_nn": Entry("DirectNN (thesis)", _baseline("DirectNN", "nn"), kernel=False),
     "multitask_nn": Entry("MultiTaskNN (thesis)", _baseline("MultiTaskNN", "nn"), needs_dag=True, kernel=False),
     "cilkview": Entry("Cilkview bounds", _baseline("CilkviewBounds"), needs_dag=True, per_config=True,
-                      kernel=False),
+                      kernel=False, effort=False),
     "extrap": Entry("Extra-P (default modeler, negative exponents)", _extrap, per_config=True,
-                    any_target=True, saved=False, point=True, kernel=False),
+                    any_target=True, saved=False, point=True, kernel=False, effort=False),
 }
 
 AUTO = "auto"

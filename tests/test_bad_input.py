@@ -236,6 +236,8 @@ CLI_CASES = [
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
     case("validate-clock-hz-on-seconds", f"validate {GAUSS} --clock-hz 2e9",
          "--clock-hz applies to runs measured in cycles, but these are in s"),
+    case("fit-cilkview-effort", ["fit", "{d}/dag_runs.csv", "--model", "cilkview", "--effort", "thorough",
+                                 "-o", "{out}.model"], "--effort: the cilkview model has no inference to tune"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],
          "--at is given 2 times, but it takes one value"),
     case("fit-output-given-twice", ["fit", GAUSS, "-o", "{out}.model", "--output={out}2.model"],

@@ -80,6 +80,8 @@ def fit(
         _check_spec("--effort", effort)
         if model != registry.AUTO:  # before the data are read: a kernel or target the model refuses
             registry.make(model, kernel=kernel, target=target, effort=effort)
+            if effort != "default" and not registry.entry_of(model).effort:  # never dropped without a word
+                raise ValueError(f"--effort: the {model} model has no inference to tune and takes no effort level")
         check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
         if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
             raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
