@@ -238,6 +238,7 @@ CLI_CASES = [
          "--clock-hz applies to runs measured in cycles, but these are in s"),
     case("fit-cilkview-effort", ["fit", "{d}/dag_runs.csv", "--model", "cilkview", "--effort", "thorough",
                                  "-o", "{out}.model"], "--effort: the cilkview model has no inference to tune"),
+    case("bench-build-only-empty", ["bench", "build", "-o", "{out}", "--only", ""], "--only '': no program named"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],
          "--at is given 2 times, but it takes one value"),
     case("fit-output-given-twice", ["fit", GAUSS, "-o", "{out}.model", "--output={out}2.model"],

@@ -107,7 +107,9 @@ def bench_build(
     each also as NAME_untied with untied tasks."""
     from ..record import BENCHMARKS, BuildError, build_benchmarks
 
-    names = [n.strip() for n in only.split(",") if n.strip()] if only else list(BENCHMARKS)
+    names = [n.strip() for n in only.split(",") if n.strip()] if only is not None else list(BENCHMARKS)
+    if not names:  # an empty subset is no subset: building everything would not be what was asked
+        fail(f"--only {only!r}: no program named; give e.g. --only fib,nqueens")
     with bad_input():
         try:
             built = build_benchmarks(output, names)
