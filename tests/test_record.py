@@ -490,6 +490,24 @@ def test_cli_record_appends_rows(bench_bin, tmp_path):
         assert m.frame[col].notna().all(), col
 
 
+def test_cli_record_checks_its_inputs_before_running_the_program(tmp_path):
+    """A bad --param, or an output file that cannot take the rows, is refused before
+    the program runs (it was found only after the run)."""
+    marker, out = tmp_path / "ran", tmp_path / "runs.csv"
+    program = ["--", "/bin/sh", "-c", f"touch {marker}"]
+    cases = [(["--param", "n=0"], "--param n: problem size n must be positive"),
+             (["--param", "n=3", "--param", "time=3"], "--param time: 'time' cannot be declared a configuration"),
+             (["--param", "n=3", "--param", "cut=x"], "--param cut: value 'x' is not a number")]
+    for args, message in cases:
+        res = _cli("record", *args, "-o", str(out), *program)
+        assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
+        assert not marker.exists() and not out.exists()
+    out.write_text("n,p,cutoff,time\n3,1,2,1.0\n")
+    res = _cli("record", "--param", "n=3", "-o", str(out), *program)
+    assert res.exit_code == 2 and "differ from this recording's" in " ".join(res.output.split())
+    assert not marker.exists() and out.read_text() == "n,p,cutoff,time\n3,1,2,1.0\n"
+
+
 def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):
     out = tmp_path / "runs.csv"
     crash = _c_program(tmp_path, "crash", "#include <stdlib.h>\nint main(void){abort();}\n")

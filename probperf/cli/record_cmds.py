@@ -24,14 +24,31 @@ class _RowWriter:
 
         if not self.loaded and self.out.exists():  # the rows from before this command
             self.old = read(self.out, config=new.config)
-            if sorted(self.old.params) != sorted(new.params):
-                fail(
-                    f"{self.out}: its parameters {self.old.params} differ from this "
-                    f"recording's {new.params}; write to another file"
-                )
         self.loaded = True
+        self._same_params(new.params)
         write(self.old.concat(new) if self.old is not None else new, self.out)
         self.written = len(new)
+
+    def preflight(self, params: dict) -> None:
+        """Before any run: the ``--param`` values as a recorded row would hold them, and
+        the rows already in ``out`` (readable, with this recording's parameters), so that
+        a mistake is not found only after the program has run."""
+        from ..data import MeasurementError, Measurements
+        from ..formats import read
+
+        config = [k for k in params if k != "n"]
+        try:
+            probe = Measurements({**{k: [v] for k, v in params.items()}, "p": [1], "time": [1.0]}, config=config)
+        except MeasurementError as exc:
+            raise ValueError(f"--param {exc.column}: {exc.message.removeprefix('row 0: ')}") from None
+        if self.out.exists():
+            self.old, self.loaded = read(self.out, config=config), True
+            self._same_params(probe.params)
+
+    def _same_params(self, params) -> None:
+        if self.old is not None and sorted(self.old.params) != sorted(params):
+            fail(f"{self.out}: its parameters {self.old.params} differ from this recording's {params}; "
+                 "write to another file")
 
     @property
     def total(self) -> int:
@@ -83,6 +100,7 @@ def record_cmd(
     with bad_input():
         check_output(output, "-o")
         output_format(output, "-o", TABLE_FORMATS)  # known before the program runs
+        writer.preflight(params)
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,
