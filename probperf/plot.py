@@ -29,8 +29,8 @@ def _axes(ax):
 
 def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None = None, num: int = 40) -> pd.DataFrame:
     """Points along ``vs`` (log-spaced; rounded to integers for ``p``), other parameters
-    fixed at ``at`` (or the model's constant defaults); the sweep runs from the smallest
-    training value to ``at[vs]`` or the largest training value, whichever is larger.
+    fixed at ``at`` (or the model's constant defaults); the sweep covers the training
+    values and reaches ``at[vs]``, beyond them on either side.
 
     Examples
     --------
@@ -38,9 +38,12 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8]}
     >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
     [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 11.0, 13.0, 16.0]
+    >>> sweep(Fitted(), "n", {"n": 256, "p": 4}, num=3)["n"].round(6).tolist()
+    [256.0, 1024.0, 4096.0]
     """
     ranges = getattr(model, "train_ranges_", {})
-    lo = lo if lo is not None else ranges.get(vs, [1, 1])[0]
+    end = at.get(vs)
+    lo = lo if lo is not None else min(ranges.get(vs, [1, 1])[0], float(end if end is not None else np.inf))
     hi = hi if hi is not None else max(float(at.get(vs, lo)), ranges.get(vs, [lo, lo])[1])
     if vs == "p":
         grid = np.unique(np.round(np.geomspace(max(lo, 1), max(hi, 1), num=min(num, int(hi - lo) + 1))))
@@ -147,14 +150,29 @@ def fit_title(ax, text: str, margin: float = 4.0) -> None:
         fig.tight_layout()
 
 
-def _measured(ax, data: Measurements, vs: str, fixed: Mapping, metric: str = "time"):
+def matching_runs(data: Measurements, vs: str, fixed: Mapping, metric: str = "time") -> pd.DataFrame:
+    """The runs of ``data`` a band along ``vs`` at ``fixed`` draws as points: those with
+    ``metric`` measured and every other parameter at its fixed value.
+
+    Examples
+    --------
+    >>> runs = Measurements({"n": [8, 16, 16], "p": [1, 1, 2], "time": [1.0, 2.0, 1.1]})
+    >>> matching_runs(runs, "n", {"n": 64, "p": 1})["n"].tolist(), len(matching_runs(runs, "n", {"p": 4}))
+    ([8, 16], 0)
+    """
     frame = data.frame
-    mask = np.ones(len(frame), dtype=bool)
+    if metric not in frame:
+        return frame.iloc[:0]
+    mask = frame[metric].notna().to_numpy().copy()
     for k, v in fixed.items():
         if k != vs and k in frame:
             mask &= np.isclose(frame[k].to_numpy(dtype=float), float(v))
-    if mask.any() and metric in frame:
-        sub = frame[mask]
+    return frame[mask]
+
+
+def _measured(ax, data: Measurements, vs: str, fixed: Mapping, metric: str = "time"):
+    sub = matching_runs(data, vs, fixed, metric)
+    if len(sub):
         ax.scatter(sub[vs], sub[metric], color="k", s=14, zorder=3, label="measured")
 
 

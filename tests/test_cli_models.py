@@ -275,6 +275,22 @@ def test_a_split_the_table_cannot_have_is_refused(grid_runs):
     assert res.exit_code == 0 and "fitting on all 16 rows (--split empty: the split labels are not used)" in res.stderr
 
 
+def test_plot_says_when_its_data_give_no_point_and_sweeps_down_to_the_point(grid_runs):
+    """--data with no run at the fixed worker count is said (nothing was drawn, without
+    a word); a sweep end below the training sizes is where the sweep starts."""
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=16", "--data", grid_runs / "runs.csv",
+              "-o", grid_runs / "b.png")
+    assert res.exit_code == 0 and (grid_runs / "b.png").exists()
+    assert f"warning: --data {grid_runs / 'runs.csv'}: no run with time measured at p=16; none drawn" in res.stderr
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**14,p=4", "--data", grid_runs / "runs.csv",
+              "-o", grid_runs / "c.png")
+    assert res.exit_code == 0 and "none drawn" not in res.stderr
+    from probperf import persist
+    from probperf.plot import sweep
+
+    assert sweep(persist.load(grid_runs / "m.model"), "n", {"n": 2.0**8, "p": 4})["n"].min() == 2.0**8
+
+
 def test_each_of_several_points_gives_what_the_model_needs(grid_runs):
     res = run("predict", grid_runs / "m.model", "--at", "n=2**16,p=4", "--at", "n=2**17")
     assert res.exit_code == 2 and res.stdout == ""

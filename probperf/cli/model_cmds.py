@@ -431,7 +431,7 @@ def plot(
         fail(f"--vs must be n or p, got {vs!r}")
     from .. import persist
     from ..data import Measurements
-    from ..plot import figure_format, plot_band, save_figure
+    from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     with bad_input():
@@ -452,6 +452,12 @@ def plot(
         fig = plot_band(model, vs=vs, at=point, data=measured)
         save_figure(fig, output, fmt)
     say_written(output, f"wrote {shown(output)} ({fmt.upper()})")
+    if data is not None:  # --data given and nothing of it drawn: said, not silent
+        fixed = sweep(model, vs, point, num=1).iloc[0].to_dict()
+        target = getattr(model, "target", None) or "time"
+        if not len(matching_runs(measured, vs, fixed, target)):
+            warn(f"--data {shown(data)}: no run with {target} measured at "
+                 + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
     for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # the sweep's far end, as predict warns
         warn(line)
 
@@ -479,7 +485,7 @@ def demo(
     from .. import progress
     from ..dag import DagModel
     from ..outputs import check_output
-    from ..plot import figure_format, plot_band, save_figure
+    from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
     from ..sim import generate
 
     seed = number("--seed", seed, integer=True, low=0)
