@@ -232,9 +232,13 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
     Traceback (most recent call last):
     ...
     probperf.limits.NumberError: 10**400 is too large (beyond ±1.8e+308)
+    >>> parse_expression("2^^13")
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NotANumber: value '2^^13' is not a number (a literal, or BASE**EXP of two literals)
     """
-    t = text.strip().replace("^", "**")
-    base, power, exponent = t.partition("**")
+    t = text.strip()  # quoted in messages as typed
+    base, power, exponent = t.replace("^", "**").partition("**")
     if power:
         try:
             value = _power(parse_literal(base), parse_literal(exponent), t)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Measurements, metric_label
+from .predict import level_text
 
 
 def _axes(ax):
@@ -99,7 +100,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     fig, ax = _axes(ax)
     for level, alpha in zip(sorted(levels, reverse=True), (0.18, 0.35, 0.5)):
         lo, hi = pred.interval(level)
-        ax.fill_between(x, lo, hi, color="C0", alpha=alpha, lw=0, label=f"{level:.0%} interval")
+        ax.fill_between(x, lo, hi, color="C0", alpha=alpha, lw=0, label=f"{level_text(level)} interval")
     ax.plot(x, pred.median, color="C0", lw=2, label="median")
     metric, unit = pred.name or "time", getattr(model, "unit_", "s")
     if data is not None:
@@ -198,7 +199,7 @@ def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: s
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("measured")
-    ax.set_ylabel(f"predicted (median, {level:.0%} interval)")
+    ax.set_ylabel(f"predicted (median, {level_text(level)} interval)")
     if label:
         ax.legend(fontsize=8)
     fig.tight_layout()

@@ -14,6 +14,18 @@ import numpy as np
 import pandas as pd
 
 
+def level_text(level: float) -> str:
+    """An interval level as a percentage, with the digits it has (0.9 is "90%", not a
+    level of 0.9999999999 rounded to "100%").
+
+    Examples
+    --------
+    >>> level_text(0.9), level_text(0.975), level_text(0.9999999999)
+    ('90%', '97.5%', '99.99999999%')
+    """
+    return f"{level * 100:.10g}%"
+
+
 class Predictive:
     """Joint predictive draws at a set of points.
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from .. import registry
 from ..data import metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
+from ..predict import level_text
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
 from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, split_rows, warn)
@@ -190,7 +191,7 @@ def predict(
         print(text)
         return
     unit = getattr(model, "unit_", "s")
-    _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level:.0%} interval",
+    _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level_text(level)} interval",
                  list(getattr(model, "features_", frame.columns)))
     if laws is not None:
         _print_laws(laws, level, unit)
@@ -378,7 +379,7 @@ def _print_laws(laws, level, unit="s"):
     order = [k for k in WEIGHTING_NAMES if k in shares] + [k for k in shares if k not in WEIGHTING_NAMES]
     caption = ("weights: " + " + ".join(f"{shares[k]:.0%} {WEIGHTING_NAMES.get(k, k)}" for k in order)
                if len(shares) > 1 else None)
-    table = Table(title=shown(f"the laws behind the prediction ({level:.0%} intervals in {unit}; "
+    table = Table(title=shown(f"the laws behind the prediction ({level_text(level)} intervals in {unit}; "
                               "a law alone, the mixture with the discrepancy beyond the data)"),
                   caption=shown(caption) if caption else None)
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
@@ -391,7 +392,7 @@ def _print_laws(laws, level, unit="s"):
 
 
 def _print_decomposition(decomp, level, unit="s"):
-    table = Table(title=shown(f"decomposition of p * time ({level:.0%} intervals, terms in {unit})"))
+    table = Table(title=shown(f"decomposition of p * time ({level_text(level)} intervals, terms in {unit})"))
     params = _shown_params(decomp, ("term", "share", "share_lower", "share_upper", "median", "lower", "upper"))
     for c in [*params, "term", "share", "share interval", "median", "interval"]:
         table.add_column(shown(c), justify="right")

@@ -128,6 +128,8 @@ def bench_build(
     names = [n.strip() for n in only.split(",") if n.strip()] if only is not None else list(BENCHMARKS)
     if not names:  # an empty subset is no subset: building everything would not be what was asked
         fail(f"--only {only!r}: no program named; give e.g. --only fib,nqueens")
+    if output.exists() and not output.is_dir():
+        fail(f"-o {output}: a file, not a directory; give a directory for the executables")
     with bad_input():
         try:
             built = build_benchmarks(output, names)

@@ -137,11 +137,12 @@ def datasets(
     from ..sim import PROTOCOL, dataset
 
     names = ["sort", "sparselu", "fft", "strassen", "fib", "nqueens"]
-    if apps:
+    if apps is not None:  # given empty, it names no program (not the default set)
         names = [a.strip() for a in apps.split(",") if a.strip()]
     unknown = [a for a in names if a not in PROTOCOL]
     if unknown or not names:
-        fail(f"--apps: unknown program(s) {unknown}; choose from {', '.join(PROTOCOL)}")
+        fail(f"--apps {apps!r}: " + (f"unknown program(s) {', '.join(unknown)}" if unknown else "no program named")
+             + f"; choose from {', '.join(PROTOCOL)}")
     if fmt not in ("csv", "parquet", "jsonl"):
         fail(f"--format {fmt!r}: choose csv, parquet or jsonl")
     factor = 0.25 if quick else 1.0
