@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .data import Measurements, metric_label
+from .data import COUNT_METRICS, Measurements, metric_label
 from .predict import level_text
 
 
@@ -104,7 +104,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ax.plot(x, pred.median, color="C0", lw=2, label="median")
     metric, unit = pred.name or "time", getattr(model, "unit_", "s")
     if data is not None:
-        if data.unit != unit:  # points in seconds on an axis in cycles would sit orders of magnitude off
+        if data.unit != unit and metric not in COUNT_METRICS:  # seconds on a cycles axis: orders of magnitude off
             raise ValueError(f"the measurements are in {data.unit}, the model in {unit}: give runs in the model's unit")
         _measured(ax, data, vs, pts.iloc[0].to_dict(), metric)
     ranges = getattr(model, "train_ranges_", {})

@@ -20,10 +20,10 @@ def level_text(level: float) -> str:
 
     Examples
     --------
-    >>> level_text(0.9), level_text(0.975), level_text(0.9999999999)
-    ('90%', '97.5%', '99.99999999%')
+    >>> level_text(0.9), level_text(0.975), level_text(0.99999999999)
+    ('90%', '97.5%', '99.999999999%')
     """
-    return f"{level * 100:.10g}%"
+    return f"{level * 100:.15g}%"
 
 
 class Predictive:

@@ -238,6 +238,8 @@ def test_a_model_of_another_metric_is_labelled_with_it(grid_runs):
     res = run("predict", model, "--at", "n=2**15,p=4")
     assert res.exit_code == 0 and "predicted create_task (count), 90% interval" in " ".join(res.stdout.split())
     assert "time" not in res.stdout
+    res = run("predict", model, "--at", "n=2**15,p=4", "--explain")
+    assert res.exit_code == 0 and "intervals in counts" in " ".join(res.stdout.split())
     from probperf import persist
     from probperf.plot import plot_band
 

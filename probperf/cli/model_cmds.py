@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import metric_label
+from ..data import COUNT_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
@@ -194,7 +194,7 @@ def predict(
     _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level_text(level)} interval",
                  list(getattr(model, "features_", frame.columns)))
     if laws is not None:
-        _print_laws(laws, level, unit)
+        _print_laws(laws, level, "counts" if pred.name in COUNT_METRICS else unit)
     elif explain:
         _print_decomposition(pred.decomposition(level), level, unit)
 

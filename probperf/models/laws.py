@@ -643,11 +643,13 @@ def lower_shape(j: float, k: int) -> tuple | None:
 
     Examples
     --------
-    >>> lower_shape(3.0, 0), lower_shape(1.0, 1), lower_shape(1.0, 0), lower_shape(0.5, 0)
-    ((2.0, 0), (1.0, 0), None, None)
+    >>> lower_shape(3.0, 0), lower_shape(1.0, 1), lower_shape(1.0, 0), lower_shape(0.5, 0), lower_shape(0.0, 1)
+    ((2.0, 0), (1.0, 0), None, None, None)
+
+    (``log n``'s next term would be ``n^0``, the constant the law has already.)
     """
     if k >= 1:
-        return (j, k - 1)
+        return (j, k - 1) if (j, k - 1) != (0.0, 0) else None
     return (j - 1.0, 0) if j > 1 else None
 
 
