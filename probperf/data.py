@@ -79,6 +79,7 @@ def metric_label(metric: str, unit: str = "s") -> str:
     """
     return f"{metric} (count)" if metric in COUNT_METRICS else f"{metric} [{unit}]"
 
+
 #: The DAG metrics whose sum is ``p * time`` (identity (1), docs/concepts.md).
 IDENTITY_METRICS: tuple[str, ...] = ("work", "delay", "no_work")
 

@@ -486,7 +486,7 @@ def demo(
     from .. import progress
     from ..dag import DagModel
     from ..outputs import check_output
-    from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
+    from ..plot import figure_format, plot_band, save_figure
     from ..sim import generate
 
     seed = number("--seed", seed, integer=True, low=0)

@@ -534,6 +534,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     n_rows = len(X) if n_rows is None else n_rows
     checked = _CHECKED.get() if checked is None else checked
     lower = _LOWER.get() if lower is None else lower
+    lower = LOWER_ORDER if lower is None else lower  # outside a mixture's fit
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
     base = _power_terms(X, names, distinct)
     logged = [t[1] for t in base if t[0] == "log"]
@@ -546,7 +547,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
         return X[:, names.index(c)]
 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent),
-            **_shape_laws(base, logged, curved, column, bent, LOWER_ORDER if lower is None else lower)}
+            **_shape_laws(base, logged, curved, column, bent, lower)}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -632,9 +633,8 @@ def _shape_laws(base, logged, curved, column, bent, lower) -> dict[str, list[tup
                     laws[name] = [("affine", "n", j, k, with_p, absolute)]
                     for h in overheads if with_p else ():
                         laws[f"{name}+{OVERHEAD_TERMS[h][0]}"] = [("affine", "n", j, k, with_p, absolute, h)]
-                    if lower and lower_shape(j, k) is not None:
-                        lj, lk = lower_shape(j, k)
-                        laws[f"{name}+n^{lj:g} log^{lk} n"] = [("affine", "n", j, k, with_p, absolute, "", 1)]
+                    if lower and (low := lower_shape(j, k)) is not None:
+                        laws[f"{name}+n^{low[0]:g} log^{low[1]} n"] = [("affine", "n", j, k, with_p, absolute, "", 1)]
     return laws
 
 
