@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import persist
 from ..data import BASE_PARAMS
-from . import noise as noise_profile, residual, rowsets
+from . import residual, rowsets
 from ..selection import (MIN_DISTINCT, RANGE_RTOL, distance_directions, doublings_beyond, forward_splits,
                          independent, stacking_weights)
 from .base import MetricModel
@@ -133,11 +133,6 @@ ABSOLUTE_NOISE = False
 #: scored lower a second rule, fixed before its runs, split them off, as
 #: ``+partspanw`` once did for the growth.)
 LOWER_ORDER = True
-
-#: Whether time modelled directly weighs its runs by a noise profile
-#: (:mod:`probperf.models.noise`): run-to-run spread that depends on the parameters,
-#: learnt from the training runs and held at the training box's edge beyond them.
-NOISE_PROFILE = False
 
 #: Overhead terms that grow with the workers, each giving every affine law of a fixed
 #: size shape with ``p`` a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see
@@ -724,6 +719,15 @@ def noise_weights(y: np.ndarray, quantum: float) -> np.ndarray:
 # down-weighted the smallest runs by the evidence of one law, then every law used them.
 
 
+# A noise profile, run-to-run spread log-linear in the log parameters (fitted to the
+# residuals of a least-squares quadratic in the logs, kept by BIC, held at the training
+# box's edge beyond it) as every law's precision weights, was tried in session 26 by a
+# rule fixed before the run and rejected: 0.278 against 0.280 over the 23 time-only
+# training sets, though bcast rose from -0.386 to -0.220 and slate_qr from -0.416 to
+# -0.382 (strassen/B fell from -0.267 to -0.781; benchmarks/choose_laws.py --time-only,
+# suffix +het, results/choose_laws_time_only_het.md). Its code is at commit e70baa0.
+
+
 # -- one law: conjugate regression -------------------------------------------------
 
 @persist.register
@@ -835,15 +839,13 @@ class _Law:
         noise = 1.0 if w is None else 1.0 / w
         return np.sqrt(self.b / self.a * (noise + np.sum(V**2, axis=1)))
 
-    def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
-        """``S`` joint draws of ``log y`` at ``X``; ``w``: the points' precision weights
-        (their run-to-run noise relative to the law's, as in :meth:`predictive`)."""
+    def draws(self, X, names, S, rng, noise) -> np.ndarray:
+        """``S`` joint draws of ``log y`` at ``X``."""
         A = self.design(X, names)
         sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
         beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
         out = self.center + self.offset(X, names) + beta @ A.T
-        relative = None if w is None else sigma[:, None] / np.sqrt(w)[None, :]
-        return self._residual_draws(X, out, sigma, rng, noise, relative)
+        return self._residual_draws(X, out, sigma, rng, noise)
 
     #: what a model file holds of a fitted law (see :mod:`probperf.persist`)
     _fitted = ("center", "a", "b", "shift", "scale", "mean", "chol", "residual")
@@ -1004,7 +1006,7 @@ class _AffineLaw(_Law):
         return self._with_residual(X, 2 * self.a, np.log(mu), self._scale((D / mu[:, None]) @ self.chol, precision),
                                    1.0 / precision)
 
-    def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
+    def draws(self, X, names, S, rng, noise) -> np.ndarray:
         sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
         beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
         # far out a shape can overflow, and coefficients of both signs then make
@@ -1016,7 +1018,7 @@ class _AffineLaw(_Law):
             # posterior-mean law, not at 0 (log scale downstream)
             out = np.log(np.maximum(beta @ D.T, 1e-3 * mean))
         out = np.where(np.isnan(out), np.inf, out)
-        relative = sigma[:, None] / np.sqrt(self._precision(w, np.log(mean)))[None, :]
+        relative = sigma[:, None] / np.sqrt(self._precision(None, np.log(mean)))[None, :]
         return self._residual_draws(X, out, sigma, rng, noise, relative)
 
 
@@ -1542,10 +1544,6 @@ class LawMixture(MetricModel):
         Also weigh the affine laws with the next term of their expansion
         (:data:`LOWER_ORDER`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_LOWER_ORDER`, off).
-    noise_profile : bool or None
-        Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
-        earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
-        (:data:`probperf.dag.PART_NOISE_PROFILE`, off).
     checked_curvature : bool
         Leave out curvature in size or workers (``power+curv(c)`` and ``power+c*p``,
         and ``quadratic`` over the other directions only; :data:`BEYOND`) where that
@@ -1599,10 +1597,6 @@ class LawMixture(MetricModel):
     directions_ : list of str
         The parameters the distance beyond the data counts: those no others make
         (:func:`probperf.selection.distance_directions`).
-    noise_ : NoiseProfile or None
-        The runs' noise profile (:func:`probperf.models.noise.fit`), None without one:
-        every law's run-to-run spread at a point is its own scale over the root of the
-        profile's weight there.
     distance_per_span_ : bool
         Whether the distance beyond the data is counted in training spans (else in
         doublings), as the fit's growth had it.
@@ -1626,10 +1620,9 @@ class LawMixture(MetricModel):
 
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
-                 checked_curvature: bool = False, lower_order: bool | None = None,
-                 noise_profile: bool | None = None, seed: int = 0, n_draws: int = 1000):
+                 checked_curvature: bool = False, lower_order: bool | None = None, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
-        self.noise_profile = noise_profile
         self.checked_curvature = checked_curvature
         self.lower_order = lower_order
         self.growth = growth
@@ -1709,11 +1702,7 @@ class LawMixture(MetricModel):
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
             raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
-        profiled = NOISE_PROFILE if self.noise_profile is None else bool(self.noise_profile)
-        self.noise_ = noise_profile.fit(X, names, logy, self.directions_) if profiled else None
         precision = noise_weights(y, resolution(y))
-        if self.noise_ is not None:
-            precision = precision * self.noise_.weights(X)
         weightings = self._weightings()
         if self.discrepancy:
             self.discrepancy_, probs = discrepancy_growths(cands, X, names, logy, precision, weightings=weightings)
@@ -1739,10 +1728,6 @@ class LawMixture(MetricModel):
         total = sum(weights[k] for k in self.laws_)
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
-    def _noise_weights(self, X):
-        """The noise profile's precision weights at the rows of ``X`` (None without one)."""
-        return None if self.noise_ is None else self.noise_.weights(X)
-
     def _predict_draws(self, X, n_draws, seed, noise=True):
         if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
             check_points(X, self.features_, self.ranges_, self.relations_)
@@ -1751,11 +1736,10 @@ class LawMixture(MetricModel):
         names = sorted(self.weights_)  # a saved model's dicts may come back in another order
         which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
         out = np.empty((n_draws, len(X)))
-        w = self._noise_weights(X)
         for k, name in enumerate(names):
             rows = np.flatnonzero(which == k)
             if len(rows):
-                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
+                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
@@ -1800,7 +1784,7 @@ class LawMixture(MetricModel):
         tail = (1 - level) / 2
         rows = []
         for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
-            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, self._noise_weights(Xa)))
+            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True))
             rows.append((self.laws_[name].label(name), self.weights_[name], draws))
         rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
         out = []
@@ -1813,15 +1797,13 @@ class LawMixture(MetricModel):
         return table
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
-               "distance_per_span_", "noise_")
+               "distance_per_span_")
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
-        if self.noise_ is not None and not isinstance(self.noise_, noise_profile.NoiseProfile):
-            raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
 
 #: Tolerance of a point against a relation of :func:`relations`, on its log (or value)
