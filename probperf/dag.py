@@ -397,15 +397,22 @@ class DagModel(TableModel):
         The held-out runs of that validation (``n``, ``p``, ``distance``,
         ``overhead_share``, ``log_error``, ``log_variance``); absent when it did not
         run. Not saved.
-    calibrate : bool
+    calibrate : bool or None
         Learn how fast the model's error grows beyond the training data and widen
         the intervals accordingly (one extra fit on a subset; see :func:`probperf.selection.discrepancy_rates`).
-        Off by default, a choice made on training rows only
-        (``benchmarks/choose_calibration.py``): inside the training runs of the 14
-        simulated datasets, a model fitted below a forward cut scored the held-out
-        training runs beyond it better without the calibration (mean log predictive
-        density -0.97 vs -1.67): its rate, fitted one doubling out and extrapolated
-        linearly, over-widens where the law mixtures' own spread already grows.
+        None (default): only when some part carries no widening of its own (a GP or
+        basis regression, ``kernel="sm4"`` or ``"basis"``; :meth:`calibrates`), choices
+        made on training rows only (``benchmarks/choose_calibration.py``): inside the
+        training runs of the 14 simulated datasets, a model fitted below a forward cut
+        scored the held-out training runs beyond it better without the calibration
+        when every part is a law mixture (mean log predictive density -0.97 vs -1.67;
+        its rate, fitted one doubling out and extrapolated linearly, over-widens where
+        the law mixtures' own spread already grows), and better with it when every part
+        is a GP sm4 (-64.1 vs -99.0, results/choose_calibration_sm4.md) or a basis
+        regression (-1.33 vs -1.63 on the 8 sets it can fit, results/choose_calibration_basis.md):
+        without it those models'
+        intervals do not widen beyond the data at all (8 % coverage of Dataset B's
+        test3 for ``dag_sm4`` in experiments/results/compare_models.md before).
     scale_discrepancy : bool, optional
         Learn the factor of ``discrepancy_scales_`` (one extra fit below each forward
         cut of :data:`probperf.selection.SCALE_CUTS`); default :data:`SCALE_PARTS` (on).
@@ -440,7 +447,7 @@ class DagModel(TableModel):
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
-                 calibrate: bool = False, discrepancy: float = 0.0, scale_discrepancy: bool | None = None):
+                 calibrate: bool | None = None, discrepancy: float = 0.0, scale_discrepancy: bool | None = None):
         self.models = models
         self.kernel = kernel
         self.effort = effort
@@ -532,12 +539,20 @@ class DagModel(TableModel):
                 self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
         self._fit_scale(m)
         learnt = (0.0, 0.0)
-        if self.calibrate:
+        if self.calibrates():
             learnt, table = discrepancy_rates(self, m, self.features_, component_seeds(self.seed)["calibration"])
             if table is not None:
                 self.calibration_ = table
         self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
         self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
+
+    def calibrates(self) -> bool:
+        """Whether the fit learns the discrepancy rates: ``calibrate`` as given; with
+        None, when some fitted part neither widens beyond the data by itself (a law
+        mixture with a learnt rate) nor is zero."""
+        if self.calibrate is not None:
+            return bool(self.calibrate)
+        return any(not (widens(c) or isinstance(c, ZeroMetric)) for c in self.components_.values())
 
     def _fit_scale(self, m: Measurements) -> None:
         """The discrepancy scale, from forward validations of the whole model

@@ -213,6 +213,25 @@ def test_calibration_learns_the_excess_error_growth_rate():
     assert not hasattr(again, "calibration_")
 
 
+def test_calibration_is_on_by_default_only_for_parts_that_do_not_widen(fitted):
+    # the paper's basis regressions carry no growth beyond the data of their own: the
+    # default (calibrate=None) learns the rates there, and the interval far out widens
+    table = paper_table(ps=(1, 2, 3, 4, 6, 8))
+    model = DagModel(kernel="basis", effort="quick", seed=1, scale_discrepancy=False).fit(table)
+    assert model.calibrate is None and model.calibrates()
+    assert max(model.discrepancy_learnt_.values()) > 0 and hasattr(model, "calibration_")
+    fixed = copy.deepcopy(model)
+    fixed.discrepancy_ = {"work": 0.0, "overhead": 0.0}
+    far = {"n": 2**17, "p": 32}
+    lo, hi = model.predict(**far, n_draws=800, seed=0).interval(0.9)
+    lo0, hi0 = fixed.predict(**far, n_draws=800, seed=0).interval(0.9)
+    assert hi[0] / lo[0] > hi0[0] / lo0[0]
+    # the law mixtures widen by themselves: no calibration unless asked
+    laws = DagModel(effort="quick", scale_discrepancy=False).fit(table)
+    assert not laws.calibrates() and laws.discrepancy_learnt_ == {"work": 0.0, "overhead": 0.0}
+    assert fitted.calibrate is False and not fitted.calibrates()  # asked off: off
+
+
 @pytest.mark.parametrize("law, expected", [
     (lambda n: 3.0 * n * np.log2(n), "basis"),         # the paper's n^j log^k n family
     (lambda n: 1e3 * 1.618**n, "exp:matern52"),         # fib: exponential in its argument
