@@ -404,7 +404,7 @@ def read_csv(path, **options: Unpack[ReadOptions]) -> Measurements:
     options = _options("read_csv", options)
     source = str(path)
     with _reading(path), open(path, encoding="utf-8-sig", newline="") as f:
-        rows = csv.reader(f)
+        rows = csv.reader(f, strict=True)  # strict: a quote left open is an error, not the rest of the file
         header = _csv_header(rows, source)
         columns, lines = _csv_columns(rows, header, source)
     frame = pd.DataFrame(dict(zip(header, columns)))
@@ -418,19 +418,32 @@ CSV_CHUNK_ROWS = 65536
 
 
 def _csv_rows(rows, source):
-    """``(line, fields)`` of the non-blank rows, csv errors located."""
+    """``(line, fields)`` of the non-blank rows, ``line`` the one a row starts on (a
+    quoted field may run over several lines), csv errors located."""
     while True:
+        start = rows.line_num + 1
         try:
             row = next(rows)
         except StopIteration:
             return
         except csv.Error as exc:
             message = str(exc)
+            if message == "unexpected end of data":  # the strict reader at the end, inside quotes
+                raise MeasurementError("an unbalanced quote: a quoted field opened in this row is never closed",
+                                       source, start) from None
             if "field larger than field limit" in message:
                 message = f"a field is longer than {MAX_FIELD_CHARS} characters (MAX_FIELD_CHARS)"
-            raise MeasurementError(f"not valid CSV ({message})", source, rows.line_num) from None
+            hint = _runs_on(start, rows.line_num)
+            raise MeasurementError(f"not valid CSV ({message}{f'; {hint}' if hint else ''})", source,
+                                   start if hint else rows.line_num) from None
         if any(c.strip() for c in row):
-            yield rows.line_num, row
+            yield start, row
+
+
+def _runs_on(start: int, end: int) -> str:
+    """What to add to an error in a row from line ``start`` that the reader ended on
+    line ``end``: a row over several lines is most often a quote left open."""
+    return f"the row runs on inside quotes to line {end}: an unbalanced quote?" if end > start else ""
 
 
 def _csv_header(rows, source) -> list[str]:
@@ -458,7 +471,9 @@ def _csv_columns(rows, header, source) -> tuple[list[np.ndarray], np.ndarray]:
     batch_lines: list[int] = []
     for line, row in _csv_rows(rows, source):
         if len(row) != len(header):
-            raise MeasurementError(f"{len(row)} fields, but the header has {len(header)}", source, line)
+            hint = _runs_on(line, rows.line_num)
+            raise MeasurementError(f"{len(row)} fields, but the header has {len(header)}"
+                                   + (f" ({hint})" if hint else ""), source, line)
         batch.append(row)
         batch_lines.append(line)
         if len(batch) == CSV_CHUNK_ROWS:

@@ -199,8 +199,16 @@ def parse_literal(text: str):
         else:
             if math.isinf(value) and t.lstrip("+-").lower() not in ("inf", "infinity"):
                 raise NumberError(f"value {_short(t)} is too large (beyond ±{FLOAT_MAX:.3g})")
+            if value == 0 and any(c in "123456789" for c in t.lower().partition("e")[0]):
+                raise NumberError(_UNDERFLOW.format(f"value {_short(t)}"))  # not a 0 the user wrote
             return check_value(value)
     raise NotANumber(f"value {_short(t)!r} is not a number" if t else "no value")
+
+
+#: Why a nonzero number that float64 rounds to 0 (``1e-400``) is refused: read as 0 it
+#: would be blamed as "not positive", far from the slip.
+_UNDERFLOW = ("{} is out of the representable range: it underflows to 0 (float64 holds magnitudes down to "
+              f"{math.ulp(0.0):.2g})")
 
 
 def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
@@ -269,9 +277,12 @@ def _power(base, exponent, text: str):
     try:
         if isinstance(base, int) and isinstance(exponent, int) and exponent >= 0:
             return check_value(base**exponent)
-        return check_value(float(base) ** float(exponent))
+        value = check_value(float(base) ** float(exponent))
     except (OverflowError, NumberError):
         raise NumberError(f"{text} is too large (beyond ±{FLOAT_MAX:.3g})") from None
+    if value == 0 and base != 0:  # 10**-400: a tiny number, not the 0 it rounds to
+        raise NumberError(_UNDERFLOW.format(text))
+    return value
 
 
 def _check_range(value, text, low, high, low_open, limit):

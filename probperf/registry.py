@@ -175,6 +175,32 @@ def make(name: str, *, kernel: str | None = None, target: str = "time", effort: 
     return model
 
 
+def takes_effort(name: str, kernel: str | None = None) -> bool:
+    """Whether ``fit --effort`` changes what model ``name`` (with ``kernel``) fits: not
+    for an entry without inference (``Entry.effort``), nor for one whose every part is
+    a law mixture (closed forms, alike at every level: ``dag`` and ``direct`` by
+    default). ``auto`` takes one if either of its choices does.
+
+    Examples
+    --------
+    >>> takes_effort("direct"), takes_effort("direct", kernel="basis"), takes_effort("dag")
+    (False, True, False)
+    >>> takes_effort("penalty"), takes_effort("direct_nn"), takes_effort("cilkview"), takes_effort("auto")
+    (True, True, False, False)
+    """
+    from .models.specs import takes_effort as spec_takes_effort
+
+    if name == AUTO:
+        return any(takes_effort(n, kernel) for n in ("dag", "direct"))
+    if not entry_of(name).effort:
+        return False
+    model = make(name, kernel=kernel)
+    if hasattr(model, "component_specs"):  # a DAG model: one spec per component
+        return any(spec_takes_effort(s) for s in model.component_specs().values())
+    # a time-only model's spec; a baseline has no spec, and its own knobs follow the effort
+    return spec_takes_effort(model.kernel) if hasattr(model, "kernel") else True
+
+
 def has_serial(m: Measurements) -> bool:
     """Whether the serial work is there: a ``serial_work`` column or one-worker runs.
 
@@ -219,4 +245,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "has_serial", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "choose", "fit"]

@@ -79,6 +79,17 @@ BAD_FILES = [
     ("time_nan.csv", "n,p,time\n10,1,nan\n", "time_nan.csv, line 2, column time"),
     ("time_inf.csv", "n,p,time\n10,1,-inf\n", "time_inf.csv, line 2, column time"),
     ("time_1e400.csv", "n,p,time\n10,1,1e400\n", "time_1e400.csv, line 2, column time"),
+    # rounded to 0 it would be blamed as "not positive"
+    ("time_1e-400.csv", "n,p,time\n10,1,1e-400\n",
+     "time_1e-400.csv, line 2, column time: value 1e-400 is out of the representable range: it underflows to 0"),
+    # an unbalanced quote is named on the line it opens, not where the reader stops
+    ("open_quote.csv", 'n,p,time\n10,1,1.0\n"20,1,2.0\n40,1,4.0\n80,1,8.0\n',
+     "open_quote.csv, line 3: an unbalanced quote: a quoted field opened in this row is never closed"),
+    # the same with as many fields as the header: once read as 2 runs, split 'tr\n40,...'
+    ("open_quote_split.csv", 'n,p,time,split\n10,1,1.0,train\n20,1,2.0,"tr\n40,1,4.0,train\n80,1,8.0,train\n',
+     "open_quote_split.csv, line 3: an unbalanced quote"),
+    ("quote_over_lines.csv", 'n,p,time\n10,1,1.0\n"20,1,2.0\n40,1,4.0"\n80,1,8.0\n',
+     "quote_over_lines.csv, line 3: 1 fields, but the header has 3 (the row runs on inside quotes to line 4"),
     ("time_400_digits.csv", "n,p,time\n10,1," + "9" * 400 + "\n", "time_400_digits.csv, line 2, column time"),
     ("time_5000_digits.csv", "n,p,time\n10,1," + "9" * 5000 + "\n", "time_5000_digits.csv, line 2, column time"),
     ("time_complex.csv", "n,p,time\n10,1,1+2j\n", "time_complex.csv, line 2, column time"),
@@ -220,6 +231,11 @@ CLI_CASES = [
     case("predict-seed-negative", f"predict {MODEL} --at n=200 --seed -1", "--seed"),
     case("predict-format-xml", f"predict {MODEL} --at n=200 --format xml", "--format"),
     case("predict-at-10pow400", ["predict", MODEL, "--at", "n=10**400"], "--at n"),
+    case("predict-at-1e400", ["predict", MODEL, "--at", "n=1e400"], "--at n: value 1e400 is too large"),
+    case("predict-at-1e-400", ["predict", MODEL, "--at", "n=1e-400"],
+         "--at n: value 1e-400 is out of the representable range: it underflows to 0"),
+    case("predict-at-10pow-400", ["predict", MODEL, "--at", "n=10**-400"],
+         "--at n: 10**-400 is out of the representable"),
     # of several points, the one whose prediction overflows is named
     case("predict-beyond-float-range", ["predict", MODEL, "--at", "n=120", "--at", "n=1e300"],
          "the prediction at n=1e+300 is not finite"),
@@ -238,6 +254,14 @@ CLI_CASES = [
          "--clock-hz applies to runs measured in cycles, but these are in s"),
     case("fit-cilkview-effort", ["fit", "{d}/dag_runs.csv", "--model", "cilkview", "--effort", "thorough",
                                  "-o", "{out}.model"], "--effort: the cilkview model has no inference to tune"),
+    # law mixtures are closed forms: an effort level would be dropped without a word
+    case("fit-direct-effort", ["fit", GAUSS, "--model", "direct", "--effort", "thorough", "-o", "{out}.model"],
+         "--effort: the direct model has no effort setting with its default laws"),
+    case("fit-auto-effort", ["fit", "{d}/dag_runs.csv", "--effort", "quick", "-o", "{out}.model"],
+         "--effort: the auto model has no effort setting"),
+    case("fit-dag-laws-effort", ["fit", "{d}/dag_runs.csv", "--model", "dag", "--kernel", "laws", "--effort",
+                                 "quick", "-o", "{out}.model"],
+         "--effort: the dag model has no effort setting with --kernel laws"),
     case("bench-build-only-empty", ["bench", "build", "-o", "{out}", "--only", ""], "--only '': no program named"),
     case("bench-build-into-a-file", ["bench", "build", "-o", GAUSS, "--only", "fib"], "a file, not a directory"),
     case("predict-at-caret-twice", ["predict", MODEL, "--at", "n=2^^13"], "'2^^13' is not a number"),
@@ -246,6 +270,15 @@ CLI_CASES = [
          "--at is given 2 times, but it takes one value"),
     case("fit-output-given-twice", ["fit", GAUSS, "-o", "{out}.model", "--output={out}2.model"],
          "-o/--output is given 2 times, but it takes one value"),
+    # a short option's value attached (-ob.model), alone or after a flag (-qob.model), counts too
+    case("fit-output-attached-twice", ["fit", GAUSS, "-o", "{out}.model", "-o{out}2.model"],
+         "-o/--output is given 2 times, but it takes one value"),
+    case("fit-output-after-flag-twice", ["fit", GAUSS, "-o", "{out}.model", "-qo{out}2.model"],
+         "-o/--output is given 2 times, but it takes one value"),
+    # pathlib reads "" as ".": the current directory
+    case("fit-output-empty", ["fit", GAUSS, "-o", ""], "-o/--output is empty; give a path"),
+    case("fit-data-empty", ["fit", "", "-o", "{out}.model"], "DATA is empty; give a path"),
+    case("sim-datasets-output-empty", ["sim", "datasets", "-o", "", "--apps", "fib"], "-o/--output is empty"),
     case("predict-at-no-value", ["predict", MODEL, "--at", "n"], "--at"),
     case("predict-explain-gp", "predict {d}/gp.model --at n=200 --explain", "law mixture"),
     case("predict-missing-model", "predict {d}/absent.model --at n=200", "absent.model"),
@@ -287,6 +320,11 @@ CLI_CASES = [
     case("sim-reps-0", "sim run --app fib --n 14 --reps 0 -o {out}.csv", "--reps"),
     case("sim-reps-fraction", "sim run --app fib --n 14 --reps 1.5 -o {out}.csv", "--reps"),
     case("sim-set-negative", "sim run --app fib --n 14 --set cutoff=-1 -o {out}.csv", "--set cutoff"),
+    # below the program's own minimum, checked as its DAG is built
+    case("sim-set-below-program-minimum", "sim run --app sort --n 4096 --p 1 --set quick_cutoff=0 -o {out}.csv",
+         "--set quick_cutoff=0: quick_cutoff must be an integer >= 4, got 0"),
+    case("sim-fft-n-not-power-of-two", "sim run --app fft --n 100 --p 1 -o {out}.csv",
+         "--n: fft needs n a power of two"),
     case("sim-steal-latency-nan", "sim run --app fib --n 14 --steal-latency nan -o {out}.csv", "--steal-latency"),
     case("sim-output-suffix", "sim run --app fib --n 14 -o {out}.txt", "-o"),
     case("sim-under-a-file", "sim run --app fib --n 14 -o {d}/gauss.csv/runs.csv", "is a file, not a directory"),
@@ -569,7 +607,7 @@ def test_measurements_refuse_non_numbers(columns, message):
 
 
 @pytest.mark.parametrize("text", ["10**400", "-8**0.5", "0**-1", "nan", "inf", "1e400", "True", "1_000",
-                                  "2**1024", "", "9" * 500])
+                                  "2**1024", "", "9" * 500, "1e-400", "10**-400", "2^-1100"])
 def test_the_number_parser_refuses(text):
     with pytest.raises(NumberError):
         parse_expression(text)
@@ -581,6 +619,12 @@ def test_the_number_parser_reads_integers_exactly():
         parse_expression("2.5", integer=True)
     with pytest.raises(NumberError, match="MAX_LIST_VALUES"):
         parse_list("1..100000000")  # refused before the range is expanded
+
+
+def test_the_number_parser_keeps_zeros_and_subnormals():
+    # only a nonzero literal that rounds to 0 is an underflow
+    assert parse_expression("0e-400") == 0 and parse_expression("0**2") == 0
+    assert parse_expression("1e-320") == 1e-320
 
 
 def test_a_model_file_never_runs_code(tmp_path, corpus):

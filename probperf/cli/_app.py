@@ -70,17 +70,22 @@ class _PlainHelp:
 class _Command(_PlainHelp, typer.core.TyperCommand):
     """A command with the help of :class:`_PlainHelp` that refuses an option of one
     value given twice (click keeps the last one silently: ``plot --at A --at B``
-    plotted B alone, ``-o x -o y`` wrote y)."""
+    plotted B alone, ``-o x -o y`` wrote y) and a path given empty."""
 
     def parse_args(self, ctx, args):
-        refuse_repeated(self.params, args)
+        # click's own reading of the line, before any value is converted: it sees -ob.model
+        # and -qo b.model as -o, and an empty path before pathlib turns it into "."
+        opts, _, order = self.make_parser(ctx).parse_args(list(args))  # a copy: the parser consumes it
+        refuse_repeated(order)
+        refuse_empty_paths(self, opts)
         return super().parse_args(ctx, args)
 
 
-def refuse_repeated(params, args) -> None:
-    """A usage error (exit 2) for an option of ``params`` that takes one value yet
-    appears more than once in ``args`` (up to ``--``); flags and repeatable options may
-    repeat.
+def refuse_repeated(order) -> None:
+    """A usage error (exit 2) for an option that takes one value yet appears more than
+    once in ``order`` (click's parser's list of the parameters as the command line gives
+    them, however spelled: ``-o x``, ``-ox``, ``--output=x``); flags and repeatable
+    options may repeat.
 
     Examples
     --------
@@ -88,25 +93,42 @@ def refuse_repeated(params, args) -> None:
     >>> def option(*names, multiple=False, is_flag=False):  # the attributes a click option has
     ...     return SimpleNamespace(param_type_name="option", opts=list(names), secondary_opts=[],
     ...                            multiple=multiple, is_flag=is_flag, count=False)
-    >>> params = [option("--at"), option("--draws", multiple=True), option("-q", is_flag=True)]
-    >>> refuse_repeated(params, ["--draws", "1", "--draws=2", "-q", "-q", "--at", "n=1"])
-    >>> refuse_repeated(params, ["--at", "n=1", "--at=n=2"])
+    >>> at, draws, quiet = option("--at"), option("--draws", multiple=True), option("-q", is_flag=True)
+    >>> refuse_repeated([draws, draws, quiet, quiet, at])
+    >>> refuse_repeated([at, quiet, at])
     Traceback (most recent call last):
     ...
     typer._click.exceptions.UsageError: --at is given 2 times, but it takes one value
-    >>> refuse_repeated(params, ["--", "--at", "--at"])
     """
     from typer._click.exceptions import UsageError  # typer's own click: its main turns it into one line
 
-    args = list(args)
-    args = args[:args.index("--")] if "--" in args else args
-    for param in params:
+    for param in order:
         if getattr(param, "param_type_name", None) != "option" or param.multiple or param.is_flag or param.count:
             continue
-        names = param.opts + param.secondary_opts
-        times = sum(a in names or any(a.startswith(n + "=") for n in names if n.startswith("--")) for a in args)
+        times = sum(p is param for p in order)
         if times > 1:
-            raise UsageError(f"{'/'.join(names)} is given {times} times, but it takes one value")
+            raise UsageError(f"{'/'.join(param.opts + param.secondary_opts)} is given {times} times, "
+                             "but it takes one value")
+
+
+def refuse_empty_paths(command, opts) -> None:
+    """A usage error (exit 2) for a path parameter of ``command`` given as the empty
+    string in ``opts`` (click's parser's raw values): pathlib would read ``-o ""`` as
+    ``.``, the current directory."""
+    import typing
+    from pathlib import Path
+
+    from typer._click.exceptions import UsageError
+
+    hints = typing.get_type_hints(command.callback) if command.callback else {}
+    for param in command.params:
+        hint = hints.get(param.name)
+        if hint is not Path and Path not in typing.get_args(hint):  # Path, Optional[Path], List[Path]
+            continue
+        value = opts.get(param.name)
+        if value == "" or (isinstance(value, (list, tuple)) and "" in value):
+            name = "/".join(param.opts) if param.param_type_name == "option" else param.metavar or param.name.upper()
+            raise UsageError(f"{name} is empty; give a path")
 
 
 class _Group(_PlainHelp, typer.core.TyperGroup):

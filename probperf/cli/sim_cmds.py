@@ -92,6 +92,7 @@ def run(
 ) -> None:
     """Simulate runs of one program over a grid of sizes, workers and configurations."""
     from ..sim import APPS, SCHEDULERS, generate
+    from ..sim.apps import ParameterError
 
     if app not in APPS:
         fail(f"--app {app!r}: unknown program; choose from {', '.join(APPS)}")
@@ -115,8 +116,12 @@ def run(
     machine = _machine(steal_latency, create_overhead)
     _check_output(output)
     with bad_input():
-        m = generate(app, sizes, workers, config=cfg, reps=repeats, seed=seed, machine=machine,
-                     scheduler=scheduler, progress=True)
+        try:
+            m = generate(app, sizes, workers, config=cfg, reps=repeats, seed=seed, machine=machine,
+                         scheduler=scheduler, progress=True)
+        except ParameterError as exc:  # the program's own range: name the option that set the value
+            option = "--n" if exc.name == "n" else f"--set {exc.name}={exc.value}"
+            raise ValueError(f"{option}: {exc}") from None
         _write(m, output)
     say_written(output, f"wrote {len(m)} runs of {shown(app)} to {shown(output)}")
 

@@ -145,6 +145,20 @@ def check_effort(effort: str) -> str:
     return effort
 
 
+def takes_effort(spec) -> bool:
+    """Whether the effort level changes a ``spec``'s model: a law mixture is the same
+    closed form at every level; ``auto`` may choose a basis regression or a GP, and a
+    model object is unknown, so both count as taking one.
+
+    Examples
+    --------
+    >>> takes_effort("laws"), takes_effort("basis"), takes_effort("sm4"), takes_effort("auto")
+    (False, True, True, True)
+    """
+    family = parse(spec).family
+    return family in (AUTO, "model") or any(family in levels for levels in EFFORTS.values())
+
+
 def build(spec, effort: str = "default", **options):
     """A new, unfitted metric model for ``spec`` at ``effort``; ``options`` (seed,
     guard, basis...) go to its constructor and win over the effort's.
@@ -185,4 +199,5 @@ def build(spec, effort: str = "default", **options):
     return GaussianProcessModel(kernel=parsed.kernel, **kwargs)
 
 
-__all__ = ["Spec", "parse", "build", "effort_options", "check_effort", "EFFORTS", "LAWS", "BASIS", "STEAL", "AUTO"]
+__all__ = ["Spec", "parse", "build", "effort_options", "check_effort", "takes_effort", "EFFORTS", "LAWS", "BASIS",
+           "STEAL", "AUTO"]

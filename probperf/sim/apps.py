@@ -67,9 +67,27 @@ def _fixed(owners, kinds, costs, **children) -> dict:
     return out
 
 
+class ParameterError(ValueError):
+    """A program parameter out of its range; ``name`` and ``value`` say which, so that
+    the command line can name the option that set it (``--set quick_cutoff=0``).
+
+    Examples
+    --------
+    >>> try:
+    ...     sort(1024, quick_cutoff=2)
+    ... except ParameterError as exc:
+    ...     print(exc.name, exc.value)
+    quick_cutoff 2
+    """
+
+    def __init__(self, message: str, name: str = "", value=None):  # defaults: unpickled from the message alone
+        super().__init__(message)
+        self.name, self.value = name, value
+
+
 def _check_int(name, value, low):
     if int(value) != value or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}", name, value)
     return int(value)
 
 
@@ -129,7 +147,7 @@ def nqueens(n: int, cutoff: int = 4) -> Dag:
     """
     n = _check_int("n", n, 1)
     if n > 30:
-        raise ValueError(f"n must be at most 30 for nqueens, got {n}")
+        raise ParameterError(f"n must be at most 30 for nqueens, got {n}", "n", n)
     cutoff = _check_int("cutoff", cutoff, 0)
     full = (1 << n) - 1
     total = 10 ** (0.69 * n - 2.2)
@@ -255,7 +273,7 @@ def fft(n: int) -> Dag:
     """
     n = _check_int("n", n, 2)
     if n & (n - 1):
-        raise ValueError(f"fft needs n a power of two, got {n}")
+        raise ParameterError(f"fft needs n a power of two, got {n}", "n", n)
     keys = ("typ", "size", "elem")
 
     def expand(nodes):
