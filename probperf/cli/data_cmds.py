@@ -167,6 +167,9 @@ def convert(
     from ..formats import output_format, write
     from ..outputs import check_output
 
+    for name, value in (("IN", source), ("OUT", target)):  # plain strings: refused here, as paths are in _app
+        if not value:
+            fail(f"{name} is empty; give a path")
     with bad_input():
         output_format(target, "OUT")
         check_output(target, "OUT")
