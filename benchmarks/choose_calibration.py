@@ -42,11 +42,14 @@ def score(model, held):
     return float(np.mean(ld)), float(np.mean((lo <= y) & (y <= hi)))
 
 
-def main(argv=None):
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", help="every component's model (DagModel's kernel, e.g. sm4, basis); "
                     "default: the law mixtures")
-    kernel = ap.parse_args(argv).kernel
+    return ap.parse_args(argv)
+
+
+def main(kernel=None):
     totals = {False: [], True: []}
     for app in PROTOCOL:
         for which in ("A", "B"):
@@ -73,8 +76,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    kernel = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--kernel=")), None)
-    if "--kernel" in sys.argv:
-        kernel = sys.argv[sys.argv.index("--kernel") + 1]
+    kernel = parse_args().kernel  # before the report: a bad line writes none
     with report(f"choose_calibration_{kernel}" if kernel else "choose_calibration"):
-        main()
+        main(kernel)

@@ -409,10 +409,12 @@ class DagModel(TableModel):
         its rate, fitted one doubling out and extrapolated linearly, over-widens where
         the law mixtures' own spread already grows), and better with it when every part
         is a GP sm4 (-64.1 vs -99.0, results/choose_calibration_sm4.md) or a basis
-        regression (-1.33 vs -1.63 on the 8 sets it can fit, results/choose_calibration_basis.md):
-        without it those models'
-        intervals do not widen beyond the data at all (8 % coverage of Dataset B's
-        test3 for ``dag_sm4`` in experiments/results/compare_models.md before).
+        regression (-1.33 vs -1.63 on the 8 sets it can fit,
+        results/choose_calibration_basis.md): without it those models' intervals do
+        not widen beyond the data at all (8 % coverage of Dataset B's test3 for
+        ``dag_sm4`` in experiments/results/compare_models.md before). A model that
+        mixes the two (``models={"serial_work": "auto"}`` choosing a basis regression)
+        calibrates too: not measured; one part that does not widen is reason enough.
     scale_discrepancy : bool, optional
         Learn the factor of ``discrepancy_scales_`` (one extra fit below each forward
         cut of :data:`probperf.selection.SCALE_CUTS`); default :data:`SCALE_PARTS` (on).

@@ -128,7 +128,12 @@ def refuse_empty_paths(command, opts) -> None:
         value = opts.get(param.name)
         if value == "" or (isinstance(value, (list, tuple)) and "" in value):
             name = "/".join(param.opts) if param.param_type_name == "option" else param.metavar or param.name.upper()
-            raise UsageError(f"{name} is empty; give a path")
+            raise UsageError(empty_path(name))
+
+
+def empty_path(name: str) -> str:
+    """The message for a path argument or option ``name`` given as the empty string."""
+    return f"{name} is empty; give a path"
 
 
 class _Group(_PlainHelp, typer.core.TyperGroup):

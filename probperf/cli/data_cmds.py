@@ -13,8 +13,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import (app, bad_input, config_names, console, err_console, fail, number, parse_assignments, require_stdout,
-                   shown, split_rows, warn)
+from ._app import (app, bad_input, config_names, console, empty_path, err_console, fail, number, parse_assignments,
+                   require_stdout, shown, split_rows, warn)
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
@@ -81,12 +81,15 @@ def _with_options(signature: inspect.Signature, names) -> inspect.Signature:
     return signature.replace(parameters=params)
 
 
-def _read(files, reading: dict, identity_warnings=True):
+def _read(files, reading: dict, identity_warnings=True, label="FILES"):
     """Read the inputs with the options of :data:`_READING` (warnings about the identity
-    go to stderr, not to stdout, unless the caller reports the identity itself)."""
+    go to stderr, not to stdout, unless the caller reports the identity itself); an
+    empty name among them is refused as the argument ``label``."""
     from ..data import IdentityWarning
     from ..formats import read
 
+    if any(not f for f in files):  # plain strings (globs too): the path check of _app does not see them
+        fail(empty_path(label))
     kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
     if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = config_names(reading["config"])
@@ -167,13 +170,12 @@ def convert(
     from ..formats import output_format, write
     from ..outputs import check_output
 
-    for name, value in (("IN", source), ("OUT", target)):  # plain strings: refused here, as paths are in _app
-        if not value:
-            fail(f"{name} is empty; give a path")
+    if not target:  # a plain string: the path check of _app does not see it
+        fail(empty_path("OUT"))
     with bad_input():
         output_format(target, "OUT")
         check_output(target, "OUT")
-    m = _read([source], reading)
+    m = _read([source], reading, label="IN")
     with bad_input():
         out = write(m, target)
     err_console.print(f"wrote {len(m)} rows to {shown(Path(out))}", highlight=False, soft_wrap=True)
@@ -209,7 +211,7 @@ def doctor(
     require_stdout()
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
-    m = _read(files, reading, identity_warnings=False)
+    m = _read(files, reading, identity_warnings=False, label="DATA")
     with bad_input():
         m = split_rows(m, split, "looking at")  # the rows fit would use
     report = diagnose(m)
