@@ -594,6 +594,14 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
     return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0]), options)
 
 
+def _json_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; one that rounds to 0 goes through the
+    one number reader, which says that ``1e-400`` underflows (read as 0, it would be
+    blamed as not positive). Overflow stays ``inf``, refused with its column later."""
+    value = float(text)
+    return parse_literal(text) if value == 0 else value
+
+
 def _json_record(raw: str, source: str, line: int) -> dict:
     def no_duplicates(pairs):
         out = {}
@@ -604,11 +612,13 @@ def _json_record(raw: str, source: str, line: int) -> dict:
         return out
 
     try:
-        rec = json.loads(raw, object_pairs_hook=no_duplicates)
+        rec = json.loads(raw, object_pairs_hook=no_duplicates, parse_float=_json_float)
     except json.JSONDecodeError as exc:
         raise MeasurementError(f"not valid JSON ({exc.msg})", source, line) from None
     except MeasurementError:
         raise
+    except NumberError as exc:
+        raise MeasurementError(str(exc), source, line) from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise MeasurementError(f"not valid JSON ({exc})", source, line) from None
     except RecursionError:

@@ -114,6 +114,8 @@ BAD_FILES = [
     ("semicolons.csv", "n;p;time\n10;1;1.0\n", "semicolons.csv, line 1: the header 'n;p;time' looks separated by ';'"),
     ("time_nan.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "p": 1, "time": NaN}\n', "time_nan.jsonl, line 2, column time"),
     ("time_1e400.jsonl", '{"n": 1, "p": 1, "time": 1e400}\n', "time_1e400.jsonl, line 1, column time"),
+    ("time_1e-400.jsonl", '{"n": 1, "p": 1, "time": 1e-400}\n',
+     "time_1e-400.jsonl, line 1: value 1e-400 is out of the representable range: it underflows to 0"),
     ("time_huge_int.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 400 + "}\n", "time_huge_int.jsonl, line 1, column time"),
     ("digits_5000.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 5000 + "}\n", "digits_5000.jsonl, line 1"),
     ("deep.jsonl", "[" * 100_000 + "]" * 100_000 + "\n", "deep.jsonl, line 1"),
