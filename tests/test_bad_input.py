@@ -309,6 +309,7 @@ CLI_CASES = [
     case("plot-vs-q", ["plot", MODEL, "--vs", "q", "--at", "n=200", "-o", "{out}.png"], "--vs"),
     case("plot-beyond-float-range", ["plot", MODEL, "--at", "n=1e300", "-o", "{out}.png"], "not finite from n="),
     case("demo-effort", "demo --effort bogus -o {out}.png", "--effort"),
+    case("demo-effort-ignored", "demo --effort thorough -o {out}.png", "--effort: the demo's DAG model is made of law mixtures"),
     case("demo-seed-negative", "demo --seed -1 -o {out}.png", "--seed"),
     case("sim-set-twice", "sim run --app fib --n 14 --set cutoff=5 --set cutoff=6 -o {out}.csv", "--set cutoff is given twice"),
     case("sim-p-empty-item", "sim run --app fib --n 14 --p 1,,2 -o {out}.csv", "empty item"),

@@ -501,9 +501,12 @@ def demo(
     from ..sim import generate
 
     seed = number("--seed", seed, integer=True, low=0)
-    effort = "quick" if fast else effort
+    asked, effort = effort, "quick" if fast else effort  # --fast: as in fit
     with bad_input():
         _check_spec("--effort", effort)
+        if asked != "default" and not registry.takes_effort("dag"):  # as in fit: never dropped without a word
+            raise ValueError("--effort: the demo's DAG model is made of law mixtures, closed forms fitted alike "
+                             "at every level; leave --effort out")
         fmt = figure_format(output)
         check_output(output, "-o")  # before a minute of work
     started = clock.perf_counter()
