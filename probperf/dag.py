@@ -548,6 +548,12 @@ class DagModel(TableModel):
         self.discrepancy_learnt_ = dict(zip(DISCREPANCY_PARTS, learnt))
         self.discrepancy_ = {k: max(v, float(self.discrepancy)) for k, v in self.discrepancy_learnt_.items()}
 
+    def widens_beyond(self) -> bool:
+        """Whether the interval grows beyond the training data by a learnt error growth:
+        a part's own (a law mixture's rate) or the calibrated or floored rates."""
+        self._check_fitted()
+        return max(self.discrepancy_.values()) > 0 or any(widens(c) for c in self.components_.values())
+
     def calibrates(self) -> bool:
         """Whether the fit learns the discrepancy rates: ``calibrate`` as given; with
         None, when some fitted part neither widens beyond the data by itself (a law

@@ -74,6 +74,14 @@ class DirectModel(_TimeOnly):
         pts = self._points(X, params)
         return self.model_.predict(pts, n_draws=n_draws, seed=seed)
 
+    def widens_beyond(self) -> bool:
+        """Whether the interval grows beyond the training data by a learnt error growth:
+        for the law mixture (its discrepancy rate), not for a GP or basis regression."""
+        from .models.laws import widens
+
+        self._check_fitted()
+        return widens(self.model_)
+
     def explain(self, X=None, *, level: float = 0.9, n_draws=None, seed=0, **params) -> pd.DataFrame:
         """Each law's own prediction and weight at the points, then the mixture's
         (:meth:`probperf.models.LawMixture.explain`); only for the law mixture.

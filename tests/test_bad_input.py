@@ -573,6 +573,15 @@ def test_printed_file_strings_are_sanitized_and_brackets_kept(corpus):
     assert "predicted time [s]" in res.stdout
 
 
+def test_a_model_whose_interval_does_not_widen_says_so_beyond_the_data(corpus):
+    d, _ = corpus  # gauss: training n <= 100
+    said = "interval does not widen there"
+    res = _ok(["predict", d / "gp.model", "--at", "n=200"], d)
+    assert f"n=200 lies beyond the training data, and this DirectModel's {said}" in res.stderr
+    assert said not in _ok(["predict", d / "gp.model", "--at", "n=50"], d).stderr  # inside: as measured
+    assert said not in _ok(["predict", d / "direct.model", "--at", "n=200"], d).stderr  # the laws widen
+
+
 def test_plot_without_suffix_says_what_it_wrote(corpus, tmp_path):
     d, _ = corpus
     res = _ok(["plot", d / "direct.model", "--at", "n=200", "-o", tmp_path / "noext"], tmp_path)

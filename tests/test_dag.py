@@ -226,6 +226,7 @@ def test_calibration_is_on_by_default_only_for_parts_that_do_not_widen(fitted):
     lo, hi = model.predict(**far, n_draws=800, seed=0).interval(0.9)
     lo0, hi0 = fixed.predict(**far, n_draws=800, seed=0).interval(0.9)
     assert hi[0] / lo[0] > hi0[0] / lo0[0]
+    assert model.widens_beyond() and not fixed.widens_beyond()  # what predict warns about
     # the law mixtures widen by themselves: no calibration unless asked
     laws = DagModel(effort="quick", scale_discrepancy=False).fit(table)
     assert not laws.calibrates() and laws.discrepancy_learnt_ == {"work": 0.0, "overhead": 0.0}

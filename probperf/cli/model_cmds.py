@@ -182,7 +182,8 @@ def predict(
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
     _refuse_impossible(summary, laws, frame, pred.name)
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred):
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred) + fixed_width(
+            model, frame):
         warn(line)  # after any refusal: one line then
     if format == "json":
         rows = _json_rows(summary)
@@ -287,6 +288,22 @@ def far_beyond(points, ranges) -> list[str]:
             out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
                        "not on validated predictions")
     return out
+
+
+def fixed_width(model, points) -> list[str]:
+    """A message when some of ``points`` lie beyond the training data of a model whose
+    interval learns no growth of its error there (a GP or basis regression of time, a
+    baseline: no ``widens_beyond``), so that it is not read as the laws' interval."""
+    widening = getattr(model, "widens_beyond", None)
+    if widening is not None and widening():
+        return []
+    beyond = [f"{c}={x:g}" for c, (lo, hi, *_) in getattr(model, "train_ranges_", {}).items() if c in points
+              for x in points[c].to_numpy(dtype=float) if x > hi * (1 + RANGE_RTOL) or x < lo * (1 - RANGE_RTOL)]
+    if not beyond:
+        return []
+    return [f"{beyond[0]} lies beyond the training data, and this {type(model).__name__}'s interval does not widen "
+            "there (it learns no growth of its error beyond the data; the default law models do): read it as a "
+            "lower bound on the uncertainty"]
 
 
 def _refuse_impossible(summary, laws, frame, name) -> None:
@@ -470,7 +487,7 @@ def plot(
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
                  + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})):  # the sweep's far end, as predict warns
+    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + fixed_width(model, frame):  # as predict warns
         warn(line)
 
 
