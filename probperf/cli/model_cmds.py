@@ -293,7 +293,18 @@ def far_beyond(points, ranges) -> list[str]:
 def fixed_width(model, points) -> list[str]:
     """A message when some of ``points`` lie beyond the training data of a model whose
     interval learns no growth of its error there (a GP or basis regression of time, a
-    baseline: no ``widens_beyond``), so that it is not read as the laws' interval."""
+    baseline: no ``widens_beyond``), so that it is not read as the laws' interval.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> gp = SimpleNamespace(train_ranges_={"n": [10, 100, 10]})  # no widens_beyond
+    >>> fixed_width(gp, pd.DataFrame({"n": [50.0, 150.0]}))[0].split(",")[0]
+    'n=150 lies beyond the training data'
+    >>> fixed_width(gp, pd.DataFrame({"n": [50.0]})), fixed_width(SimpleNamespace(widens_beyond=lambda: True), None)
+    ([], [])
+    """
     widening = getattr(model, "widens_beyond", None)
     if widening is not None and widening():
         return []
