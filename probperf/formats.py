@@ -238,6 +238,11 @@ def output_format(path, option: str, kinds=("csv", "parquet", "jsonl", "extrap")
 def _format_of(path) -> str:
     suffix = Path(str(path)).suffix.lower()
     if suffix not in SUFFIXES:
+        from .persist import is_model_file
+
+        if is_model_file(path):  # the slip predict names the other way round
+            raise MeasurementError("a probperf model file, not measurements: predict or plot with it "
+                                   f"(probperf predict {path} --at ...)", str(path))
         raise MeasurementError(
             f"unknown file type {suffix or '(no suffix)'!r}; use one of {', '.join(SUFFIXES)}",
             str(path),

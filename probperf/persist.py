@@ -194,6 +194,28 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     return meta["kind"], config, tensors
 
 
+def is_model_file(path) -> bool:
+    """Whether ``path`` is a probperf model file (its header says so; nothing else is
+    read), for a reader of measurements to name the slip.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from probperf.dag import ZeroMetric
+    >>> path = os.path.join(tempfile.mkdtemp(), "zero.pp")
+    >>> save(ZeroMetric(), path)
+    >>> is_model_file(path), is_model_file(os.devnull)
+    (True, False)
+    """
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            return (f.metadata() or {}).get("format") == FORMAT
+    except Exception:  # safetensors raises several types for other files
+        return False
+
+
 def model_class(kind: str) -> type:
     """The registered model class named ``kind`` (for composite models' sub-states).
 

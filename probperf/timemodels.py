@@ -142,6 +142,11 @@ class PenaltyModel(_TimeOnly):
             self._remember(m, m.params, "time")
             frame = m.frame
             size = ["n", *m.config]
+            varying = [c for c in m.config if frame[c].nunique() > 1]
+            if varying and self.kernel == "basis":  # said here: the basis regression's own refusal names no penalty
+                raise ValueError(f"the penalty model's basis regressions model n and p only and cannot use the "
+                                 f"varying parameter(s) {varying}; give it a GP kernel (--kernel matern52) or use "
+                                 "--model direct")
             serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
                                          "the penalty model")
             seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()

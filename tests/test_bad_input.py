@@ -159,6 +159,9 @@ CLI_CASES = [
          "algo_name.parquet, column algo: row 0: value 'ring' is a string, not a number" + NAMED),
     case("fit-config-fast-in-a-misspelled-metric", ["fit", "{d}/tme_name.csv", "--config", "algo", "-o", "{out}.model"],
          "tme_name.csv, line 2, column tme: value 'fast' is not a number"),
+    case("doctor-model-file", ["doctor", "{d}/direct.model"], "direct.model: a probperf model file, not measurements"),
+    case("fit-penalty-varying-config", ["fit", "{d}/cutoffs.csv", "--config", "cutoff", "--model", "penalty", "-o",
+                                        "{out}.model"], "the penalty model's basis regressions model n and p only"),
     case("fit-config-list-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff,cutoff", "-o", "{out}.model"],
          "configuration parameter 'cutoff' is declared twice"),
     case("fit-config-empty-name", ["fit", "{d}/cutoff.csv", "--config", "cutoff,", "-o", "{out}.model"],
@@ -198,7 +201,7 @@ CLI_CASES = [
     case("convert-under-a-file", ["convert", GAUSS, "{d}/gauss.csv/out.csv"], "is a file, not a directory"),
     case("convert-read-only-dir", ["convert", GAUSS, "/proc/probperf-out.csv"], "cannot write"),
     # -- fit
-    case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target"),
+    case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target 'n': a parameter, not a metric"),
     case("fit-kernel-sm100000", ["fit", GAUSS, "--kernel", "sm100000", "-o", "{out}.model"], "MAX_SM_MIXTURES"),
     case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: unknown kernel 'bogus'"),
     case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: unknown kernel token"),
@@ -353,6 +356,8 @@ def _write_files(d: Path) -> None:
     (d / "time_blank.csv").write_text("n,p,time\n10,1,1.0\n\n20,1,\n40,1,4.0\n")
     (d / "two_runs.csv").write_text("n,p,time\n10,1,1.0\n20,1,2.0\n")  # valid, too few for any law
     (d / "cutoff.csv").write_text("n,p,time,cutoff\n10,1,1.0,3\n20,1,2.0,3\n")
+    (d / "cutoffs.csv").write_text("n,p,time,cutoff\n" + "".join(
+        f"{n},{p},{n * c / p},{c}\n" for n in (10, 20, 40) for p in (1, 2) for c in (2, 3)))
     # the DAG metrics of one-worker and two-worker runs: what --model auto fits with the DAG model
     (d / "dag_runs.csv").write_text("n,p,time,work,delay,no_work,create_task,wait_tasks,critical_path\n" + "".join(
         f"{n},{p},{(4.0 * n + 0.2 * n * (p - 1)) / p},{4.0 * n},{0.1 * n * (p - 1)},{0.1 * n * (p - 1)},{n},{n},{n / 8}\n"

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import COUNT_METRICS, metric_label
+from ..data import BASE_PARAMS, COUNT_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
@@ -72,7 +72,8 @@ def fit(
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
     if target not in METRICS:
-        fail(f"--target {target!r}: not a metric; a model predicts one of {', '.join(METRICS)}")
+        kind = "a parameter, not a metric" if target in BASE_PARAMS else "not a metric"
+        fail(f"--target {target!r}: {kind}; a model predicts one of {', '.join(METRICS)}")
     seed = number("--seed", seed, integer=True, low=0)
     asked = effort  # the hidden --fast (old scripts) asks for speed, which a model without effort has already
     effort = "quick" if fast else effort
@@ -265,7 +266,7 @@ def far_beyond(points, ranges) -> list[str]:
     --------
     >>> import pandas as pd
     >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
-    ['n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the candidate laws, not on validated predictions']
+    ["n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
@@ -285,7 +286,7 @@ def far_beyond(points, ranges) -> list[str]:
                          + spans)
             else:
                 continue
-            out.append(f"{c}={x:g} is {where}: the interval there rests on the candidate laws, "
+            out.append(f"{c}={x:g} is {where}: the interval there rests on the model's form (its laws or kernel), "
                        "not on validated predictions")
     return out
 
