@@ -309,3 +309,22 @@ def test_a_data_file_given_as_the_model_is_called_so(grid_runs, command, name):
                                   f"({name[4:]}); make a model from them with: probperf fit "
                                   f"{grid_runs / name} -o MODEL")
     assert not (grid_runs / "band.png").exists()
+
+
+def test_predict_warns_at_a_setting_of_a_two_valued_parameter_never_measured(tmp_path):
+    # a switch measured at 0 and 1: 0.5 (between them) is the laws' guess, and so is a
+    # combination of switches that no run had; a measured setting is not flagged
+    rows = [(n, p, tree, flat, 1e-6 * n * (1 + tree) / p)
+            for n in (1e3, 2e3, 4e3, 8e3) for p in (1, 2, 4) for tree, flat in ((0, 0), (1, 0), (0, 1))]
+    data = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["n", "p", "tree", "flat", "time"]).to_csv(data, index=False)
+    model = tmp_path / "m.model"
+    assert run("fit", data, "--config", "tree,flat", "-o", model).exit_code == 0
+    said = "was never measured (these parameters have fewer than 3 values in the training runs)"
+    res = run("predict", model, "--at", "n=4000,p=2,tree=0.5,flat=0")
+    assert res.exit_code == 0, res.output
+    assert f"warning: flat=0, tree=0.5 {said}" in res.output
+    res = run("predict", model, "--at", "n=4000,p=2,tree=1,flat=1")
+    assert f"flat=1, tree=1 {said}" in res.output
+    res = run("predict", model, "--at", "n=3000,p=3,tree=1,flat=0")
+    assert res.exit_code == 0 and said not in res.output  # n and p between measured values: as always

@@ -15,7 +15,7 @@ from .. import registry
 from ..data import BASE_PARAMS, COUNT_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
-from ..selection import FAR_FACTOR, RANGE_RTOL, far_factor  # shared with probperf doctor
+from ..selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor  # shared with probperf doctor
 from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, split_rows, warn)
 
@@ -183,8 +183,8 @@ def predict(
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
     _refuse_impossible(summary, laws, frame, pred.name)
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred) + fixed_width(
-            model, frame):
+    for line in (far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred)
+                 + fixed_width(model, frame) + unmeasured_setting(model, frame)):
         warn(line)  # after any refusal: one line then
     if format == "json":
         rows = _json_rows(summary)
@@ -316,6 +316,37 @@ def fixed_width(model, points) -> list[str]:
     return [f"{beyond[0]} lies beyond the training data, and this {type(model).__name__}'s interval does not widen "
             "there (it learns no growth of its error beyond the data; the default law models do): read it as a "
             "lower bound on the uncertainty"]
+
+
+def unmeasured_setting(model, points) -> list[str]:
+    """A message for each point whose values of the parameters measured at fewer than
+    MIN_DISTINCT values (a switch, a variant number, two worker counts) were never
+    measured together: such a parameter cannot be extrapolated (predict refuses beyond
+    its range), and between its values or in a new combination the model's answer is
+    its form's guess, which for a category means nothing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 4], "tree": [0, 1, 2], "flat": [0, 1, 2]},
+    ...                     train_points_={"n": [1, 8, 1, 8], "tree": [0, 0, 1, 1], "flat": [0, 1, 0, 0]})
+    >>> lines = unmeasured_setting(m, pd.DataFrame({"n": [5, 5, 5], "tree": [1, 1, 0.5], "flat": [0, 1, 0]}))
+    >>> [line.split(" was never measured")[0] for line in lines]  # n=5 is a size between sizes: not flagged
+    ['tree=1, flat=1', 'tree=0.5, flat=0']
+    """
+    ranges, runs = getattr(model, "train_ranges_", {}), getattr(model, "train_points_", {})
+    few = [c for c, (lo, hi, distinct, *_) in ranges.items() if 1 < distinct < MIN_DISTINCT and c in runs and c in points]
+    if not few:
+        return []
+    measured = np.array([runs[c] for c in few], dtype=float).T
+    out = []
+    for point in points[few].to_numpy(dtype=float):
+        if not np.any(np.all(np.isclose(measured, point, rtol=RANGE_RTOL, atol=0), axis=1)):
+            setting = ", ".join(f"{c}={x:g}" for c, x in zip(few, point))
+            out.append(f"{setting} was never measured (these parameters have fewer than {MIN_DISTINCT} values in "
+                       "the training runs): the prediction there is the model's guess")
+    return out
 
 
 def _refuse_impossible(summary, laws, frame, name) -> None:
