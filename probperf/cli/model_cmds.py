@@ -266,7 +266,7 @@ def far_beyond(points, ranges) -> list[str]:
     --------
     >>> import pandas as pd
     >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
-    ["n=1.67772e+07 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
+    ["n=2^24 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
@@ -286,7 +286,7 @@ def far_beyond(points, ranges) -> list[str]:
                          + spans)
             else:
                 continue
-            out.append(f"{c}={x:g} is {where}: the interval there rests on the model's form (its laws or kernel), "
+            out.append(f"{c}={_fmt(x)} is {where}: the interval there rests on the model's form (its laws or kernel), "
                        "not on validated predictions")
     return out
 
@@ -309,7 +309,7 @@ def fixed_width(model, points) -> list[str]:
     widening = getattr(model, "widens_beyond", None)
     if widening is not None and widening():
         return []
-    beyond = [f"{c}={x:g}" for c, (lo, hi, *_) in getattr(model, "train_ranges_", {}).items() if c in points
+    beyond = [f"{c}={_fmt(x)}" for c, (lo, hi, *_) in getattr(model, "train_ranges_", {}).items() if c in points
               for x in points[c].to_numpy(dtype=float) if x > hi * (1 + RANGE_RTOL) or x < lo * (1 - RANGE_RTOL)]
     if not beyond:
         return []
@@ -343,7 +343,7 @@ def unmeasured_setting(model, points) -> list[str]:
     out = []
     for point in points[few].to_numpy(dtype=float):
         if not np.any(np.all(np.isclose(measured, point, rtol=RANGE_RTOL, atol=0), axis=1)):
-            setting = ", ".join(f"{c}={x:g}" for c, x in zip(few, point))
+            setting = ", ".join(f"{c}={_fmt(x)}" for c, x in zip(few, point))
             out.append(f"{setting} was never measured (these parameters have fewer than {MIN_DISTINCT} values in "
                        "the training runs): the prediction there is the model's guess")
     return out
@@ -375,7 +375,7 @@ def unreliable_mean(points, pred) -> list[str]:
     >>> rng = np.random.default_rng(0)
     >>> pred = Predictive(np.c_[np.exp(rng.normal(size=1000)), rng.pareto(0.5, 1000) + 1])
     >>> unreliable_mean(pd.DataFrame({"n": [64, 2.0**24]}), pred)[0].split(" (")[0]
-    'the mean at n=1.67772e+07 rests on a few extreme draws'
+    'the mean at n=2^24 rests on a few extreme draws'
     """
     from ..predict import mean_k_threshold
 
@@ -390,7 +390,7 @@ def unreliable_mean(points, pred) -> list[str]:
 
 
 def _point_text(row) -> str:
-    return ",".join(f"{c}={v:g}" for c, v in row.items())
+    return ",".join(f"{c}={_fmt(v)}" for c, v in row.items())
 
 
 def _laws_behind(model, pred, frame, level, draws, seed):
