@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from . import persist, progress
+from . import cautions, persist, progress
 from .components import BY_NAME, WIRING
 from .data import DAG_METRICS, Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
@@ -668,7 +668,9 @@ class DagModel(TableModel):
             idle = np.maximum(0.0, p * span - (work + delay + no_work))
             comps["no_work"] = no_work + idle
             comps["critical_path"] = span
-        return Prediction(comps, pts, getattr(self, "unit_", "s"))
+        pred = Prediction(comps, pts, getattr(self, "unit_", "s"))
+        cautions.warn(self, pts, pred)
+        return pred
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"

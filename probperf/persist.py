@@ -304,7 +304,9 @@ def _try_prediction(model) -> None:
     import pandas as pd
 
     point = {c: [float(ranges[c][1])] for c in features}  # KeyError: a feature without a range
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+    from .cautions import quiet
+
+    with np.errstate(all="ignore"), warnings.catch_warnings(), quiet():
         warnings.simplefilter("ignore")  # the outcome is judged below, not warned about
         draws = model.predict(pd.DataFrame(point), n_draws=4, seed=0).draws
     if not np.all(np.isfinite(draws)):

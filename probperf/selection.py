@@ -382,7 +382,10 @@ def discrepancy_rates(estimator, measurements, features, seed: int = 0) -> tuple
     if sub is None:
         return (0.0, 0.0), None
     sub_model, held, n_cut, p_cut = sub
-    pred = sub_model.predict(held[features], n_draws=500)
+    from .cautions import quiet  # here: cautions reads this module's limits
+
+    with quiet():  # beyond the sub-fit on purpose: nothing to warn the user about
+        pred = sub_model.predict(held[features], n_draws=500)
     table = _held_out_errors(held, pred, n_cut, p_cut)
     return _excess_error_rates(table), table
 
@@ -523,7 +526,11 @@ def factor_log_scores(subs, features, seed: int = 0) -> list[np.ndarray]:
 
 def _held_out_scores(model, held, features, seed: int) -> np.ndarray:
     """The log score of each held-out run's time under ``model`` (500 draws)."""
-    return log_scores(model.predict(held[features], n_draws=500, seed=seed).draws, held["time"].to_numpy())
+    from .cautions import quiet  # here: cautions reads this module's limits
+
+    with quiet():  # beyond the sub-fit on purpose: nothing to warn the user about
+        draws = model.predict(held[features], n_draws=500, seed=seed).draws
+    return log_scores(draws, held["time"].to_numpy())
 
 
 def log_scores(draws: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import persist
+from . import cautions, persist
 from .data import Measurements, MeasurementError, one_worker_baseline
 from .limits import draw_count
 from .models.base import TableModel
@@ -72,7 +72,9 @@ class DirectModel(_TimeOnly):
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
         """Predictive draws of the target at the points."""
         pts = self._points(X, params)
-        return self.model_.predict(pts, n_draws=n_draws, seed=seed)
+        pred = self.model_.predict(pts, n_draws=n_draws, seed=seed)
+        cautions.warn(self, pts, pred)
+        return pred
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
@@ -179,4 +181,6 @@ class PenaltyModel(_TimeOnly):
         penalty = np.zeros((S, len(pts)))
         if np.any(p > 1):
             penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws
-        return Predictive(serial / p + penalty, pts, "time")
+        pred = Predictive(serial / p + penalty, pts, "time")
+        cautions.warn(self, pts, pred)
+        return pred

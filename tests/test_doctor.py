@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from probperf import Measurements
 from probperf.cli import app
-from probperf.cli.model_cmds import far_beyond
+from probperf.cautions import far_beyond
 from probperf.data import IdentityWarning
 from probperf.doctor import TOLERANCE, diagnose
 from probperf.timemodels import DirectModel

@@ -57,7 +57,7 @@ def test_draws_that_cannot_tell_give_nan_and_a_few_outliers_give_inf():
 def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
     from typer.testing import CliRunner
 
-    from probperf import persist
+    from probperf import cautions, persist
     from probperf.cli import app
 
     class HeavyFarOut:
@@ -67,7 +67,9 @@ def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
             rng = np.random.default_rng(seed)
             light = np.exp(rng.normal(0.0, 0.1, (n_draws, 1)))
             heavy = rng.pareto(0.5, (n_draws, 1)) + 1.0
-            return Predictive(np.where(X["n"].to_numpy() > 1000, heavy, light), X, "time")
+            pred = Predictive(np.where(X["n"].to_numpy() > 1000, heavy, light), X, "time")
+            cautions.warn(self, X, pred)  # as every table model's predict does; the CLI prints them
+            return pred
 
     monkeypatch.setattr(persist, "load", lambda path: HeavyFarOut())
     res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2", "--at", "n=4096,p=2",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from pathlib import Path
@@ -15,7 +16,7 @@ from .. import registry
 from ..data import BASE_PARAMS, COUNT_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
-from ..selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor  # shared with probperf doctor
+from ..cautions import ExtrapolationWarning, number_text, point_text
 from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, split_rows, warn)
 
@@ -176,15 +177,14 @@ def predict(
     with bad_input():
         model = persist.load(model_file)
         frame = checked_points(model, rows, "--at")
-        with np.errstate(all="ignore"), warnings.catch_warnings():
+        with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
             pred = model.predict(frame, n_draws=draws, seed=seed)
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
     _refuse_impossible(summary, laws, frame, pred.name)
-    for line in (far_beyond(frame, getattr(model, "train_ranges_", {})) + unreliable_mean(frame, pred)
-                 + fixed_width(model, frame) + unmeasured_setting(model, frame)):
+    for line in cautions:
         warn(line)  # after any refusal: one line then
     if format == "json":
         rows = _json_rows(summary)
@@ -247,7 +247,7 @@ def checked_points(model, rows, option: str):
     for i, row in enumerate(rows):  # several points: each gives what the others give, or takes the default
         lacking = [c for c in frame.columns if c not in row and c not in defaults]
         if lacking:
-            raise ValueError(f"{option} {_point_text(pd.Series(row))} (point {i + 1}): give {', '.join(lacking)} "
+            raise ValueError(f"{option} {point_text(pd.Series(row))} (point {i + 1}): give {', '.join(lacking)} "
                              f"too, as the other points do")
     frame = frame.fillna({c: v for c, v in defaults.items() if c in frame})
     try:
@@ -257,96 +257,31 @@ def checked_points(model, rows, option: str):
     return frame
 
 
-def far_beyond(points, ranges) -> list[str]:
-    """Messages for points that lie more than :func:`~probperf.selection.far_factor`
-    times beyond the training range of a parameter (16x, or the range's own ratio
-    where smaller), above it or (a positive range) below it.
+@contextlib.contextmanager
+def cautions_caught():
+    """Inside: the models' cautions (:class:`probperf.cautions.ExtrapolationWarning`)
+    collected in the list it yields, each once, to be printed as one ``warning:`` line
+    each after the command's own checks; other warnings pass as usual.
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
-    ["n=2^24 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
-    >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
-    'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
-    >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
-    'n=34 is 1.417x the largest training value (24), more than the range 20..24 spans'
+    >>> from probperf.cautions import ExtrapolationWarning
+    >>> with cautions_caught() as lines:
+    ...     for _ in range(2):
+    ...         warnings.warn("n=2^30 is far out", ExtrapolationWarning)
+    >>> lines
+    ['n=2^30 is far out']
     """
-    out = []
-    for c, (lo, hi, *_) in ranges.items():
-        if c not in points or not hi > 0:
-            continue
-        factor = far_factor(lo, hi)
-        spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
-        for x in points[c].to_numpy(dtype=float):
-            if x > factor * hi * (1 + RANGE_RTOL):  # a measured value written with a rounding error is no step
-                where = f"{x / hi:.4g}x the largest training value ({hi:g})" + spans
-            elif lo > 0 and x * factor < lo * (1 - RANGE_RTOL):
-                where = ((f"1/{lo / x:.4g} of" if x > 0 else "far below") + f" the smallest training value ({lo:g})"
-                         + spans)
-            else:
-                continue
-            out.append(f"{c}={_fmt(x)} is {where}: the interval there rests on the model's form (its laws or kernel), "
-                       "not on validated predictions")
-    return out
-
-
-def fixed_width(model, points) -> list[str]:
-    """A message when some of ``points`` lie beyond the training data of a model whose
-    interval learns no growth of its error there (a GP or basis regression of time, a
-    baseline: no ``widens_beyond``), so that it is not read as the laws' interval.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from types import SimpleNamespace
-    >>> gp = SimpleNamespace(train_ranges_={"n": [10, 100, 10]})  # no widens_beyond
-    >>> fixed_width(gp, pd.DataFrame({"n": [50.0, 150.0]}))[0].split(",")[0]
-    'n=150 lies beyond the training data'
-    >>> fixed_width(gp, pd.DataFrame({"n": [50.0]})), fixed_width(SimpleNamespace(widens_beyond=lambda: True), None)
-    ([], [])
-    """
-    widening = getattr(model, "widens_beyond", None)
-    if widening is not None and widening():
-        return []
-    beyond = [f"{c}={_fmt(x)}" for c, (lo, hi, *_) in getattr(model, "train_ranges_", {}).items() if c in points
-              for x in points[c].to_numpy(dtype=float) if x > hi * (1 + RANGE_RTOL) or x < lo * (1 - RANGE_RTOL)]
-    if not beyond:
-        return []
-    return [f"{beyond[0]} lies beyond the training data, and this {type(model).__name__}'s interval does not widen "
-            "there (it learns no growth of its error beyond the data; the default law models do): read it as a "
-            "lower bound on the uncertainty"]
-
-
-def unmeasured_setting(model, points) -> list[str]:
-    """A message for each point whose values of the parameters measured at fewer than
-    MIN_DISTINCT values (a switch, a variant number, two worker counts) were never
-    measured together: such a parameter cannot be extrapolated (predict refuses beyond
-    its range), and between its values or in a new combination the model's answer is
-    its form's guess, which for a category means nothing.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from types import SimpleNamespace
-    >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 4], "tree": [0, 1, 2], "flat": [0, 1, 2]},
-    ...                     train_points_={"n": [1, 8, 1, 8], "tree": [0, 0, 1, 1], "flat": [0, 1, 0, 0]})
-    >>> lines = unmeasured_setting(m, pd.DataFrame({"n": [5, 5, 5], "tree": [1, 1, 0.5], "flat": [0, 1, 0]}))
-    >>> [line.split(" was never measured")[0] for line in lines]  # n=5 is a size between sizes: not flagged
-    ['tree=1, flat=1', 'tree=0.5, flat=0']
-    """
-    ranges, runs = getattr(model, "train_ranges_", {}), getattr(model, "train_points_", {})
-    few = [c for c, (lo, hi, distinct, *_) in ranges.items() if 1 < distinct < MIN_DISTINCT and c in runs and c in points]
-    if not few:
-        return []
-    measured = np.array([runs[c] for c in few], dtype=float).T
-    out = []
-    for point in points[few].to_numpy(dtype=float):
-        if not np.any(np.all(np.isclose(measured, point, rtol=RANGE_RTOL, atol=0), axis=1)):
-            setting = ", ".join(f"{c}={_fmt(x)}" for c, x in zip(few, point))
-            out.append(f"{setting} was never measured (these parameters have fewer than {MIN_DISTINCT} values in "
-                       "the training runs): the prediction there is the model's guess")
-    return out
+    lines = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ExtrapolationWarning)
+        yield lines
+    for w in caught:
+        if issubclass(w.category, ExtrapolationWarning):
+            if str(w.message) not in lines:
+                lines.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _refuse_impossible(summary, laws, frame, name) -> None:
@@ -355,42 +290,12 @@ def _refuse_impossible(summary, laws, frame, name) -> None:
     numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
     finite = np.isfinite(numbers.to_numpy(dtype=float)).all(axis=1)
     if not finite.all():  # the first such point named: several --at may be given
-        fail(NOT_FINITE.replace("is not finite", f"at {_point_text(frame.iloc[int(np.argmin(finite))])} is not finite"))
+        fail(NOT_FINITE.replace("is not finite", f"at {point_text(frame.iloc[int(np.argmin(finite))])} is not finite"))
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
     if name in (None, "time") and np.any(summary["median"] <= 0):
         i = int(np.argmax(summary["median"].to_numpy() <= 0))
-        fail(NOT_POSITIVE.format(point=_point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
-
-
-def unreliable_mean(points, pred) -> list[str]:
-    """A message (in a list, empty if none) when the mean of some points' draws rests on
-    a few extreme draws (:attr:`probperf.predict.Predictive.mean_reliable`), naming the
-    point with the heaviest tail.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from probperf.predict import Predictive
-    >>> rng = np.random.default_rng(0)
-    >>> pred = Predictive(np.c_[np.exp(rng.normal(size=1000)), rng.pareto(0.5, 1000) + 1])
-    >>> unreliable_mean(pd.DataFrame({"n": [64, 2.0**24]}), pred)[0].split(" (")[0]
-    'the mean at n=2^24 rests on a few extreme draws'
-    """
-    from ..predict import mean_k_threshold
-
-    k, limit = pred.mean_tail_k, mean_k_threshold(pred.n_draws)
-    bad = np.flatnonzero(k > limit)
-    if not len(bad):
-        return []
-    i = bad[np.argmax(k[bad])]
-    more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
-    return [f"the mean at {_point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
-            f"right tail {k[i]:.2f} > {limit:.2f}; at k >= 1 there is no finite mean): read the median and the interval"]
-
-
-def _point_text(row) -> str:
-    return ",".join(f"{c}={_fmt(v)}" for c, v in row.items())
+        fail(NOT_POSITIVE.format(point=point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
 
 
 def _laws_behind(model, pred, frame, level, draws, seed):
@@ -424,13 +329,13 @@ def _print_table(summary, title, params=()):
     at every point moves to the title, so that at 80 columns the numbers keep the room."""
     fixed = [c for c in params if c not in ("n", "p") and c in summary and summary[c].nunique() == 1]
     if fixed:
-        title += " at " + ", ".join(f"{c}={_fmt(summary[c].iloc[0])}" for c in fixed)
+        title += " at " + ", ".join(f"{c}={number_text(summary[c].iloc[0])}" for c in fixed)
     summary = summary.drop(columns=fixed)
     table = Table(title=shown(title))
     for c in summary.columns:
         table.add_column(shown(c), justify="right", no_wrap=True)
     for rec in summary.itertuples(index=False):
-        table.add_row(*(_fmt(v) for v in rec))
+        table.add_row(*(number_text(v) for v in rec))
     console.print(table)
 
 
@@ -457,8 +362,8 @@ def _print_laws(laws, level, unit="s"):
     for c in [*params, "law", "weight", "median", "interval"]:
         table.add_column(shown(c), justify="right")
     for r in laws.to_dict("records"):
-        table.add_row(*(_fmt(r[c]) for c in params), r["law"], f"{r['weight']:.1%}", _fmt(r["median"]),
-                      f"[{_fmt(r['lower'])}, {_fmt(r['upper'])}]")
+        table.add_row(*(number_text(r[c]) for c in params), r["law"], f"{r['weight']:.1%}", number_text(r["median"]),
+                      f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")
     console.print(table)
 
 
@@ -469,25 +374,14 @@ def _print_decomposition(decomp, level, unit="s"):
         table.add_column(shown(c), justify="right")
     for r in decomp.to_dict("records"):
         table.add_row(
-            *(_fmt(r[c]) for c in params),
+            *(number_text(r[c]) for c in params),
             r["term"],
             f"{r['share']:.1%}",
             f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]",
-            _fmt(r["median"]),
-            f"[{_fmt(r['lower'])}, {_fmt(r['upper'])}]",
+            number_text(r["median"]),
+            f"[{number_text(r['lower'])}, {number_text(r['upper'])}]",
         )
     console.print(table)
-
-
-def _fmt(v) -> str:
-    if isinstance(v, str):
-        return v
-    v = float(v)
-    if v.is_integer() and v >= 1024 and (int(v) & (int(v) - 1)) == 0:
-        return f"2^{int(v).bit_length() - 1}"
-    if v.is_integer() and abs(v) < 1e15:
-        return f"{int(v)}"
-    return f"{v:.4g}"
 
 
 @app.command()
@@ -521,7 +415,8 @@ def plot(
                                     unit=getattr(model, "unit_", "s"))
         else:
             measured = None
-        fig = plot_band(model, vs=vs, at=point, data=measured)
+        with cautions_caught() as cautions:  # the sweep's far end, as predict warns
+            fig = plot_band(model, vs=vs, at=point, data=measured)
         save_figure(fig, output, fmt)
     say_written(output, f"wrote {shown(output)} ({fmt.upper()})")
     if data is not None:  # --data given and nothing of it drawn: said, not silent
@@ -530,7 +425,7 @@ def plot(
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
                  + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
-    for line in far_beyond(frame, getattr(model, "train_ranges_", {})) + fixed_width(model, frame):  # as predict warns
+    for line in cautions:
         warn(line)
 
 

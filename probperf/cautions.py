@@ -1,0 +1,244 @@
+"""Cautions that go with a prediction: a point far beyond the data, an interval that
+does not widen there, a setting no run had, a mean that rests on a few draws.
+
+The models emit them as :class:`ExtrapolationWarning` from ``predict`` (Python users see
+them as warnings); the command line catches them and prints each as one ``warning:``
+line. Fits that predict inside themselves (forward validation) silence them
+(:func:`quiet`): their points lie beyond sub-fits on purpose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import warnings
+
+import numpy as np
+
+from .selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor
+
+
+class ExtrapolationWarning(UserWarning):
+    """A prediction to read with care (see the module's text; :func:`warn` shows one).
+
+    Examples
+    --------
+    >>> issubclass(ExtrapolationWarning, UserWarning)  # shown by default, once per place
+    True
+    """
+
+
+_QUIET = contextvars.ContextVar("cautions_quiet", default=False)
+
+
+def warn(model, points, pred) -> None:
+    """Warn about ``pred`` at ``points`` of ``model`` (:func:`messages`), one warning each.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> from probperf.predict import Predictive
+    >>> model = SimpleNamespace(train_ranges_={"n": [10, 100, 10]}, widens_beyond=lambda: True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn(model, pd.DataFrame({"n": [50.0, 1e4]}), Predictive(np.ones((50, 2))))
+    >>> [(w.category.__name__, str(w.message).split(",")[0]) for w in caught]  # n=50 is inside the data
+    [('ExtrapolationWarning', 'n=10000 is 100x the largest training value (100)')]
+    """
+    if _QUIET.get():  # not even computed: forward validation predicts thousands of points
+        return
+    for line in messages(model, points, pred):
+        warnings.warn(line, ExtrapolationWarning, stacklevel=3)
+
+
+def messages(model, points, pred) -> list[str]:
+    """Every caution about ``pred``, the prediction of ``model`` at ``points``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> from probperf.predict import Predictive
+    >>> gp = SimpleNamespace(train_ranges_={"n": [10, 100, 10]})  # no widens_beyond: does not widen
+    >>> [line.split(" (")[0].split(",")[0] for line in messages(gp, pd.DataFrame({"n": [1e4]}),
+    ...                                                          Predictive(np.ones((50, 1))))]
+    ['n=10000 is 100x the largest training value', 'n=10000 lies beyond the training data']
+    """
+    return (far_beyond(points, getattr(model, "train_ranges_", {})) + unreliable_mean(points, pred)
+            + fixed_width(model, points) + unmeasured_setting(model, points))
+
+
+@contextlib.contextmanager
+def quiet():
+    """No cautions inside (a fit's own predictions beyond its sub-fits).
+
+    Examples
+    --------
+    >>> with quiet():
+    ...     inside = _QUIET.get()
+    >>> inside, _QUIET.get()  # warn returns at once inside
+    (True, False)
+    """
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
+def far_beyond(points, ranges) -> list[str]:
+    """A message per parameter when points lie more than :func:`~probperf.selection.far_factor`
+    times beyond its training range (16x, or the range's own ratio where smaller), above
+    it or (a positive range) below it, naming the furthest (a plot's sweep is one line).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
+    ["n=2^24 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
+    >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
+    'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
+    >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
+    'n=34 is 1.417x the largest training value (24), more than the range 20..24 spans'
+    >>> far_beyond(pd.DataFrame({"n": [2.0**21, 2.0**24, 2.0**22]}), {"n": [4096, 65536]})[0].split("predictions")[1]
+    ' (and 2 more points)'
+    """
+    out = []
+    for c, (lo, hi, *_) in ranges.items():
+        if c not in points or not hi > 0:
+            continue
+        factor = far_factor(lo, hi)
+        spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
+        x = points[c].to_numpy(dtype=float)
+        above = x > factor * hi * (1 + RANGE_RTOL)  # a measured value written with a rounding error is no step
+        below = (x * factor < lo * (1 - RANGE_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
+        if not (above.any() or below.any()):
+            continue
+        with np.errstate(divide="ignore"):  # x = 0 below a positive range: infinitely far
+            distance = np.where(above, x / hi, np.where(below, lo / np.maximum(x, 0.0), 0.0))
+        k = int(np.argmax(distance))
+        if above[k]:
+            where = f"{x[k] / hi:.4g}x the largest training value ({hi:g})"
+        else:
+            where = (f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g})"
+        more = int(above.sum() + below.sum()) - 1
+        more = f" (and {more} more point{'s' * (more > 1)})" if more else ""
+        out.append(f"{c}={number_text(x[k])} is {where}{spans}: the interval there rests on the model's form (its laws "
+                   f"or kernel), not on validated predictions{more}")
+    return out
+
+
+def fixed_width(model, points) -> list[str]:
+    """A message when some of ``points`` lie beyond the training data of a model whose
+    interval learns no growth of its error there (a GP or basis regression of time, a
+    baseline: no ``widens_beyond``), so that it is not read as the laws' interval.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> gp = SimpleNamespace(train_ranges_={"n": [10, 100, 10]})  # no widens_beyond
+    >>> fixed_width(gp, pd.DataFrame({"n": [50.0, 150.0]}))[0].split(",")[0]
+    'n=150 lies beyond the training data'
+    >>> fixed_width(gp, pd.DataFrame({"n": [50.0]})), fixed_width(SimpleNamespace(widens_beyond=lambda: True), None)
+    ([], [])
+    """
+    widening = getattr(model, "widens_beyond", None)
+    if widening is not None and widening():
+        return []
+    beyond = [f"{c}={number_text(x)}" for c, (lo, hi, *_) in getattr(model, "train_ranges_", {}).items() if c in points
+              for x in points[c].to_numpy(dtype=float) if x > hi * (1 + RANGE_RTOL) or x < lo * (1 - RANGE_RTOL)]
+    if not beyond:
+        return []
+    return [f"{beyond[0]} lies beyond the training data, and this {type(model).__name__}'s interval does not widen "
+            "there (it learns no growth of its error beyond the data; the default law models do): read it as a "
+            "lower bound on the uncertainty"]
+
+
+def unmeasured_setting(model, points) -> list[str]:
+    """A message (in a list, empty if none) when the values of some points' parameters
+    measured at fewer than MIN_DISTINCT values (a switch, a variant number, two worker
+    counts) were never measured together, naming the first such point: such a parameter cannot be extrapolated (predict refuses beyond
+    its range), and between its values or in a new combination the model's answer is
+    its form's guess, which for a category means nothing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 4], "tree": [0, 1, 2], "flat": [0, 1, 2]},
+    ...                     train_points_={"n": [1, 8, 1, 8], "tree": [0, 0, 1, 1], "flat": [0, 1, 0, 0]})
+    >>> lines = unmeasured_setting(m, pd.DataFrame({"n": [5, 5, 5], "tree": [1, 1, 0.5], "flat": [0, 1, 0]}))
+    >>> [line.split(" was never measured")[0] for line in lines]  # n=5 is a size between sizes: not flagged
+    ['tree=1, flat=1 (and 1 more point)']
+    """
+    ranges, runs = getattr(model, "train_ranges_", {}), getattr(model, "train_points_", {})
+    few = [c for c, (lo, hi, distinct, *_) in ranges.items() if 1 < distinct < MIN_DISTINCT and c in runs and c in points]
+    if not few:
+        return []
+    measured = np.array([runs[c] for c in few], dtype=float).T
+    new = [point for point in points[few].to_numpy(dtype=float)
+           if not np.any(np.all(np.isclose(measured, point, rtol=RANGE_RTOL, atol=0), axis=1))]
+    if not new:
+        return []
+    setting = ", ".join(f"{c}={number_text(x)}" for c, x in zip(few, new[0]))
+    more = f" (and {len(new) - 1} more point{'s' * (len(new) > 2)})" if len(new) > 1 else ""
+    return [f"{setting}{more} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
+            "training runs): the prediction there is the model's guess"]
+
+
+def unreliable_mean(points, pred) -> list[str]:
+    """A message (in a list, empty if none) when the mean of some points' draws rests on
+    a few extreme draws (:attr:`probperf.predict.Predictive.mean_reliable`), naming the
+    point with the heaviest tail.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from probperf.predict import Predictive
+    >>> rng = np.random.default_rng(0)
+    >>> pred = Predictive(np.c_[np.exp(rng.normal(size=1000)), rng.pareto(0.5, 1000) + 1])
+    >>> unreliable_mean(pd.DataFrame({"n": [64, 2.0**24]}), pred)[0].split(" (")[0]
+    'the mean at n=2^24 rests on a few extreme draws'
+    """
+    from .predict import mean_k_threshold
+
+    k, limit = pred.mean_tail_k, mean_k_threshold(pred.n_draws)
+    bad = np.flatnonzero(k > limit)
+    if not len(bad):
+        return []
+    i = bad[np.argmax(k[bad])]
+    more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
+    return [f"the mean at {point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
+            f"right tail {k[i]:.2f} > {limit:.2f}; at k >= 1 there is no finite mean): read the median and the interval"]
+
+
+def point_text(row) -> str:
+    """A point as ``n=2^24,p=36`` (:func:`number_text`).
+
+    Examples
+    --------
+    >>> point_text({"n": 2.0**24, "p": 36.0})
+    'n=2^24,p=36'
+    """
+    return ",".join(f"{c}={number_text(v)}" for c, v in row.items())
+
+
+def number_text(v) -> str:
+    """A parameter or result as the tables and warnings print it: powers of two from
+    1024 on as ``2^k``, other whole numbers in full, the rest to 4 digits.
+
+    Examples
+    --------
+    >>> number_text(2.0**24), number_text(36.0), number_text(1e300), number_text(0.0123456)
+    ('2^24', '36', '1e+300', '0.01235')
+    """
+    if isinstance(v, str):
+        return v
+    v = float(v)
+    if v.is_integer() and v >= 1024 and (int(v) & (int(v) - 1)) == 0:
+        return f"2^{int(v).bit_length() - 1}"
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v)}"
+    return f"{v:.4g}"
