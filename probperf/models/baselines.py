@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import persist
+from .. import cautions, persist
 from ..data import DAG_METRICS, Measurements, MeasurementError
 from ..limits import draw_count
 from ..predict import Predictive
@@ -131,7 +131,9 @@ class TimeModel(TableModel):
         self._check_fitted()
         points = self._points(X, params)
         draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
-        return Predictive(draws, points, "time")
+        pred = Predictive(draws, points, "time")
+        cautions.warn(self, points, pred)  # no widening of their own: said beyond the data
+        return pred
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
