@@ -31,8 +31,9 @@ class ExtrapolationWarning(UserWarning):
 _QUIET = contextvars.ContextVar("cautions_quiet", default=False)
 
 
-def warn(model, points, pred) -> None:
-    """Warn about ``pred`` at ``points`` of ``model`` (:func:`messages`), one warning each.
+def warn(model, points, pred):
+    """Warn about ``pred`` at ``points`` of ``model`` (:func:`messages`), one warning each;
+    returns ``pred`` (a model's ``predict`` ends with it).
 
     Examples
     --------
@@ -42,14 +43,14 @@ def warn(model, points, pred) -> None:
     >>> model = SimpleNamespace(train_ranges_={"n": [10, 100, 10]}, widens_beyond=lambda: True)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     warn(model, pd.DataFrame({"n": [50.0, 1e4]}), Predictive(np.ones((50, 2))))
+    ...     pred = warn(model, pd.DataFrame({"n": [50.0, 1e4]}), Predictive(np.ones((50, 2))))
     >>> [(w.category.__name__, str(w.message).split(",")[0]) for w in caught]  # n=50 is inside the data
     [('ExtrapolationWarning', 'n=10000 is 100x the largest training value (100)')]
     """
-    if _QUIET.get():  # not even computed: forward validation predicts thousands of points
-        return
-    for line in messages(model, points, pred):
-        warnings.warn(line, ExtrapolationWarning, stacklevel=3)
+    if not _QUIET.get():  # inside quiet() not even computed: forward validation predicts many points
+        for line in messages(model, points, pred):
+            warnings.warn(line, ExtrapolationWarning, stacklevel=3)
+    return pred
 
 
 def messages(model, points, pred) -> list[str]:
@@ -159,9 +160,10 @@ def fixed_width(model, points) -> list[str]:
 def unmeasured_setting(model, points) -> list[str]:
     """A message (in a list, empty if none) when the values of some points' parameters
     measured at fewer than MIN_DISTINCT values (a switch, a variant number, two worker
-    counts) were never measured together, naming the first such point: such a parameter cannot be extrapolated (predict refuses beyond
-    its range), and between its values or in a new combination the model's answer is
-    its form's guess, which for a category means nothing.
+    counts) were never measured together, naming the first such point. Such a parameter
+    cannot be extrapolated (predict refuses beyond its range), and between its values or
+    in a new combination the model's answer is its form's guess, which for a category
+    means nothing.
 
     Examples
     --------

@@ -13,6 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from .cautions import number_text
 from .data import COUNT_METRICS, Measurements, metric_label
 from .predict import level_text
 
@@ -114,7 +115,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ax.set_yscale("log")
     ax.set_xlabel(vs)
     ax.set_ylabel(metric_label(metric, unit))
-    fixed = ", ".join(f"{k}={_fmt(v)}" for k, v in pts.iloc[0].items() if k != vs)
+    fixed = ", ".join(f"{k}={number_text(v)}" for k, v in pts.iloc[0].items() if k != vs)
     ax.legend(fontsize=8)
     fit_title(ax, title or f"predicted {metric} vs {vs} ({fixed})")
     return fig
@@ -246,9 +247,3 @@ def save_figure(fig, path, fmt: str) -> None:
 
     atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
 
-
-def _fmt(v) -> str:
-    v = float(v)
-    if v.is_integer() and v >= 1024 and (int(v) & (int(v) - 1)) == 0:
-        return f"2^{int(np.log2(v))}"
-    return f"{v:g}"

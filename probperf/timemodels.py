@@ -72,9 +72,7 @@ class DirectModel(_TimeOnly):
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
         """Predictive draws of the target at the points."""
         pts = self._points(X, params)
-        pred = self.model_.predict(pts, n_draws=n_draws, seed=seed)
-        cautions.warn(self, pts, pred)
-        return pred
+        return cautions.warn(self, pts, self.model_.predict(pts, n_draws=n_draws, seed=seed))
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
@@ -144,15 +142,15 @@ class PenaltyModel(_TimeOnly):
             self._remember(m, m.params, "time")
             frame = m.frame
             size = ["n", *m.config]
-            varying = [c for c in m.config if frame[c].nunique() > 1]
-            if varying and self.kernel == "basis":  # said here: the basis regression's own refusal names no penalty
-                raise ValueError(f"the penalty model's basis regressions model n and p only and cannot use the "
-                                 f"varying parameter(s) {varying}; give it a GP kernel (--kernel matern52) or use "
-                                 "--model direct")
             serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
                                          "the penalty model")
             seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
-            self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
+            try:  # the first part to see the configuration parameters: its refusal names the model
+                self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
+            except MeasurementError:
+                raise
+            except ValueError as exc:
+                raise ValueError(f"the penalty model's T(n): {exc}") from None
             penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
             keep = (frame["p"].to_numpy() > 1) & (penalty > 0)
             if keep.sum() < 2:
@@ -181,6 +179,4 @@ class PenaltyModel(_TimeOnly):
         penalty = np.zeros((S, len(pts)))
         if np.any(p > 1):
             penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws
-        pred = Predictive(serial / p + penalty, pts, "time")
-        cautions.warn(self, pts, pred)
-        return pred
+        return cautions.warn(self, pts, Predictive(serial / p + penalty, pts, "time"))

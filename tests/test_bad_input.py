@@ -161,7 +161,7 @@ CLI_CASES = [
          "tme_name.csv, line 2, column tme: value 'fast' is not a number"),
     case("doctor-model-file", ["doctor", "{d}/direct.model"], "direct.model: a probperf model file, not measurements"),
     case("fit-penalty-varying-config", ["fit", "{d}/cutoffs.csv", "--config", "cutoff", "--model", "penalty", "-o",
-                                        "{out}.model"], "the penalty model's basis regressions model n and p only"),
+                                        "{out}.model"], "the penalty model's T(n): the basis regression models n and p only"),
     case("fit-config-list-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff,cutoff", "-o", "{out}.model"],
          "configuration parameter 'cutoff' is declared twice"),
     case("fit-config-empty-name", ["fit", "{d}/cutoff.csv", "--config", "cutoff,", "-o", "{out}.model"],

@@ -131,9 +131,7 @@ class TimeModel(TableModel):
         self._check_fitted()
         points = self._points(X, params)
         draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
-        pred = Predictive(draws, points, "time")
-        cautions.warn(self, points, pred)  # no widening of their own: said beyond the data
-        return pred
+        return cautions.warn(self, points, Predictive(draws, points, "time"))  # they learn no widening: said
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
