@@ -181,15 +181,14 @@ sets it scores as the default, results/choose_laws_lower_split.md). The defaults
 now ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+ovh+base16+wavg+l2`` (``--time-only``) and
 ``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+ovh+base16+partspanl2b+partwavg+wavg+l2``.
 
-``+het`` (then stripped first of the on/off switches) weighed the runs of
+``+het`` (stripped first of the on/off switches, before ``+lower``) weighs the runs of
 time modelled directly by a noise profile, a run-to-run spread log-linear in the
 parameters, fitted to a quadratic reference's residuals, kept by BIC and held at the
 training box's edge beyond it (laws.NOISE_PROFILE, probperf/models/noise.py): 0.278
 against 0.280 over the 23 time-only sets (bcast -0.220 against -0.386, slate_qr -0.382
 against -0.416, allreduce -0.899 against -0.884, strassen/B -0.781 against -0.267),
 rejected by the rule fixed before the run (higher mean, the 3 shared real sets not
-lower; results/choose_laws_time_only_het.md). Its code was removed afterwards, run it at
-commit e70baa0.
+lower; results/choose_laws_time_only_het.md).
 
 ``extra``: the further real cases of ``benchmarks/data/real`` (ExaFMM, AMG), in the
 default from session 24 on; the reports before it scored 21 time-only sets without them.
@@ -279,7 +278,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

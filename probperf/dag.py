@@ -212,6 +212,12 @@ PART_CHECKED_CURVATURE = True
 #: choose_laws_lower_seed1.md).
 PART_LOWER_ORDER = False
 
+#: Whether the parts' law mixtures weigh their runs by a noise profile (LawMixture's
+#: ``noise_profile``, :data:`probperf.models.laws.NOISE_PROFILE`). Off: the parts are
+#: ratios of one traced run's metrics, whose spread the profile was not built for, and
+#: it was validated for time modelled directly only.
+PART_NOISE_PROFILE = False
+
 # Stacking the DAG model's time with time modelled directly (a share of the draws
 # taking their time from a LawMixture on ``time``, the parts rescaled to it) was tried
 # twice and left out: nested forward validation on the 14 simulated training sets scored
@@ -497,6 +503,7 @@ class DagModel(TableModel):
             options["growth"] = PART_GROWTH
             options["checked_curvature"] = PART_CHECKED_CURVATURE
             options["lower_order"] = PART_LOWER_ORDER
+            options["noise_profile"] = PART_NOISE_PROFILE
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import persist
 from ..data import BASE_PARAMS
-from . import residual, rowsets
+from . import noise as noise_profile, residual, rowsets
 from ..selection import (MIN_DISTINCT, RANGE_RTOL, distance_directions, doublings_beyond, forward_splits,
                          independent, stacking_weights)
 from .base import MetricModel
@@ -133,6 +133,11 @@ ABSOLUTE_NOISE = False
 #: scored lower a second rule, fixed before its runs, split them off, as
 #: ``+partspanw`` once did for the growth.)
 LOWER_ORDER = True
+
+#: Whether time modelled directly weighs its runs by a noise profile
+#: (:mod:`probperf.models.noise`): run-to-run spread that depends on the parameters,
+#: learnt from the training runs and held at the training box's edge beyond them.
+NOISE_PROFILE = False
 
 #: Overhead terms that grow with the workers, each giving every affine law of a fixed
 #: size shape with ``p`` a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see
@@ -719,15 +724,6 @@ def noise_weights(y: np.ndarray, quantum: float) -> np.ndarray:
 # down-weighted the smallest runs by the evidence of one law, then every law used them.
 
 
-# A noise profile, run-to-run spread log-linear in the log parameters (fitted to the
-# residuals of a least-squares quadratic in the logs, kept by BIC, held at the training
-# box's edge beyond it) as every law's precision weights, was tried in session 26 by a
-# rule fixed before the run and rejected: 0.278 against 0.280 over the 23 time-only
-# training sets, though bcast rose from -0.386 to -0.220 and slate_qr from -0.416 to
-# -0.382 (strassen/B fell from -0.267 to -0.781; benchmarks/choose_laws.py --time-only,
-# suffix +het, results/choose_laws_time_only_het.md). Its code is at commit e70baa0.
-
-
 # -- one law: conjugate regression -------------------------------------------------
 
 @persist.register
@@ -839,13 +835,15 @@ class _Law:
         noise = 1.0 if w is None else 1.0 / w
         return np.sqrt(self.b / self.a * (noise + np.sum(V**2, axis=1)))
 
-    def draws(self, X, names, S, rng, noise) -> np.ndarray:
-        """``S`` joint draws of ``log y`` at ``X``."""
+    def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
+        """``S`` joint draws of ``log y`` at ``X``; ``w``: the points' precision weights
+        (their run-to-run noise relative to the law's, as in :meth:`predictive`)."""
         A = self.design(X, names)
         sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
         beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
         out = self.center + self.offset(X, names) + beta @ A.T
-        return self._residual_draws(X, out, sigma, rng, noise)
+        relative = None if w is None else sigma[:, None] / np.sqrt(w)[None, :]
+        return self._residual_draws(X, out, sigma, rng, noise, relative)
 
     #: what a model file holds of a fitted law (see :mod:`probperf.persist`)
     _fitted = ("center", "a", "b", "shift", "scale", "mean", "chol", "residual")
@@ -1006,7 +1004,7 @@ class _AffineLaw(_Law):
         return self._with_residual(X, 2 * self.a, np.log(mu), self._scale((D / mu[:, None]) @ self.chol, precision),
                                    1.0 / precision)
 
-    def draws(self, X, names, S, rng, noise) -> np.ndarray:
+    def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
         sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
         beta = self.mean + sigma[:, None] * (rng.standard_normal((S, len(self.mean))) @ self.chol.T)
         # far out a shape can overflow, and coefficients of both signs then make
@@ -1018,7 +1016,7 @@ class _AffineLaw(_Law):
             # posterior-mean law, not at 0 (log scale downstream)
             out = np.log(np.maximum(beta @ D.T, 1e-3 * mean))
         out = np.where(np.isnan(out), np.inf, out)
-        relative = sigma[:, None] / np.sqrt(self._precision(None, np.log(mean)))[None, :]
+        relative = sigma[:, None] / np.sqrt(self._precision(w, np.log(mean)))[None, :]
         return self._residual_draws(X, out, sigma, rng, noise, relative)
 
 
@@ -1256,7 +1254,7 @@ def growth_forms() -> tuple:
 
 
 def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
-                        weightings=("stacking",)) -> tuple[np.ndarray, dict]:
+                        weightings=("stacking",), profiled: bool = False) -> tuple[np.ndarray, dict]:
     """The discrepancy of a mixture under each law weighting of ``weightings`` and each
     growth form ``(power, prior mean)`` of ``forms`` (default :func:`growth_forms`):
     rows ``(power, rate, weight)``, the rate as :func:`discrepancy_rate` learns it under
@@ -1291,7 +1289,15 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     ...                     weightings=("stacking", "evidence"))[1]
     {'evidence': 1.0}
     """
-    parts = nested_predictives(cands, X, names, logy, w, weightings)
+    rows, probs, _ = _growths(nested_predictives(cands, X, names, logy, w, weightings, profiled), weightings, forms)
+    return rows, probs
+
+
+def _growths(parts, weightings, forms=None) -> tuple[np.ndarray, dict, float]:
+    """:func:`discrepancy_growths` from the nested splits ``parts``, and the log
+    marginal likelihood of those splits averaged over its rows (equal prior odds)."""
+    from scipy.special import logsumexp
+
     if not parts:  # nothing to tell the weightings apart, and stacking would fall back to the evidence
         weightings = ("evidence",) if "evidence" in weightings else weightings[:1]
     table = [(k, power, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
@@ -1300,7 +1306,8 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     post = np.exp(log_marginal - np.max(log_marginal))
     post = post / post.sum()
     rows = np.array([(power, rate, p) for (_, power, rate, _), p in zip(table, post)])
-    return rows, {k: float(sum(p for row, p in zip(table, post) if row[0] == k)) for k in weightings}
+    probs = {k: float(sum(p for row, p in zip(table, post) if row[0] == k)) for k in weightings}
+    return rows, probs, float(logsumexp(log_marginal) - np.log(len(table)))
 
 
 # One rate for all directions of the distance: a rate per direction, each learnt on the
@@ -1342,17 +1349,27 @@ def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray,
     return RATE_GRID, nested_rate_loglik(nested_predictives(cands, X, names, logy, w), growth_setting()[1])
 
 
-def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",)) -> list:
+def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",), profiled: bool = False) -> list:
     """The nested forward validation behind the discrepancy: per forward split of the
     runs, what :func:`_nested_part` returns (splits where no law could be fitted are
     left out). Computed once, scored for every growth form and weighting by
-    :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same)."""
+    :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same).
+    ``profiled``: each split's runs weighed by the noise profile its own training rows
+    earn (:func:`probperf.models.noise.fit`; none where they earn none)."""
     w = np.ones(len(logy)) if w is None else w
     # the parameters the distance counts, as the fitted mixture will count them: a
     # split's fewer rows may line up parameters that all runs do not (review)
     directions = distance_directions(X, names)
     return [p for split in forward_splits(X, names)
-            if (p := _nested_part(split, cands, X, names, logy, w, weightings, directions))]
+            if (p := _nested_part(split, cands, X, names, logy, _split_weights(split, X, names, logy, w, directions)
+                                  if profiled else w, weightings, directions))]
+
+
+def _split_weights(split, X, names, logy, w, directions) -> np.ndarray:
+    """``w`` times the noise profile of the split's training rows alone, at every run
+    (a profile fitted on all runs would have seen the held-out ones' residuals)."""
+    profile = noise_profile.fit(X[split.train], names, logy[split.train], directions)
+    return w if profile is None else w * profile.weights(X)
 
 
 def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
@@ -1544,6 +1561,10 @@ class LawMixture(MetricModel):
         Also weigh the affine laws with the next term of their expansion
         (:data:`LOWER_ORDER`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_LOWER_ORDER`, off).
+    noise_profile : bool or None
+        Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
+        earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
+        (:data:`probperf.dag.PART_NOISE_PROFILE`, off).
     checked_curvature : bool
         Leave out curvature in size or workers (``power+curv(c)`` and ``power+c*p``,
         and ``quadratic`` over the other directions only; :data:`BEYOND`) where that
@@ -1597,6 +1618,10 @@ class LawMixture(MetricModel):
     directions_ : list of str
         The parameters the distance beyond the data counts: those no others make
         (:func:`probperf.selection.distance_directions`).
+    noise_ : NoiseProfile or None
+        The runs' noise profile (:func:`probperf.models.noise.fit`), None without one:
+        every law's run-to-run spread at a point is its own scale over the root of the
+        profile's weight there.
     distance_per_span_ : bool
         Whether the distance beyond the data is counted in training spans (else in
         doublings), as the fit's growth had it.
@@ -1620,9 +1645,10 @@ class LawMixture(MetricModel):
 
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
-                 checked_curvature: bool = False, lower_order: bool | None = None, seed: int = 0,
-                 n_draws: int = 1000):
+                 checked_curvature: bool = False, lower_order: bool | None = None,
+                 noise_profile: bool | None = None, seed: int = 0, n_draws: int = 1000):
         self.guard = guard
+        self.noise_profile = noise_profile
         self.checked_curvature = checked_curvature
         self.lower_order = lower_order
         self.growth = growth
@@ -1693,6 +1719,27 @@ class LawMixture(MetricModel):
             raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
         return WEIGHTINGS[weighting]
 
+    def _discrepancy(self, cands, X, logy, precision, weightings):
+        """The discrepancy rows and weightings' probabilities (:func:`discrepancy_growths`)
+        and the noise profile ``noise_``: kept only where the runs earn one
+        (:func:`probperf.models.noise.fit`) and the nested forward splits, each with the
+        profile of its own training rows, have a higher marginal likelihood with it
+        than without (equal prior odds). Why the nested splits judge: they are the runs
+        held out from everything the mixture chose, the same evidence that sets its
+        widening; a profile from the residuals alone (BIC) also fits where it then
+        predicts worse (session 26, results/choose_laws_time_only_het.md)."""
+        names = self.features_
+        profiled = NOISE_PROFILE if self.noise_profile is None else bool(self.noise_profile)
+        self.noise_ = noise_profile.fit(X, names, logy, self.directions_) if profiled else None
+        rows, probs, without = _growths(nested_predictives(cands, X, names, logy, precision, weightings), weightings)
+        if self.noise_ is not None:
+            parts = nested_predictives(cands, X, names, logy, precision, weightings, profiled=True)
+            rows_with, probs_with, with_profile = _growths(parts, weightings)
+            if with_profile > without:
+                return rows_with, probs_with
+            self.noise_ = None
+        return rows, probs
+
     def _fit_laws(self, X, y):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
@@ -1705,9 +1752,11 @@ class LawMixture(MetricModel):
         precision = noise_weights(y, resolution(y))
         weightings = self._weightings()
         if self.discrepancy:
-            self.discrepancy_, probs = discrepancy_growths(cands, X, names, logy, precision, weightings=weightings)
-        else:
-            self.discrepancy_, probs = np.zeros((0, 3)), {weightings[0]: 1.0}
+            self.discrepancy_, probs = self._discrepancy(cands, X, logy, precision, weightings)
+        else:  # no nested splits to judge a noise profile by: none
+            self.noise_, self.discrepancy_, probs = None, np.zeros((0, 3)), {weightings[0]: 1.0}
+        if self.noise_ is not None:
+            precision = precision * self.noise_.weights(X)
         self.weightings_ = {k: float(prob) for k, prob in probs.items()}
         by, self.scores_ = {}, dict.fromkeys(cands)
         for k, prob in probs.items():
@@ -1728,6 +1777,10 @@ class LawMixture(MetricModel):
         total = sum(weights[k] for k in self.laws_)
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
+    def _noise_weights(self, X):
+        """The noise profile's precision weights at the rows of ``X`` (None without one)."""
+        return None if self.noise_ is None else self.noise_.weights(X)
+
     def _predict_draws(self, X, n_draws, seed, noise=True):
         if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
             check_points(X, self.features_, self.ranges_, self.relations_)
@@ -1736,10 +1789,11 @@ class LawMixture(MetricModel):
         names = sorted(self.weights_)  # a saved model's dicts may come back in another order
         which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
         out = np.empty((n_draws, len(X)))
+        w = self._noise_weights(X)
         for k, name in enumerate(names):
             rows = np.flatnonzero(which == k)
             if len(rows):
-                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise)
+                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
@@ -1784,7 +1838,7 @@ class LawMixture(MetricModel):
         tail = (1 - level) / 2
         rows = []
         for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
-            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True))
+            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, self._noise_weights(Xa)))
             rows.append((self.laws_[name].label(name), self.weights_[name], draws))
         rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
         out = []
@@ -1797,13 +1851,15 @@ class LawMixture(MetricModel):
         return table
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
-               "distance_per_span_")
+               "distance_per_span_", "noise_")
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
+        if self.noise_ is not None and not isinstance(self.noise_, noise_profile.NoiseProfile):
+            raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
 
 #: Tolerance of a point against a relation of :func:`relations`, on its log (or value)
