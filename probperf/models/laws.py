@@ -1267,7 +1267,7 @@ def growth_forms() -> tuple:
 
 
 def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
-                        weightings=("stacking",), profiled: bool = False) -> tuple[np.ndarray, dict]:
+                        weightings=("stacking",)) -> tuple[np.ndarray, dict]:
     """The discrepancy of a mixture under each law weighting of ``weightings`` and each
     growth form ``(power, prior mean)`` of ``forms`` (default :func:`growth_forms`):
     rows ``(power, rate, weight)``, the rate as :func:`discrepancy_rate` learns it under
@@ -1302,7 +1302,7 @@ def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
     ...                     weightings=("stacking", "evidence"))[1]
     {'evidence': 1.0}
     """
-    rows, probs, _ = _growths(nested_predictives(cands, X, names, logy, w, weightings, profiled), weightings, forms)
+    rows, probs, _ = _growths(nested_predictives(cands, X, names, logy, w, weightings), weightings, forms)
     return rows, probs
 
 
