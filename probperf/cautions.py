@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import warnings
 
 import numpy as np
@@ -214,6 +215,46 @@ def unreliable_mean(points, pred) -> list[str]:
     more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
     return [f"the mean at {point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
             f"right tail {k[i]:.2f} > {limit:.2f}; at k >= 1 there is no finite mean): read the median and the interval"]
+
+
+#: fewer draws than this expected beyond each end of an interval: its ends are a few
+#: extreme draws (or the smallest and largest), not the quantiles the level names
+MIN_TAIL_DRAWS = 5
+
+
+def few_tail_draws(level: float, n_draws: int, option: str = "--draws") -> list[str]:
+    """A message (in a list, empty if none) when an interval of ``level`` from
+    ``n_draws`` draws has fewer than :data:`MIN_TAIL_DRAWS` draws expected beyond each
+    end: its bounds are then the most extreme draws (with one draw, the draw itself),
+    not the quantiles the level claims, and an interval that looks narrow is no
+    narrower than the model's. ``option`` names how to ask for more draws.
+
+    Examples
+    --------
+    >>> few_tail_draws(0.9, 1000)
+    []
+    >>> few_tail_draws(0.9, 1)[0]
+    'a 90% interval from 1 draw has about 0.05 draws beyond each end, so its ends rest on the few most extreme draws, not on the 5% and 95% quantiles: give --draws 100 or more'
+    >>> few_tail_draws(0.9999999, 1000)[0].split(": ")[1]
+    'lower --level (at most 100000 draws hold 5 beyond each end of a 99.99% interval)'
+    """
+    from .limits import MAX_DRAWS
+    from .predict import level_text
+
+    tail = n_draws * (1 - level) / 2
+    if tail >= MIN_TAIL_DRAWS:
+        return []
+    needed = int(np.ceil(2 * MIN_TAIL_DRAWS / (1 - level) - 1e-9))
+    needed = int(10 ** np.ceil(np.log10(needed))) if needed > 10 else needed  # a round number to type
+    low, high = (1 - level) / 2, (1 + level) / 2
+    fix = (f"give {option} {needed} or more" if needed <= MAX_DRAWS else
+           f"lower --level (at most {MAX_DRAWS} draws hold {MIN_TAIL_DRAWS} beyond each end of a "
+           f"{level_text(1 - 2 * MIN_TAIL_DRAWS / MAX_DRAWS)} interval)")
+    text = level_text(level)
+    article = "an" if re.match(r"(8|11\D|18\D)", text) else "a"  # an 80%, an 18.5%
+    return [f"{article} {text} interval from {n_draws} draw{'s' * (n_draws != 1)} has about {tail:.2g} draws "
+            f"beyond each end, so its ends rest on the few most extreme draws, not on the {100 * low:.10g}% and "
+            f"{100 * high:.10g}% quantiles: {fix}"]
 
 
 def point_text(row) -> str:

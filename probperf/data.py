@@ -157,7 +157,9 @@ class Location:
     blank lines are skipped); ``None`` for both names rows as ``row i``.
     ``row_sources`` names a file per row (tables read from many ``.stat`` files) and
     ``column_lines`` the line of each column's field per row in that file (0: none).
-    ``header_line`` is named for problems with a whole column (missing, unknown).
+    ``header_line`` is named for problems with a whole column (missing, unknown), or
+    ``key_lines[column]`` where a column has a line of its own (JSON lines: the first
+    record with that key).
 
     Examples
     --------
@@ -171,10 +173,12 @@ class Location:
     row_lines: Sequence[int] | None = None
     column_lines: Mapping[str, Sequence[int]] | None = None
     header_line: int | None = None
+    key_lines: Mapping[str, int] | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
         if row is None:  # a problem with the table or a whole column: name the header
-            return MeasurementError(message, self.source, self.header_line, column)
+            line = (self.key_lines or {}).get(column, self.header_line)
+            return MeasurementError(message, self.source, line, column)
         source = self.source if self.row_sources is None else self.row_sources[row]
         line = None
         if self.column_lines is not None and column in self.column_lines:
@@ -246,14 +250,18 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
         if c in seen:
             raise loc.error(f"duplicate column {c!r} in the header", column=c)
         seen.add(c)
+    known = set(BASE_PARAMS) | set(config) | set(METRICS) | set(LABEL_COLUMNS)
+    known |= {f"{m}_std" for m in METRICS}
+    others = [str(c) for c in columns if c not in known]
     for c in REQUIRED_PARAMS:
         if c not in seen:
-            raise loc.error(f"required parameter column {c!r} is missing", column=c)
+            # columns of other names (threads, workers): one of them is likely it, under another name
+            hint = (f" (the number of workers: name that column {c}; the file's other columns are "
+                    f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''})") if others else ""
+            raise loc.error(f"required parameter column {c!r} is missing{hint}", column=c)
     for c in config:
         if c not in seen:
             raise loc.error(f"declared configuration parameter {c!r} is missing", column=c)
-    known = set(BASE_PARAMS) | set(config) | set(METRICS) | set(LABEL_COLUMNS)
-    known |= {f"{m}_std" for m in METRICS}
     for c in columns:
         if c not in known:
             raise loc.error(
@@ -605,8 +613,13 @@ class Measurements:
                 raise MeasurementError(f"no column {col!r} to select on", self.source, column=col)
             mask &= _condition_mask(self._frame[col], cond)
         if not mask.any():
+            labels = ""
+            if split is not None and not where:  # a label mistyped (or cased otherwise): say which there are
+                present = sorted({str(v) for v in self._frame["split"].dropna()})
+                shown = ", ".join(repr(v) for v in present[:10]) + (", ..." if len(present) > 10 else "")
+                labels = f" (its split labels: {shown})" if present else " (its split column is empty)"
             raise MeasurementError(
-                f"no rows match split={split!r}" + (f" and {where!r}" if where else ""), self.source
+                f"no rows match split={split!r}" + (f" and {where!r}" if where else "") + labels, self.source
             )
         return self._derive(self._frame[mask])
 

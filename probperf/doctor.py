@@ -144,6 +144,9 @@ def diagnose(m: Measurements) -> Report:
     problems = [d.note for d in directions
                 if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
     problems += _missing(m)
+    if averaged_runs(m):
+        problems.append(averaged_runs(m))
+    problems += coded_choices(m)
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
@@ -218,6 +221,61 @@ def _dag_lacks(m: Measurements) -> list[str]:
     return lacks
 
 
+def averaged_runs(m: Measurements) -> str:
+    """A sentence when the rows of ``m`` are averages of repetitions (a ``reps`` column
+    above 1, or ``<metric>_std`` columns, as :meth:`~probperf.data.Measurements.aggregate`
+    writes), else ``""``. No model reads those columns: each row is taken as one run,
+    so the spread of one run is learnt from the spread of means, too small by about
+    the square root of the repetitions, and the intervals are those of a mean.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [8, 16, 32], "p": [1, 2, 4], "time": [1.0, 1.1, 1.2],
+    ...                   "time_std": [0.1, 0.1, 0.2], "reps": [5, 5, 3]})
+    >>> averaged_runs(m)
+    'the rows are means of 3..5 runs each (columns reps, time_std): no model reads those columns, each row is taken as one run, so the spread of a single run is underestimated and the intervals are too narrow for one; give every run as a row'
+    >>> averaged_runs(Measurements({"n": [8], "p": [1], "time": [1.0], "reps": [1]}))
+    ''
+    """
+    frame = m.frame
+    stds = [c for c in frame.columns if str(c).endswith("_std")]
+    reps = frame["reps"].to_numpy() if "reps" in frame else np.ones(1)
+    if reps.max() <= 1 and not stds:
+        return ""
+    counts = (f"{int(reps.min())}..{int(reps.max())}" if reps.min() != reps.max() else f"{int(reps.max())}"
+              ) if reps.max() > 1 else "several"
+    columns = (["reps"] if "reps" in frame and reps.max() > 1 else []) + stds
+    return (f"the rows are means of {counts} runs each (column{'s' * (len(columns) > 1)} {', '.join(columns)}): "
+            "no model reads those columns, each row is taken as one run, so the spread of a single run is "
+            "underestimated and the intervals are too narrow for one; give every run as a row")
+
+
+def coded_choices(m: Measurements) -> list[str]:
+    """A sentence per configuration parameter that looks like choices coded as numbers:
+    only the values 0, 1, ..., k with k >= 2 (a solver 0/1/2). The laws read such a
+    column as an amount (solver 1 halfway between 0 and 2, and solver=3 predicted
+    without a word), so if the values name choices, one 0/1 column per choice but one
+    is what they need; a real amount (a level, a depth) may stay.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [8, 8, 8, 16], "p": [1, 1, 1, 2], "solver": [0, 1, 2, 2], "depth": [1, 2, 3, 4],
+    ...                   "time": [1.0, 0.6, 1.4, 1.5]}, config=["solver", "depth"])
+    >>> coded_choices(m)
+    ['solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, and solver=3 predicted without a word)']
+    """
+    out = []
+    for c in m.config:
+        values = np.unique(m.frame[c].to_numpy(dtype=float))
+        if 3 <= len(values) <= 10 and np.array_equal(values, np.arange(len(values))):
+            k = len(values) - 1
+            out.append(f"{c} takes only the values {', '.join(str(i) for i in range(k + 1))}: if they name "
+                       "choices (an algorithm) rather than amounts, give one 0/1 column per choice but one "
+                       f"(the laws read one column as an amount: {c}=1 between 0 and {k}, and {c}={k + 1} "
+                       "predicted without a word)")
+    return out
+
+
 def _missing(m: Measurements) -> list[str]:
     """Sentences for what is missing beyond the directions: ``n``, DAG metrics, time."""
     out = []
@@ -230,7 +288,17 @@ def _missing(m: Measurements) -> list[str]:
         out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}; "
                    "fit uses a direct model of the time instead")
     if not m.has("time") and lacks:
-        out.append("no time in every run and no DAG model: run times cannot be predicted")
+        if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it: fit refuses them, by line
+            gaps = m.frame["time"].isna().to_numpy()
+            where = f"run {int(np.argmax(gaps)) + 1}"
+            try:
+                m.require("time")
+            except MeasurementError as exc:  # the line in the file, where known
+                where = f"line {exc.line}" if exc.line is not None else where
+            out.append(f"time is missing in {int(gaps.sum())} of {len(m)} runs (the first at {where}) and there is "
+                       "no DAG model to make it: fit refuses these runs; drop them or fill them in")
+        else:
+            out.append("no time column and no DAG model: run times cannot be predicted")
     return out
 
 

@@ -586,17 +586,18 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
             continue
         records.append(_json_record(raw, source, line))
         lines.append(line)
-    names: dict[str, None] = {}
-    for rec in records:
-        names.update(dict.fromkeys(rec))
+    names: dict[str, int] = {}  # each key and the first line that has it
+    for rec, line in zip(records, lines):
+        for key in rec:
+            names.setdefault(key, line)
     frame = pd.DataFrame(
         {
             name: _json_column(name, [rec.get(name) for rec in records], lines, source)
             for name in names
         }
     )
-    # A column missing or unknown is named at the first record.
-    return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0]), options)
+    # A column missing is named at the first record, one unknown at the first record with it.
+    return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0], key_lines=names), options)
 
 
 def _json_float(text: str) -> float:

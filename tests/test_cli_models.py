@@ -328,3 +328,86 @@ def test_predict_warns_at_a_setting_of_a_two_valued_parameter_never_measured(tmp
     assert f"flat=1, tree=1 {said}" in res.output
     res = run("predict", model, "--at", "n=3000,p=3,tree=1,flat=0")
     assert res.exit_code == 0 and said not in res.output  # n and p between measured values: as always
+
+
+def test_predict_warns_when_too_few_draws_lie_beyond_the_interval(grid_runs):
+    """One draw makes a 90% interval of that draw, and 1000 draws hold about half a
+    draw beyond each end of a 99.9% interval: said in one line, with the draws that
+    would do; 1000 draws and 90% (5 % = 50 draws each side) say nothing."""
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**14,p=4", "--draws", "1", "--format", "json")
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)[0]
+    assert row["lower"] == row["median"] == row["upper"]  # what the warning is about
+    assert res.stderr.strip() == (
+        "warning: a 90% interval from 1 draw has about 0.05 draws beyond each end, so its ends rest on the few "
+        "most extreme draws, not on the 5% and 95% quantiles: give --draws 100 or more")
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**14,p=4", "--level", "0.999")
+    assert res.exit_code == 0 and res.stderr.strip() == (
+        "warning: a 99.9% interval from 1000 draws has about 0.5 draws beyond each end, so its ends rest on the "
+        "few most extreme draws, not on the 0.05% and 99.95% quantiles: give --draws 10000 or more")
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**14,p=4")
+    assert res.exit_code == 0 and res.stderr == ""
+
+
+@pytest.fixture
+def mpi_runs(tmp_path):
+    """Runs on 1, 2, 4 nodes of 1, 2, 4 ranks each (ppn = p / nodes in every run) of
+    time = 1e-6 n / p + 1e-3 log2 p, fitted with nodes and ppn as configuration."""
+    rows = [(n, a * b, a, b, 1e-6 * n / (a * b) + 1e-3 * np.log2(a * b))
+            for n in (2**12, 2**13, 2**14, 2**15) for a in (1, 2, 4) for b in (1, 2, 4)]
+    pd.DataFrame(rows, columns=["n", "p", "nodes", "ppn", "time"]).to_csv(tmp_path / "mpi.csv", index=False)
+    assert run("fit", tmp_path / "mpi.csv", "--config", "nodes,ppn", "-q", "-o", tmp_path / "mpi.model").exit_code == 0
+    return tmp_path
+
+
+def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
+    """Swept alone, p breaks ppn = p / nodes at every point but one: refused up front,
+    naming the relation (the laws' own check blamed the sweep's first point, ppn=4 at
+    p=1 'here 0.03125', a point the user never gave); a sweep of n is drawn."""
+    at = "n=2**18,p=128,nodes=32,ppn=4"
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "p", "--at", at, "-o", mpi_runs / "p.png")
+    assert res.exit_code == 2 and not (mpi_runs / "p.png").exists()
+    assert res.stderr.strip() == ("error: --vs p: ppn = p / nodes in every training run, and a sweep of p alone "
+                                  "would break it (the laws take ppn from the others); plot --vs n, or predict "
+                                  "points that keep it")
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "n", "--at", at, "-o", mpi_runs / "n.png")
+    assert res.exit_code == 0 and (mpi_runs / "n.png").exists()
+
+
+def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_runs):
+    """plot has no --config: a --data column the model does not have, or a model
+    parameter the file lacks, is said in terms of the model, not of --config."""
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", mpi_runs / "mpi.csv",
+              "-o", grid_runs / "x.png")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: {mpi_runs / 'mpi.csv'}, line 1, column nodes: column 'nodes' is no parameter of the model "
+        f"{grid_runs / 'm.model'} (its parameters: n, p) nor a metric")
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "n", "--at", "n=2**16,p=4,nodes=1,ppn=4",
+              "--data", grid_runs / "runs.csv", "-o", grid_runs / "x.png")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: {grid_runs / 'runs.csv'}, line 1, column nodes: no column 'nodes', a parameter of the model "
+        f"{mpi_runs / 'mpi.model'}")
+    assert not (grid_runs / "x.png").exists()
+
+
+def test_fit_names_the_split_labels_a_table_has(grid_runs):
+    frame = pd.read_csv(grid_runs / "runs.csv").assign(split=["Train"] * 12 + ["Test"] * 4)
+    frame.to_csv(grid_runs / "cased.csv", index=False)
+    res = run("fit", grid_runs / "cased.csv", "-q", "-o", grid_runs / "x.model")
+    assert res.exit_code == 2 and not (grid_runs / "x.model").exists()
+    assert res.stderr.strip() == f"error: {grid_runs / 'cased.csv'}: no rows match split='train' (its split labels: 'Test', 'Train')"
+
+
+def test_fit_says_when_the_rows_are_means_of_runs(grid_runs):
+    """A table of means (reps, time_std, as Measurements.aggregate writes it) is fitted
+    as if each row were one run: said in one line before the fit, not silently."""
+    frame = pd.read_csv(grid_runs / "runs.csv").assign(time_std=0.01, reps=5)
+    frame.to_csv(grid_runs / "means.csv", index=False)
+    res = run("fit", grid_runs / "means.csv", "-q", "-o", grid_runs / "x.model")
+    assert res.exit_code == 0 and (grid_runs / "x.model").exists()
+    assert res.stderr.strip() == (
+        f"warning: {grid_runs / 'means.csv'}: the rows are means of 5 runs each (columns reps, time_std): no model "
+        "reads those columns, each row is taken as one run, so the spread of a single run is underestimated and "
+        "the intervals are too narrow for one; give every run as a row")
+    res = run("fit", grid_runs / "runs.csv", "-q", "-o", grid_runs / "y.model")
+    assert res.exit_code == 0 and res.stderr == ""

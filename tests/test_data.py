@@ -43,6 +43,11 @@ def test_n_is_optional_p_is_not():
     with pytest.raises(MeasurementError) as e:
         validate_frame(pd.DataFrame({"n": [1], "time": [1.0]}), location=CSV_LOC)
     assert str(e.value) == "runs.csv, line 1, column p: required parameter column 'p' is missing"
+    # the workers under another name: the columns that could be it are named
+    with pytest.raises(MeasurementError) as e:
+        validate_frame(pd.DataFrame({"size": [1], "threads": [2], "time": [1.0]}), location=CSV_LOC)
+    assert str(e.value) == ("runs.csv, line 1, column p: required parameter column 'p' is missing (the number of "
+                            "workers: name that column p; the file's other columns are size, threads)")
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,45 @@ def test_without_the_dag_metrics_it_says_what_the_dag_model_needs():
                                         "of the time instead")
 
 
+def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
+    """A blank time in some rows (no DAG metrics to make it) is said as such, with the
+    line fit will refuse; a table with no time at all is said differently."""
+    path = tmp_path / "holes.csv"
+    path.write_text("n,p,time\n1000,1,0.1\n2000,2,\n4000,3,0.3\n8000,4,\n")
+    res = run("doctor", path)
+    assert res.exit_code == 0
+    assert ("time is missing in 2 of 4 runs (the first at line 3) and there is no DAG model to make it: "
+            "fit refuses these runs; drop them or fill them in") in " ".join(res.stdout.split())
+    assert run("fit", path, "-o", tmp_path / "x.model").stderr.strip() == (
+        f"error: {path}, line 3, column time: metric 'time' is needed but missing")
+    report = diagnose(Measurements({"n": [1, 2, 4], "p": [1, 2, 4], "work": [4.0, 2.1, 1.2]}))
+    assert report.problems[-1] == "no time column and no DAG model: run times cannot be predicted"
+
+
+def test_means_of_repetitions_are_a_problem_it_names():
+    runs = Measurements({"n": [8, 16, 32, 8], "p": [1, 2, 4, 4], "time": [1.0, 1.1, 1.2, 0.5], "reps": [3, 3, 2, 3]})
+    assert diagnose(runs).problems[-1] == (
+        "the rows are means of 2..3 runs each (column reps): no model reads those columns, each row is taken as "
+        "one run, so the spread of a single run is underestimated and the intervals are too narrow for one; "
+        "give every run as a row")
+    single = Measurements({"n": [8, 16, 32], "p": [1, 2, 4], "time": [1.0, 1.1, 1.2], "reps": [1, 1, 1]})
+    assert not any("means of" in line for line in diagnose(single).problems)
+
+
+def test_a_choice_coded_0_1_2_in_one_column_is_pointed_out(tmp_path):
+    path = tmp_path / "solver.csv"
+    rows = [(n, p, s, 1e-6 * n / p * (1.0, 0.6, 1.4)[s]) for n in (1e3, 2e3, 4e3) for p in (1, 2, 4) for s in (0, 1, 2)]
+    pd.DataFrame(rows, columns=["n", "p", "solver", "time"]).to_csv(path, index=False)
+    res = run("doctor", path, "--config", "solver")
+    assert res.exit_code == 0
+    assert ("solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give "
+            "one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, "
+            "and solver=3 predicted without a word)") in " ".join(res.stdout.split())
+    blocks = pd.read_csv(path).assign(solver=lambda f: 32 * 2 ** f["solver"])  # 32, 64, 128: an amount
+    assert not any("takes only the values" in line
+                   for line in diagnose(Measurements(blocks, config=["solver"])).problems)
+
+
 def test_without_n_it_says_how_to_give_it():
     report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
     assert [d.name for d in report.directions] == ["p"]

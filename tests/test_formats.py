@@ -219,6 +219,9 @@ def test_jsonl_round_trip_and_errors(tmp_path):
         ('{"n": 1, "p": 1, "time": 1.0}\n\n[1]\n', "line 3: expected a JSON object"),
         ('{"n": 1, "time": 1.0}\n', "line 1, column p: required parameter column 'p' is missing"),
         ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "time": 1.0}\n', "line 2, column p: missing value (NaN)"),
+        # a key first seen on a later record is named there, not at line 1 (which lacks it)
+        ('{"n": 1, "p": 1, "time": 1.0}\n\n{"n": 2, "p": 1, "time": 2.0, "blocks": 4}\n',
+         "line 3, column blocks: unknown column 'blocks'"),
     ]
     for text, expected in cases:
         path = write(tmp_path / "bad.jsonl", text)

@@ -16,7 +16,7 @@ from .. import registry
 from ..data import BASE_PARAMS, COUNT_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
-from ..cautions import ExtrapolationWarning, number_text, point_text
+from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
 from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, split_rows, warn)
 
@@ -68,6 +68,7 @@ def fit(
     """Fit a model and save it to a model file."""
     from .. import formats, progress
     from ..data import METRICS, MeasurementError
+    from ..doctor import averaged_runs
     from ..outputs import check_output
 
     if model not in MODELS:
@@ -91,6 +92,9 @@ def fit(
             raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
                              "name it e.g. fit.model")
         m = load_training(data, config_names(config), split)
+        averaged = averaged_runs(m)
+        if averaged:  # said before the fit, not dropped without a word
+            warn(f"{shown(data)}: {averaged}")
         with progress.reporting(enabled=not quiet):
             try:
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
@@ -184,7 +188,7 @@ def predict(
             laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
             summary = pred.summary(level)
     _refuse_impossible(summary, laws, frame, pred.name)
-    for line in cautions:
+    for line in cautions + few_tail_draws(level, draws):
         warn(line)  # after any refusal: one line then
     if format == "json":
         rows = _json_rows(summary)
@@ -396,7 +400,7 @@ def plot(
     if vs not in ("n", "p"):
         fail(f"--vs must be n or p, got {vs!r}")
     from .. import persist
-    from ..data import Measurements
+    from ..data import MeasurementError, Measurements
     from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
@@ -404,12 +408,27 @@ def plot(
         fmt = figure_format(output)
         model = persist.load(model_file)
         frame = checked_points(model, [point], "--at")
+        broken = swept_relation(model, vs)
+        if broken:  # refused here: the laws would blame the sweep's first point, which no one gave
+            raise ValueError(f"--vs {vs}: {broken} in every training run, and a sweep of {vs} alone would break it "
+                             f"(the laws take {broken.split(' =')[0]} from the others); plot --vs "
+                             f"{'n' if vs == 'p' else 'p'}, or predict points that keep it")
         if data is not None:
             from .. import formats
 
             # the model's configuration parameters, declared as its fit declared them
             config = [c for c in getattr(model, "features_", []) if c not in ("n", "p")]
-            measured = formats.read(data, **({"config": config} if config else {}))
+            try:
+                measured = formats.read(data, **({"config": config} if config else {}))
+            except MeasurementError as exc:  # plot has no --config: the model's parameters are the only ones
+                if exc.message.startswith("unknown column"):
+                    raise MeasurementError(f"column {exc.column!r} is no parameter of the model {model_file} "
+                                           f"(its parameters: {', '.join(model.features_)}) nor a metric",
+                                           exc.source, exc.line, exc.column) from None
+                if exc.message.startswith("declared configuration parameter"):
+                    raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
+                                           exc.source, exc.line, exc.column) from None
+                raise
         elif getattr(model, "train_points_", None):
             measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
                                     unit=getattr(model, "unit_", "s"))
@@ -427,6 +446,33 @@ def plot(
                  + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
     for line in cautions:
         warn(line)
+
+
+def swept_relation(model, vs: str) -> str:
+    """The relation a sweep of ``vs`` alone (the others fixed) would break, as
+    ``ppn = p / nodes``, or ``""``: a parameter the others make in every training run
+    (``relations_`` of the laws) is ``vs`` or is made from it.
+
+    Examples
+    --------
+    >>> class Laws:
+    ...     relations_ = {"ppn": {"kind": "log", "terms": [["log", "p"], ["log", "nodes"]],
+    ...                           "coef": [0.0, 1.0, -1.0]}}
+    >>> class Fitted:
+    ...     model_ = Laws()
+    >>> swept_relation(Fitted(), "p"), swept_relation(Fitted(), "n")
+    ('ppn = p / nodes', '')
+    """
+    from ..models.laws import relation_text
+
+    relations = getattr(model, "relations_", None)
+    if relations is None:  # a time-only model keeps its law mixture in model_
+        relations = getattr(getattr(model, "model_", None), "relations_", None)
+    for c, rel in (relations or {}).items():
+        used = [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
+        if vs == c or vs in used:
+            return f"{c} = {relation_text(rel)}"
+    return ""
 
 
 @app.command()
