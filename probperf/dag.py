@@ -220,6 +220,12 @@ PART_LOWER_ORDER = False
 #: against 0.707 on seed 1 (results/choose_laws_parthet.md, choose_laws_parthet_seed1.md).
 PART_NOISE_PROFILE = False
 
+#: Whether the parts' law mixtures also weigh the affine power laws where parameters
+#: besides n and p vary (LawMixture's ``affine_power``,
+#: :data:`probperf.models.laws.AFFINE_POWER`). Off: the parts are ratios built to be
+#: flat in the size, where a constant plus a power law has nothing to add; not tested.
+PART_AFFINE_POWER = False
+
 # Stacking the DAG model's time with time modelled directly (a share of the draws
 # taking their time from a LawMixture on ``time``, the parts rescaled to it) was tried
 # twice and left out: nested forward validation on the 14 simulated training sets scored
@@ -506,6 +512,7 @@ class DagModel(TableModel):
             options["checked_curvature"] = PART_CHECKED_CURVATURE
             options["lower_order"] = PART_LOWER_ORDER
             options["noise_profile"] = PART_NOISE_PROFILE
+            options["affine_power"] = PART_AFFINE_POWER
         elif family == specs.BASIS and BY_NAME[component].design is None:
             options["basis"] = _basis_for(component)
         return specs.build(spec, self.effort, **options)

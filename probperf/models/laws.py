@@ -152,6 +152,16 @@ LOWER_ORDER = True
 #: (:data:`probperf.dag.PART_NOISE_PROFILE`).
 NOISE_PROFILE = True
 
+#: Whether tables with parameters beyond n and p (where the affine laws of fixed shapes
+#: are not offered) get the affine power law ``c + power`` (:class:`_AffinePowerLaw`):
+#: ``c0 + c1 S + (c2 + c3 S)/p``, with its overhead siblings ``+ c4 h(p)``, the size law
+#: ``S`` a power law of every other parameter whose exponents are fitted. Why: a cost
+#: that does not shrink with the size (a start-up, a barrier per worker) dominates the
+#: small runs of a matrix product or an MPI code as it does those of a program with n
+#: alone, and a law on the log scale carries it far out as if it were work.
+#: The DAG model's parts keep without (:data:`probperf.dag.PART_AFFINE_POWER`).
+AFFINE_POWER = False
+
 #: Overhead terms that grow with the workers, each giving every affine law of a fixed
 #: size shape with ``p`` a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see
 #: :class:`_AffineLaw`; where p may bend, :func:`_shape_laws`):
@@ -553,6 +563,8 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     checked = _CHECKED.get() if checked is None else checked
     lower = _LOWER.get() if lower is None else lower
     lower = LOWER_ORDER if lower is None else lower  # outside a mixture's fit
+    affine_power = _AFFPOW.get()
+    affine_power = AFFINE_POWER if affine_power is None else affine_power
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
     base = _power_terms(X, names, distinct)
     logged = [t[1] for t in base if t[0] == "log"]
@@ -565,7 +577,8 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
         return X[:, names.index(c)]
 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent),
-            **_shape_laws(base, logged, curved, column, bent, lower)}
+            **_shape_laws(base, logged, curved, column, bent, lower),
+            **(_affine_power_laws(base, logged, bent, column) if affine_power else {})}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -656,6 +669,22 @@ def _shape_laws(base, logged, curved, column, bent, lower) -> dict[str, list[tup
     return laws
 
 
+def _affine_power_laws(base, logged, bent, column) -> dict[str, list[tuple]]:
+    """The affine power laws (:data:`AFFINE_POWER`) where some parameter besides n and p
+    varies, and with ``p`` varying and free to bend, their overhead siblings (as
+    :func:`_shape_laws` gives the affine laws of n and p)."""
+    sizes = tuple(t for t in base if t[1] != "p")
+    if {t[1] for t in base} <= {"n", "p"} or not sizes:
+        return {}
+    with_p = int("p" in logged)
+    name = "c+power" + ("(1,1/p)" if with_p else "")
+    laws = {name: [("affpow", with_p, "", *sizes)]}
+    if with_p and "p" in bent and column("p").min() >= 1:
+        for h in OVERHEADS:
+            laws[f"{name}+{OVERHEAD_TERMS[h][0]}"] = [("affpow", with_p, h, *sizes)]
+    return laws
+
+
 def lower_shape(j: float, k: int) -> tuple | None:
     """The next term of ``n^j log^k n``'s expansion (:data:`LOWER_ORDER`), or None.
 
@@ -679,6 +708,8 @@ def _n_coefficients(terms) -> int:
     if terms and terms[0][0] == "affine":
         law = _AffineLaw(terms)  # reads the term's fields
         return ((5 if law.overhead else 4) if law.with_p else 2) + (1 + law.with_p) * law.lower
+    if terms and terms[0][0] == "affpow":  # and the exponents
+        return ((5 if terms[0][2] else 4) if terms[0][1] else 2) + len(terms[0]) - 3
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     return 1 + sum(t[0] not in OFFSET_TERMS for t in terms) + sum(t[0] == "amdahl" for t in terms)
@@ -1093,6 +1124,100 @@ class _AffineExpLaw(_AffineLaw):
         self.base = float(self.base)
 
 
+@persist.register
+class _AffinePowerLaw(_AffineLaw):
+    """``y = (c0 + c1 S) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 S) / p``
+    and with an overhead ``+ c4 h(p)`` (:data:`AFFINE_POWER`): the affine law with a
+    size law ``S = exp(sum_i b_i t_i(x))``, a power law of every parameter of the
+    power law but ``p`` (``t_i``: the log of a positive parameter, else its value), for
+    tables with more parameters than a fixed shape of n can serve.
+
+    The exponents ``b`` are fitted with the coefficients by weighted least squares on
+    the log scale (coefficients kept positive through their logs; started from the
+    free power law), then held: the coefficients' posterior is the affine law's,
+    conjugate, given ``b``. The evidence pays for the exponents as the Bayesian
+    information criterion does, ``len(b)/2 log N``; what they leave uncertain far out
+    is the mixture's discrepancy, as for the fitted base of :class:`_AffineExpLaw`.
+
+    Examples
+    --------
+    A matrix product ``2 m n k / (1e10 p)`` plus ``1e-5 log2 p`` of thread start-up:
+
+    >>> rng = np.random.default_rng(0)
+    >>> m, k, p = rng.choice([64.0, 128, 256, 512, 1024], (3, 60))[0], rng.choice([64.0, 256, 1024], 60), np.tile([1.0, 2, 3, 4], 15)
+    >>> X = np.c_[m, k, p]
+    >>> y = 2 * m * m * k / 1e10 / p + 1e-5 * np.log2(p)
+    >>> law = _AffinePowerLaw([("affpow", 1, "log", ("log", "m"), ("log", "k"))]).fit(X, ["m", "k", "p"], np.log(y))
+    >>> law.exponents.round(2).tolist()
+    [2.0, 1.0]
+    >>> far = np.array([[64.0, 64.0, 128.0]])
+    >>> truth = 2 * 64.0**3 / 1e10 / 128 + 1e-5 * 7
+    >>> bool(abs(np.exp(law.predictive(far, ["m", "k", "p"])[1][0]) / truth - 1) < 0.05)
+    True
+    """
+
+    def __init__(self, terms):
+        _, with_p, overhead, *sizes = terms[0]
+        sizes = [tuple(t) for t in sizes]
+        self.terms, self.offsets = [("affpow", int(with_p), overhead, *sizes)], []
+        self.sizes, self.with_p, self.overhead = sizes, int(with_p), overhead
+        self.absolute, self.lower = False, False
+        self.exponents, self.origin = np.zeros(len(sizes)), np.zeros(len(sizes))
+
+    def _shape(self, X, names) -> np.ndarray:
+        T = np.column_stack([term_values(t, X, names) for t in self.sizes])
+        with np.errstate(over="ignore"):
+            return np.exp((T - self.origin) @ self.exponents)
+
+    def fit(self, X, names, logy, w=None) -> "_AffinePowerLaw":
+        from scipy.optimize import least_squares
+
+        w = np.ones(len(logy)) if w is None else w
+        T = np.column_stack([term_values(t, X, names) for t in self.sizes])
+        self.origin = T.mean(axis=0)  # S is 1 at the runs' centre: coefficients of the runs' scale
+        P = [np.ones(len(X)), np.zeros(len(X))]  # the columns that multiply c0 + c1 S
+        if self.with_p:
+            p = X[:, list(names).index("p")]
+            P += [1.0 / p, 1.0 / p]
+        extra = OVERHEAD_TERMS[self.overhead][1](X[:, list(names).index("p")]) if self.overhead else None
+        # the start: the free power law's size exponents and level, the work mostly parallel
+        A = np.column_stack([np.ones(len(X)), T - self.origin] + ([np.log(X[:, list(names).index("p")])]
+                                                                   if self.with_p else []))
+        beta = np.linalg.lstsq(A * np.sqrt(w)[:, None], logy * np.sqrt(w), rcond=None)[0]
+        level, floor = np.exp(beta[0]), np.exp(np.min(logy)) * 1e-2
+        d = T.shape[1]
+
+        def model(theta):
+            c, b = np.exp(theta[:-d]), theta[-d:]
+            S = np.exp(np.clip((T - self.origin) @ b, -700, 700))
+            mu = c[0] + c[1] * S
+            if self.with_p:
+                mu = mu + (c[2] + c[3] * S) / p
+            if extra is not None:
+                mu = mu + c[4] * extra
+            return mu
+
+        n_c = 2 + 2 * self.with_p + (extra is not None)
+        start = np.log([floor, 0.1 * level] + ([floor, 0.9 * level] if self.with_p else []) + [floor] * (extra is not None))
+        theta0 = np.concatenate([start, beta[1:1 + d]])
+        res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
+        self.exponents = res.x[n_c:]
+        self._fit_linear(X, names, logy, w)
+        self.log_evidence -= 0.5 * d * np.log(len(logy))
+        return self._fit_residual(X, names, logy, self._precision(w, logy))
+
+    _fitted = _Law._fitted + ("exponents", "origin")
+
+    def label(self, name: str) -> str:
+        """The law's name with its fitted size law: ``c+power(1,1/p) [m^2 k^1]``."""
+        return f"{name} [{' '.join(f'{t[1]}^{b:.3g}' if t[0] == 'log' else f'e^({b:.3g} {t[1]})' for t, b in zip(self.sizes, self.exponents))}]"
+
+    def _loaded(self) -> None:
+        super()._loaded()
+        self.exponents = np.asarray(self.exponents, dtype=np.float64)
+        self.origin = np.asarray(self.origin, dtype=np.float64)
+
+
 def _profiled_evidence(evidence_at, grid: np.ndarray, xatol: float) -> float | None:
     """A law's evidence with one shape parameter profiled: ``evidence_at(g)`` fits the
     law at ``g`` and returns its log evidence (-inf where it cannot fit); the grid's
@@ -1466,7 +1591,7 @@ def _make_law(terms) -> _Law:
     kind = terms[0][0] if terms else None
     if any(t[0] == "amdahl" for t in terms):
         return _AmdahlLaw(terms)
-    return {"affine": _AffineLaw, "affexp": _AffineExpLaw}.get(kind, _Law)(terms)
+    return {"affine": _AffineLaw, "affexp": _AffineExpLaw, "affpow": _AffinePowerLaw}.get(kind, _Law)(terms)
 
 
 # -- the mixture ---------------------------------------------------------------------
@@ -1483,6 +1608,9 @@ _CHECKED = contextvars.ContextVar("checked_curvature", default=False)
 #: whether the candidate laws include the affine laws' lower-order siblings (LawMixture's
 #: ``lower_order``), set likewise; None outside a mixture's fit (LOWER_ORDER then)
 _LOWER = contextvars.ContextVar("lower_order", default=None)
+#: whether the candidate laws include the affine power laws (LawMixture's
+#: ``affine_power``), set likewise; None outside a mixture's fit (AFFINE_POWER then)
+_AFFPOW = contextvars.ContextVar("affine_power", default=None)
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
@@ -1574,6 +1702,10 @@ class LawMixture(MetricModel):
         Also weigh the affine laws with the next term of their expansion
         (:data:`LOWER_ORDER`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_LOWER_ORDER`, off).
+    affine_power : bool or None
+        Also weigh the affine power laws where parameters besides n and p vary
+        (:data:`AFFINE_POWER`); None: that constant. The DAG model decides for its
+        parts (:data:`probperf.dag.PART_AFFINE_POWER`, off).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
         earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
@@ -1659,8 +1791,10 @@ class LawMixture(MetricModel):
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
                  checked_curvature: bool = False, lower_order: bool | None = None,
-                 noise_profile: bool | None = None, seed: int = 0, n_draws: int = 1000):
+                 noise_profile: bool | None = None, affine_power: bool | None = None, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
+        self.affine_power = affine_power
         self.noise_profile = noise_profile
         self.checked_curvature = checked_curvature
         self.lower_order = lower_order
@@ -1687,6 +1821,7 @@ class LawMixture(MetricModel):
         lower_order = LOWER_ORDER if self.lower_order is None else bool(self.lower_order)
         token, grown, checked = _RESIDUAL.set(columns), _GROWTH.set(growth), _CHECKED.set(checked_curvature)
         lowered = _LOWER.set(lower_order)
+        powered = _AFFPOW.set(AFFINE_POWER if self.affine_power is None else bool(self.affine_power))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -1696,6 +1831,7 @@ class LawMixture(MetricModel):
             _GROWTH.reset(grown)
             _CHECKED.reset(checked)
             _LOWER.reset(lowered)
+            _AFFPOW.reset(powered)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
