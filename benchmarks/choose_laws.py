@@ -199,6 +199,12 @@ the same in the DAG model's law-mixture parts: 0.736 against 0.740 on the simula
 seed 0, 0.718 against 0.707 on seed 1, rejected by the rule fixed before the runs (higher
 on seed 0, not lower on seed 1; results/choose_laws_parthet.md, choose_laws_parthet_seed1.md).
 
+``+affpow`` (session 27) offers the affine power law ``c + power`` with its overhead
+siblings where parameters besides n and p vary (laws.AFFINE_POWER): 0.298 against 0.287
+over the 23 time-only sets, the 3 shared real sets -0.498 against -0.516; adopted by the
+rule fixed before the run (results/choose_laws_time_only_affpow.md). The time-only
+default is now ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+ovh+base16+wavg+l2``.
+
 ``extra``: the further real cases of ``benchmarks/data/real`` (ExaFMM, AMG), in the
 default from session 24 on; the reports before it scored 21 time-only sets without them.
 """

@@ -767,3 +767,33 @@ def test_the_penalty_model_predicts_one_worker_points_its_penalty_runs_never_hel
     truth = 2.0**12 * (1 + 0.01 * np.log(2.0**12 / 32))
     pred = model.predict(pd.DataFrame([{"n": 2.0**12, "p": 1, "cutoff": 2.0**12 / 32}]), n_draws=200)
     assert abs(pred.median[0] / truth - 1) < 0.02
+
+
+def test_affine_power_laws_only_where_parameters_besides_n_and_p_vary():
+    n, p, m = np.repeat([64.0, 128, 256, 512], 4), np.tile([1.0, 2, 3, 4], 4), np.tile([8.0, 16], 8)
+    with_m = laws.candidate_laws(np.c_[n, p, m], ["n", "p", "m"])
+    assert with_m["c+power(1,1/p)"] == [("affpow", 1, "", ("log", "n"), ("log", "m"))]
+    assert {k for k in with_m if k.startswith("c+power")} == {"c+power(1,1/p)", "c+power(1,1/p)+log2(p)",
+                                                             "c+power(1,1/p)+(p-1)"}
+    assert not any(k.startswith("c+power") for k in laws.candidate_laws(np.c_[n, p], ["n", "p"]))
+    # a mixture told not to (the DAG model's parts) offers none
+    model = LawMixture(affine_power=False, discrepancy=False).fit(np.c_[n, p, m], 1e-6 * n * m / p + 1e-4,
+                                                                 features=["n", "p", "m"])
+    assert not any(k.startswith("c+power") for k in model.weights_)
+
+
+def test_affine_power_law_keeps_a_constant_far_out_and_survives_a_model_file(tmp_path):
+    # y = 1e-3 + 1e-7 m k (0.05 + 0.95 / p): the constant dominates the small runs, and far
+    # out in p it and the serial part are what is left
+    rng = np.random.default_rng(1)
+    m, k, p = rng.choice([32.0, 64, 128, 256, 512], 80), rng.choice([32.0, 128, 512], 80), np.tile([1.0, 2, 3, 4], 20)
+    y = (1e-3 + 1e-7 * m * k * (0.05 + 0.95 / p)) * np.exp(0.01 * rng.standard_normal(80))
+    model = LawMixture().fit(np.c_[m, k, p], y, features=["m", "k", "p"])
+    assert sum(w for name, w in model.weights_.items() if name.startswith("c+power")) > 0.5
+    far = np.array([[512.0, 512.0, 64.0], [32.0, 32.0, 64.0]])
+    truth = 1e-3 + 1e-7 * far[:, 0] * far[:, 1] * (0.05 + 0.95 / 64)
+    pred = model.predict(far, n_draws=2000, seed=0)
+    np.testing.assert_allclose(pred.median, truth, rtol=0.1)
+    model.save(tmp_path / "affpow.model")
+    back = persist.load(tmp_path / "affpow.model")
+    np.testing.assert_array_equal(back.predict(far, n_draws=200, seed=2).draws, model.predict(far, n_draws=200, seed=2).draws)
