@@ -173,6 +173,12 @@ NOISE_PROFILE = True
 #: The DAG model's parts keep without (:data:`probperf.dag.PART_AFFINE_POWER`).
 AFFINE_POWER = True
 
+#: Whether each affine power law with ``p`` has a sibling whose workers enter the size
+#: law as a power, ``c0 + c1 S p^b [+ c4 h(p)]`` (``with_p`` 2 in
+#: :class:`_AffinePowerLaw`): a constant plus the free power law, where the other
+#: sibling splits the size law into serial and parallel parts.
+AFFINE_POWER_P = False
+
 #: Overhead terms that grow with the workers, each giving every affine law of a fixed
 #: size shape with ``p`` a sibling ``c0 + c1 S + (c2 + c3 S)/p + c4 h(p)`` (see
 #: :class:`_AffineLaw`; where p may bend, :func:`_shape_laws`):
@@ -688,11 +694,15 @@ def _affine_power_laws(base, logged, bent, column) -> dict[str, list[tuple]]:
     if {t[1] for t in base} <= {"n", "p"} or not sizes:
         return {}
     with_p = int("p" in logged)
-    name = "c+power" + ("(1,1/p)" if with_p else "")
-    laws = {name: [("affpow", with_p, "", *sizes)]}
-    if with_p and "p" in bent and column("p").min() >= 1:
-        for h in OVERHEADS:
-            laws[f"{name}+{OVERHEAD_TERMS[h][0]}"] = [("affpow", with_p, h, *sizes)]
+    forms = {"c+power" + ("(1,1/p)" if with_p else ""): with_p}
+    if with_p and AFFINE_POWER_P:
+        forms["c+power*p^b"] = 2
+    laws = {}
+    for name, form in forms.items():
+        laws[name] = [("affpow", form, "", *sizes)]
+        if with_p and "p" in bent and column("p").min() >= 1:
+            for h in OVERHEADS:
+                laws[f"{name}+{OVERHEAD_TERMS[h][0]}"] = [("affpow", form, h, *sizes)]
     return laws
 
 
@@ -719,8 +729,9 @@ def _n_coefficients(terms) -> int:
     if terms and terms[0][0] == "affine":
         law = _AffineLaw(terms)  # reads the term's fields
         return ((5 if law.overhead else 4) if law.with_p else 2) + (1 + law.with_p) * law.lower
-    if terms and terms[0][0] == "affpow":  # and the exponents
-        return ((5 if terms[0][2] else 4) if terms[0][1] else 2) + len(terms[0]) - 3
+    if terms and terms[0][0] == "affpow":  # and the exponents (with p as a power: its too)
+        form, overhead, sizes = terms[0][1], bool(terms[0][2]), len(terms[0]) - 3
+        return {0: 2, 1: 4 + overhead, 2: 3 + overhead}[form] + sizes
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     return 1 + sum(t[0] not in OFFSET_TERMS for t in terms) + sum(t[0] == "amdahl" for t in terms)
@@ -1002,6 +1013,9 @@ class _AffineLaw(_Law):
             cols += [low, low / p] if self.with_p else [low]
         return np.column_stack(cols)
 
+    #: the design's column of the overhead (after 1, S, 1/p, S/p)
+    _overhead_column = 4
+
     def _shape(self, X, names) -> np.ndarray:
         """The size law ``n^j log2(n)^k`` at the rows of ``X``."""
         return np.exp(term_values(("shape", self.feature, self.j, self.k), X, names))
@@ -1040,7 +1054,7 @@ class _AffineLaw(_Law):
             drop = np.flatnonzero(active)[np.argmin(self.mean)]
             if drop == 1 or active.sum() <= 1:
                 raise ValueError("negative coefficient: the affine law does not fit these data")
-            if drop == 4 and self.overhead:  # without its overhead the law is its sibling's: no second copy
+            if drop == self._overhead_column and self.overhead:  # without it the law is its sibling's: no second copy
                 raise ValueError("negative overhead: the law without it is a candidate of its own")
             active[drop] = False
             if self.lower and not active[-(1 + self.with_p):].any():  # likewise without its lower term
@@ -1138,6 +1152,7 @@ class _AffineExpLaw(_AffineLaw):
 @persist.register
 class _AffinePowerLaw(_AffineLaw):
     """``y = (c0 + c1 S) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 S) / p``
+    (``with_p`` 1) or with ``p`` a power in ``S`` (``with_p`` 2, :data:`AFFINE_POWER_P`),
     and with an overhead ``+ c4 h(p)`` (:data:`AFFINE_POWER`): the affine law with a
     size law ``S = exp(sum_i b_i t_i(x))``, a power law of every parameter of the
     power law but ``p`` (``t_i``: the log of a positive parameter, else its value), for
@@ -1175,25 +1190,38 @@ class _AffinePowerLaw(_AffineLaw):
         self.absolute, self.lower = False, False
         self.exponents, self.origin = np.zeros(len(sizes)), np.zeros(len(sizes))
 
+    def _terms(self) -> list[tuple]:
+        """The terms of the size law: the sizes, and ``log p`` where p is a power of it."""
+        return self.sizes + [("log", "p")] * (self.with_p == 2)
+
     def _shape(self, X, names) -> np.ndarray:
-        T = np.column_stack([term_values(t, X, names) for t in self.sizes])
+        T = np.column_stack([term_values(t, X, names) for t in self._terms()])
         with np.errstate(over="ignore"):
             return np.exp((T - self.origin) @ self.exponents)
+
+    @property
+    def _overhead_column(self) -> int:  # after 1 and S where p is a power of S
+        return 2 if self.with_p == 2 else 4
+
+    def design(self, X, names) -> np.ndarray:
+        if self.with_p != 2:
+            return super().design(X, names)
+        cols = [np.ones(len(X)), self._shape(X, names)]
+        if self.overhead:
+            cols.append(OVERHEAD_TERMS[self.overhead][1](X[:, list(names).index("p")]))
+        return np.column_stack(cols)
 
     def fit(self, X, names, logy, w=None) -> "_AffinePowerLaw":
         from scipy.optimize import least_squares
 
         w = np.ones(len(logy)) if w is None else w
-        T = np.column_stack([term_values(t, X, names) for t in self.sizes])
+        T = np.column_stack([term_values(t, X, names) for t in self._terms()])
         self.origin = T.mean(axis=0)  # S is 1 at the runs' centre: coefficients of the runs' scale
-        P = [np.ones(len(X)), np.zeros(len(X))]  # the columns that multiply c0 + c1 S
-        if self.with_p:
-            p = X[:, list(names).index("p")]
-            P += [1.0 / p, 1.0 / p]
-        extra = OVERHEAD_TERMS[self.overhead][1](X[:, list(names).index("p")]) if self.overhead else None
-        # the start: the free power law's size exponents and level, the work mostly parallel
-        A = np.column_stack([np.ones(len(X)), T - self.origin] + ([np.log(X[:, list(names).index("p")])]
-                                                                   if self.with_p else []))
+        split = self.with_p == 1  # the size law split into serial and parallel parts
+        p = X[:, list(names).index("p")] if self.with_p else None
+        extra = OVERHEAD_TERMS[self.overhead][1](p) if self.overhead else None
+        # the start: the free power law's exponents and level, the work mostly parallel
+        A = np.column_stack([np.ones(len(X)), T - self.origin] + ([np.log(p)] if split else []))
         beta = np.linalg.lstsq(A * np.sqrt(w)[:, None], logy * np.sqrt(w), rcond=None)[0]
         level, floor = np.exp(beta[0]), np.exp(np.min(logy)) * 1e-2
         d = T.shape[1]
@@ -1202,14 +1230,15 @@ class _AffinePowerLaw(_AffineLaw):
             c, b = np.exp(theta[:-d]), theta[-d:]
             S = np.exp(np.clip((T - self.origin) @ b, -700, 700))
             mu = c[0] + c[1] * S
-            if self.with_p:
+            if split:
                 mu = mu + (c[2] + c[3] * S) / p
             if extra is not None:
-                mu = mu + c[4] * extra
+                mu = mu + c[-1] * extra
             return mu
 
-        n_c = 2 + 2 * self.with_p + (extra is not None)
-        start = np.log([floor, 0.1 * level] + ([floor, 0.9 * level] if self.with_p else []) + [floor] * (extra is not None))
+        levels = [floor, 0.1 * level, floor, 0.9 * level] if split else [floor, level]
+        n_c = len(levels) + (extra is not None)
+        start = np.log(levels + [floor] * (extra is not None))
         theta0 = np.concatenate([start, beta[1:1 + d]])
         res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
         self.exponents = res.x[n_c:]
@@ -1221,7 +1250,7 @@ class _AffinePowerLaw(_AffineLaw):
 
     def label(self, name: str) -> str:
         """The law's name with its fitted size law: ``c+power(1,1/p) [m^2 k^1]``."""
-        return f"{name} [{' '.join(f'{t[1]}^{b:.3g}' if t[0] == 'log' else f'e^({b:.3g} {t[1]})' for t, b in zip(self.sizes, self.exponents))}]"
+        return f"{name} [{' '.join(f'{t[1]}^{b:.3g}' if t[0] == 'log' else f'e^({b:.3g} {t[1]})' for t, b in zip(self._terms(), self.exponents))}]"
 
     def _loaded(self) -> None:
         super()._loaded()
