@@ -1233,7 +1233,7 @@ class _AffinePowerLaw(_AffineLaw):
         d = T.shape[1]
 
         def model(theta):
-            c, b = np.exp(theta[:-d]), theta[-d:]
+            c, b = np.exp(np.clip(theta[:-d], -700.0, 700.0)), theta[-d:]  # a wild step stays finite
             S = np.exp(np.clip((T - self.origin) @ b, -700, 700))
             mu = c[0] + c[1] * S
             if split:
@@ -1246,7 +1246,8 @@ class _AffinePowerLaw(_AffineLaw):
         n_c = len(levels) + (extra is not None)
         start = np.log(levels + [floor] * (extra is not None))
         theta0 = np.concatenate([start, beta[1:1 + d]])
-        res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
+        with np.errstate(over="ignore", invalid="ignore"):  # a trial step far off: an inf residual, not a warning
+            res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
         self.exponents = res.x[n_c:]
         self._fit_linear(X, names, logy, w)
         self.log_evidence -= 0.5 * d * np.log(len(logy))
