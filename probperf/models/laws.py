@@ -1176,7 +1176,8 @@ class _AffinePowerLaw(_AffineLaw):
     A matrix product ``2 m n k / (1e10 p)`` plus ``1e-5 log2 p`` of thread start-up:
 
     >>> rng = np.random.default_rng(0)
-    >>> m, k, p = rng.choice([64.0, 128, 256, 512, 1024], (3, 60))[0], rng.choice([64.0, 256, 1024], 60), np.tile([1.0, 2, 3, 4], 15)
+    >>> m, k = rng.choice([64.0, 128, 256, 512, 1024], 60), rng.choice([64.0, 256, 1024], 60)
+    >>> p = np.tile([1.0, 2, 3, 4], 15)
     >>> X = np.c_[m, k, p]
     >>> y = 2 * m * m * k / 1e10 / p + 1e-5 * np.log2(p)
     >>> law = _AffinePowerLaw([("affpow", 1, "log", ("log", "m"), ("log", "k"))]).fit(X, ["m", "k", "p"], np.log(y))
@@ -1257,7 +1258,9 @@ class _AffinePowerLaw(_AffineLaw):
 
     def label(self, name: str) -> str:
         """The law's name with its fitted size law: ``c+power(1,1/p) [m^2 k^1]``."""
-        return f"{name} [{' '.join(f'{t[1]}^{b:.3g}' if t[0] == 'log' else f'e^({b:.3g} {t[1]})' for t, b in zip(self._terms(), self.exponents))}]"
+        factors = [f"{t[1]}^{b:.3g}" if t[0] == "log" else f"e^({b:.3g} {t[1]})"  # a code enters as is
+                   for t, b in zip(self._terms(), self.exponents)]
+        return f"{name} [{' '.join(factors)}]"
 
     def _loaded(self) -> None:
         super()._loaded()
