@@ -801,3 +801,17 @@ def test_affine_power_law_keeps_a_constant_far_out_and_survives_a_model_file(tmp
     model.save(tmp_path / "affpow.model")
     back = persist.load(tmp_path / "affpow.model")
     np.testing.assert_array_equal(back.predict(far, n_draws=200, seed=2).draws, model.predict(far, n_draws=200, seed=2).draws)
+
+
+def test_affine_power_law_exponents_do_not_depend_on_a_parameters_unit():
+    # x enters as is (it has a 0): in bytes instead of units the fit once found n^0.16
+    rng = np.random.default_rng(5)
+    n, p, x = np.repeat([64.0, 128, 256, 512], 8), np.tile([1.0, 2, 4, 8], 8), np.tile([0.0, 1, 2, 3], 8)
+    y = (1e-3 + 1e-6 * n * np.exp(0.5 * x) * (0.1 + 0.9 / p)) * np.exp(0.02 * rng.standard_normal(32))
+    found = []
+    for unit in (1.0, 1e9):
+        law = laws._make_law([("affpow", 1, "", ("log", "n"), ("lin", "x"))]).fit(np.c_[n, p, x * unit], ["n", "p", "x"],
+                                                                                  np.log(y))
+        found.append(law.exponents * [1.0, unit])
+    np.testing.assert_allclose(found[1], found[0], rtol=1e-4)
+    np.testing.assert_allclose(found[0], [1.0, 0.5], atol=0.05)  # the truth, up to the 2 % noise

@@ -1159,7 +1159,7 @@ class _AffineExpLaw(_AffineLaw):
 class _AffinePowerLaw(_AffineLaw):
     """``y = (c0 + c1 S) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 S) / p``
     (``with_p`` 1) or with ``p`` a power in ``S`` (``with_p`` 2, :data:`AFFINE_POWER_P`),
-    and with an overhead ``+ c4 h(p)`` (:data:`AFFINE_POWER`): the affine law with a
+    and with an overhead ``+ c4 h(p)`` (:data:`OVERHEADS`; :data:`AFFINE_POWER`): the affine law with a
     size law ``S = exp(sum_i b_i t_i(x))``, a power law of every parameter of the
     power law but ``p`` (``t_i``: the log of a positive parameter, else its value), for
     tables with more parameters than a fixed shape of n can serve.
@@ -1227,15 +1227,19 @@ class _AffinePowerLaw(_AffineLaw):
         split = self.with_p == 1  # the size law split into serial and parallel parts
         p = X[:, list(names).index("p")] if self.with_p else None
         extra = OVERHEAD_TERMS[self.overhead][1](p) if self.overhead else None
+        # the least squares run on standardised columns, so that a parameter's unit (a size
+        # in bytes entering as is) does not decide its step sizes; exponents scaled back
+        spread = np.where(T.std(axis=0) > 0, T.std(axis=0), 1.0)
+        T = (T - self.origin) / spread
         # the start: the free power law's exponents and level, the work mostly parallel
-        A = np.column_stack([np.ones(len(X)), T - self.origin] + ([np.log(p)] if split else []))
+        A = np.column_stack([np.ones(len(X)), T] + ([np.log(p)] if split else []))
         beta = np.linalg.lstsq(A * np.sqrt(w)[:, None], logy * np.sqrt(w), rcond=None)[0]
         level, floor = np.exp(beta[0]), np.exp(np.min(logy)) * 1e-2
         d = T.shape[1]
 
         def model(theta):
             c, b = np.exp(np.clip(theta[:-d], -700.0, 700.0)), theta[-d:]  # a wild step stays finite
-            S = np.exp(np.clip((T - self.origin) @ b, -700, 700))
+            S = np.exp(np.clip(T @ b, -700, 700))
             mu = c[0] + c[1] * S
             if split:
                 mu = mu + (c[2] + c[3] * S) / p
@@ -1249,7 +1253,7 @@ class _AffinePowerLaw(_AffineLaw):
         theta0 = np.concatenate([start, beta[1:1 + d]])
         with np.errstate(over="ignore", invalid="ignore"):  # a trial step far off: an inf residual, not a warning
             res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
-        self.exponents = res.x[n_c:]
+        self.exponents = res.x[n_c:] / spread
         self._fit_linear(X, names, logy, w)
         self.log_evidence -= 0.5 * d * np.log(len(logy))
         return self._fit_residual(X, names, logy, self._precision(w, logy))
@@ -2051,6 +2055,8 @@ class LawMixture(MetricModel):
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
                "distance_per_span_", "noise_")
+    #: a model file written before noise profiles has none (the same predictions as then)
+    noise_ = None
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)

@@ -9,7 +9,7 @@ average noise everywhere, too wide where the runs are steady and too narrow wher
 
 The profile is a log-linear variance, ``log var = g0 + g . log2 x`` over the parameters
 that the distance beyond the data counts, fitted by maximum likelihood to the residuals
-of a least-squares reference (a quadratic in the logs of every parameter: flexible
+of a least-squares reference (a quadratic in the logs of every parameter, codes as they are: flexible
 enough that what is left is noise, not a law's misfit), and kept only when it earns its
 slopes by the Bayesian information criterion (Schwarz 1978: twice the gain in log
 likelihood above ``k log N``). Why not more: a handful of runs cannot tell a noise
@@ -70,9 +70,10 @@ class NoiseProfile:
 
 
 def _reference_residuals(L: np.ndarray, logy: np.ndarray) -> np.ndarray | None:
-    """Residuals of ``log y`` from a least-squares quadratic in the logs ``L`` (linear
-    when the runs are too few for it; None when too few even for that): at least twice
-    as many runs as coefficients, so that the residuals keep half the noise's freedom."""
+    """Residuals of ``log y`` from a least-squares quadratic in the columns ``L`` (the
+    logs of the positive parameters, the standardised values of the others; linear when
+    the runs are too few for it; None when too few even for that): at least twice as
+    many runs as coefficients, so that the residuals keep half the noise's freedom."""
     d = L.shape[1]
     quad = [L[:, i] * L[:, j] for i in range(d) for j in range(i, d)]
     for cols in ([np.ones(len(L)), *L.T, *quad], [np.ones(len(L)), *L.T]):
@@ -83,22 +84,36 @@ def _reference_residuals(L: np.ndarray, logy: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _neg_loglik(B: np.ndarray, r2: np.ndarray, g: np.ndarray) -> float:
+    """Negative Gaussian log likelihood (up to a constant) of residuals whose squares
+    are ``r2`` with ``log var = B g``."""
+    eta = B @ g
+    with np.errstate(over="ignore"):
+        return float(0.5 * np.sum(eta + r2 * np.exp(-eta)))
+
+
 def _max_loglik(B: np.ndarray, r2: np.ndarray) -> tuple[float, np.ndarray]:
     """Maximum Gaussian log likelihood (up to a constant) of residuals whose squares
-    are ``r2`` with ``log var = B g``, and the ``g`` that reaches it (Newton's method:
-    the negative log likelihood is convex in ``g``)."""
+    are ``r2`` with ``log var = B g``, and the ``g`` that reaches it: Newton's method on
+    the convex negative log likelihood, each step halved until it lowers it (a full
+    step from exactly repeated runs, whose residuals sit on the floor, can overshoot by
+    orders of magnitude and overflow)."""
     g = np.zeros(B.shape[1])
     g[0] = np.log(np.mean(r2))
+    f = _neg_loglik(B, r2, g)
     for _ in range(100):
         e = r2 * np.exp(-(B @ g))
         grad = B.T @ (1.0 - e) / 2
         hess = (B * e[:, None]).T @ B / 2
         step = np.linalg.lstsq(hess, grad, rcond=None)[0]
-        g = g - step
-        if np.max(np.abs(step)) < 1e-10:
+        t = 1.0
+        while t > 1e-10 and not _neg_loglik(B, r2, g - t * step) <= f:
+            t /= 2
+        g, f_old = g - t * step, f
+        f = _neg_loglik(B, r2, g)
+        if np.max(np.abs(t * step)) < 1e-10 or f_old - f < 1e-12:
             break
-    eta = B @ g
-    return float(-0.5 * np.sum(eta + r2 * np.exp(-eta))), g
+    return -f, g
 
 
 def fit(X: np.ndarray, names, logy: np.ndarray, directions) -> NoiseProfile | None:
@@ -122,11 +137,17 @@ def fit(X: np.ndarray, names, logy: np.ndarray, directions) -> NoiseProfile | No
     True
     """
     X = np.asarray(X, dtype=np.float64)
-    varying = [i for i in range(X.shape[1]) if np.all(X[:, i] > 0) and len(np.unique(X[:, i])) > 1]
-    columns = [i for i in varying if names[i] in directions]
+    varying = [i for i in range(X.shape[1]) if len(np.unique(X[:, i])) > 1]
+    positive = [i for i in varying if np.all(X[:, i] > 0)]
+    columns = [i for i in positive if names[i] in directions]
     if not columns:
         return None
-    r = _reference_residuals(np.log2(X[:, varying]), logy)
+    # every varying parameter in the reference, as the laws take it: the log of a positive
+    # one, the value of one with zeros or negatives (a code), standardised; left out, its
+    # effect on log y would count as noise
+    L = np.column_stack([np.log2(X[:, i]) if i in positive else (X[:, i] - X[:, i].mean()) / X[:, i].std()
+                         for i in varying])
+    r = _reference_residuals(L, logy)
     if r is None:
         return None
     r2 = np.maximum(r**2, RESIDUAL_FLOOR**2)
@@ -135,7 +156,7 @@ def fit(X: np.ndarray, names, logy: np.ndarray, directions) -> NoiseProfile | No
     B = np.column_stack([np.ones(len(r2)), L - center])
     ll_one, _ = _max_loglik(B[:, :1], r2)
     ll_prof, g = _max_loglik(B, r2)
-    if 2 * (ll_prof - ll_one) <= len(columns) * np.log(len(r2)):
+    if not np.all(np.isfinite(g)) or not 2 * (ll_prof - ll_one) > len(columns) * np.log(len(r2)):
         return None
     return NoiseProfile(columns=columns, slopes=g[1:], low=X[:, columns].min(axis=0),
                         high=X[:, columns].max(axis=0), center=center)
