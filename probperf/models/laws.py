@@ -1237,22 +1237,29 @@ class _AffinePowerLaw(_AffineLaw):
         level, floor = np.exp(beta[0]), np.exp(np.min(logy)) * 1e-2
         d = T.shape[1]
 
-        def model(theta):
+        def parts(theta):
+            """The columns that multiply the coefficients, the coefficients and S."""
             c, b = np.exp(np.clip(theta[:-d], -700.0, 700.0)), theta[-d:]  # a wild step stays finite
             S = np.exp(np.clip(T @ b, -700, 700))
-            mu = c[0] + c[1] * S
-            if split:
-                mu = mu + (c[2] + c[3] * S) / p
-            if extra is not None:
-                mu = mu + c[-1] * extra
-            return mu
+            cols = [np.ones(len(S)), S] + ([1.0 / p, S / p] if split else []) + ([extra] if extra is not None else [])
+            return np.column_stack(cols), c, S
+
+        def residuals(theta):
+            K, c, _ = parts(theta)
+            return np.sqrt(w) * (np.log(K @ c) - logy)
+
+        def jacobian(theta):  # analytic: a numerical one costs a model per parameter and step
+            K, c, S = parts(theta)
+            mu = K @ c
+            size = (c[1] + c[3] / p) * S if split else c[1] * S  # d mu / d (T b)
+            return (np.sqrt(w) / mu)[:, None] * np.column_stack([K * c, size[:, None] * T])
 
         levels = [floor, 0.1 * level, floor, 0.9 * level] if split else [floor, level]
         n_c = len(levels) + (extra is not None)
         start = np.log(levels + [floor] * (extra is not None))
         theta0 = np.concatenate([start, beta[1:1 + d]])
         with np.errstate(over="ignore", invalid="ignore"):  # a trial step far off: an inf residual, not a warning
-            res = least_squares(lambda th: np.sqrt(w) * (np.log(model(th)) - logy), theta0, method="trf")
+            res = least_squares(residuals, theta0, jac=jacobian, method="trf")
         self.exponents = res.x[n_c:] / spread
         self._fit_linear(X, names, logy, w)
         self.log_evidence -= 0.5 * d * np.log(len(logy))
