@@ -2062,14 +2062,13 @@ class LawMixture(MetricModel):
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
                "distance_per_span_", "noise_")
-    #: a model file written before noise profiles has none (the same predictions as then)
-    noise_ = None
 
     def _loaded(self) -> None:
         self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
+        self.noise_ = getattr(self, "noise_", None)  # a file written before noise profiles: none, as then
         if self.noise_ is not None and not isinstance(self.noise_, noise_profile.NoiseProfile):
             raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
