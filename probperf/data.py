@@ -231,6 +231,12 @@ def validate_frame(
     return out
 
 
+#: how a header problem's message begins, for a caller that words it for its own
+#: context (``probperf plot --data``: the model's parameters, not ``--config``)
+UNKNOWN_COLUMN = "unknown column"
+MISSING_CONFIG = "declared configuration parameter"
+
+
 def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> None:
     """Column names: no duplicates, ``p`` and the declared configuration present,
     nothing unknown (a typo must not pass as a new parameter), at least one metric."""
@@ -261,11 +267,11 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
             raise loc.error(f"required parameter column {c!r} is missing{hint}", column=c)
     for c in config:
         if c not in seen:
-            raise loc.error(f"declared configuration parameter {c!r} is missing", column=c)
+            raise loc.error(f"{MISSING_CONFIG} {c!r} is missing", column=c)
     for c in columns:
         if c not in known:
             raise loc.error(
-                f"unknown column {c!r} (declare configuration parameters with config=[...] "
+                f"{UNKNOWN_COLUMN} {c!r} (declare configuration parameters with config=[...] "
                 f"or --config NAME; metrics are {', '.join(METRICS)})",
                 column=c,
             )

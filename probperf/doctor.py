@@ -144,8 +144,9 @@ def diagnose(m: Measurements) -> Report:
     problems = [d.note for d in directions
                 if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
     problems += _missing(m)
-    if averaged_runs(m):
-        problems.append(averaged_runs(m))
+    averaged = averaged_runs(m)
+    if averaged:
+        problems.append(averaged)
     problems += coded_choices(m)
     identity = _identity(m)
     if not identity.ok:

@@ -400,7 +400,7 @@ def plot(
     if vs not in ("n", "p"):
         fail(f"--vs must be n or p, got {vs!r}")
     from .. import persist
-    from ..data import MeasurementError, Measurements
+    from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
     from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
@@ -421,11 +421,11 @@ def plot(
             try:
                 measured = formats.read(data, **({"config": config} if config else {}))
             except MeasurementError as exc:  # plot has no --config: the model's parameters are the only ones
-                if exc.message.startswith("unknown column"):
+                if exc.message.startswith(UNKNOWN_COLUMN):
                     raise MeasurementError(f"column {exc.column!r} is no parameter of the model {model_file} "
                                            f"(its parameters: {', '.join(model.features_)}) nor a metric",
                                            exc.source, exc.line, exc.column) from None
-                if exc.message.startswith("declared configuration parameter"):
+                if exc.message.startswith(MISSING_CONFIG):
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise

@@ -1254,6 +1254,9 @@ class _AffinePowerLaw(_AffineLaw):
             size = (c[1] + c[3] / p) * S if split else c[1] * S  # d mu / d (T b)
             return (np.sqrt(w) / mu)[:, None] * np.column_stack([K * c, size[:, None] * T])
 
+        # where the search starts, not a choice of the model: constants and overhead a
+        # hundredth of the smallest run, the power law's level split 1:9 serial:parallel
+        # (its exponents already hold the parallel speed-up); never tuned on any rows
         levels = [floor, 0.1 * level, floor, 0.9 * level] if split else [floor, level]
         n_c = len(levels) + (extra is not None)
         start = np.log(levels + [floor] * (extra is not None))

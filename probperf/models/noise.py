@@ -58,10 +58,6 @@ class NoiseProfile:
         x = np.clip(np.asarray(X, dtype=np.float64)[:, self.columns], self.low, self.high)
         return np.exp(-(np.log2(x) - np.asarray(self.center)) @ np.asarray(self.slopes))
 
-    def describe(self, names) -> str:
-        """The profile as text: the factor on the noise sd per doubling of each parameter."""
-        return ", ".join(f"{names[c]} x{np.exp(s / 2):.3g}" for c, s in zip(self.columns, self.slopes))
-
     def get_params(self) -> dict:
         return {"columns": self.columns, "slopes": self.slopes, "low": self.low, "high": self.high,
                 "center": self.center}
