@@ -569,7 +569,10 @@ class Measurements:
                     column=m,
                 )
             if m not in self._frame:
-                raise MeasurementError(f"metric {m!r} is needed but missing", self.source, column=m)
+                # a table of times alone meets a model of the DAG metrics: say where they come from
+                traced = (" (a metric of traced runs: 'probperf record' writes it; times alone are "
+                          "modelled with --model auto)" if m not in ("time", "serial_time") else "")
+                raise MeasurementError(f"metric {m!r} is needed but missing{traced}", self.source, column=m)
             if self._frame[m].isna().any():
                 row = int(np.flatnonzero(self._frame[m].isna().to_numpy())[0])
                 loc = getattr(self, "_location", None) or Location(self.source)

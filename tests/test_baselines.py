@@ -172,8 +172,10 @@ def test_two_step_lasso_without_serial_work_or_one_worker_runs_names_serial_work
 )
 def test_missing_metric_is_named(model, metric):
     m = paper_table(TRAIN_N, TRAIN_P, drop=(metric,))
-    with pytest.raises(MeasurementError, match=f"metric '{metric}' is needed but missing"):
+    with pytest.raises(MeasurementError, match=f"metric '{metric}' is needed but missing") as err:
         model.fit(m)
+    # a traced metric says where it comes from; time is every table's own
+    assert ("'probperf record' writes it" in str(err.value)) == (metric != "time")
 
 
 def test_fit_needs_a_measurements_table():

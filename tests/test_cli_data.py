@@ -59,6 +59,20 @@ def test_convert_stat_to_csv_keeps_counts(shared_dir, tmp_path):
     ]
 
 
+def test_convert_takes_its_output_as_OUT_or_with_o(shared_dir, tmp_path):
+    """``-o`` names the output as OUT does (the other commands write with -o); both
+    naming different files, or neither, is refused before anything is written."""
+    source = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    r = run("convert", source, "-o", tmp_path / "g.jsonl")
+    assert r.exit_code == 0, r.stderr
+    assert len((tmp_path / "g.jsonl").read_text().splitlines()) == 12
+    r = run("convert", source, tmp_path / "a.csv", "-o", tmp_path / "b.csv")
+    assert r.exit_code == 2 and "two output files" in r.stderr
+    r = run("convert", source)
+    assert r.exit_code == 2 and r.stderr.strip() == "error: missing output file: give OUT or -o <path>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
+
+
 # -- every bad input: exit 2, located message on stderr, nothing written ----------------
 
 STAT_OK = """\

@@ -91,8 +91,10 @@ def test_config_takes_a_comma_separated_list_as_repeated_options(tmp_path):
     assert res.exit_code == 0, res.output
     res = run("predict", model, "--at", "n=512,p=8,m=512,k=256", "--format", "json")
     assert res.exit_code == 0, res.output
-    median = json.loads(res.stdout)[0]["median"]
-    assert abs(np.log(median / (1e-9 * 512 * 512 * 256 / 8))) < np.log(1.5)
+    row = json.loads(res.stdout)[0]
+    assert abs(np.log(row["median"] / (1e-9 * 512 * 512 * 256 / 8))) < np.log(1.5)
+    # parameters are written as given: whole values as integers, like n and p
+    assert res.stdout.count('"m": 512,') == 1 and res.stdout.count('"k": 256,') == 1
     res = run("predict", model, "--at", "n=512,p=8,m=512")
     assert res.exit_code == 2 and "k" in res.output
 

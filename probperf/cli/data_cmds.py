@@ -157,9 +157,11 @@ def validate(
 @_reads_measurements()
 def convert(
     source: str = typer.Argument(..., metavar="IN", help="Input file or quoted glob."),
-    target: str = typer.Argument(..., metavar="OUT", help="Output file; its suffix picks the format."),
+    target: Optional[str] = typer.Argument(None, metavar="OUT", help="Output file; its suffix picks the format."),
     *,
     reading: dict,
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="<path>",
+                                         help="The output file, as OUT (every other command writes with -o)."),
 ):
     """Convert between formats (.csv .parquet .jsonl .txt/.extrap; .stat as input).
 
@@ -170,6 +172,11 @@ def convert(
     from ..formats import output_format, write
     from ..outputs import check_output
 
+    if target is not None and output is not None and target != output:
+        fail(f"two output files: OUT {target!r} and -o {output!r}; give one")
+    if target is None and output is None:
+        fail("missing output file: give OUT or -o <path>")
+    target = output if target is None else target
     if not target:  # a plain string: the path check of _app does not see it
         fail(empty_path("OUT"))
     with bad_input():

@@ -320,12 +320,18 @@ def _attach(rows, key, table, as_json):
         row[key] = as_json(table.iloc[per_point * i: per_point * (i + 1)])
 
 
+#: the columns of a prediction's summary that are results, never a point's parameter
+_RESULT_COLUMNS = ("mean", "median", "lower", "upper", "level")
+
+
 def _json_rows(summary):
-    rows = []
-    for rec in summary.to_dict("records"):
-        rows.append({k: (int(v) if k in ("n", "p") and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
-                         else float(v)) for k, v in rec.items()})
-    return rows
+    """The summary as JSON records: a parameter with a whole value (n, p, a cut-off given
+    as 1024) is written as an integer, as the user wrote it; results stay floats."""
+    def value(k, v):
+        whole = k not in _RESULT_COLUMNS and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
+        return int(v) if whole else float(v)
+
+    return [{k: value(k, v) for k, v in rec.items()} for rec in summary.to_dict("records")]
 
 
 def _print_table(summary, title, params=()):
