@@ -44,6 +44,16 @@ def test_intervals_follow_the_noise_inside_the_data(profiled):
     assert flat[1] > 5 * width[1] and flat[0] < width[0]
 
 
+def test_explain_reports_the_spread_at_each_point(profiled):
+    # the true log sd is 0.2 / p: runs at p = 1 spread 32x those at p = 32
+    table = profiled.explain(np.array([[2.0**12, 1.0], [2.0**12, 32.0]]))
+    noise = table.attrs["noise"]
+    assert noise["over"] == ["n", "p"]
+    assert 16 < noise["spread"][0] / noise["spread"][1] < 64
+    plain = LawMixture(noise_profile=False).fit(*runs(), features=["n", "p"])
+    assert "noise" not in plain.explain(np.array([[2.0**12, 1.0]])).attrs
+
+
 def test_profile_is_held_at_the_edge_of_the_data(profiled):
     prof = profiled.noise_
     edge = prof.weights(np.array([[2.0**13, 32.0], [2.0**8, 1.0]]))

@@ -196,6 +196,9 @@ def predict(
             _attach(rows, "laws", laws, lambda part: [
                 {k: (r[k] if k == "law" else float(r[k])) for k in ("law", "weight", "median", "lower", "upper")}
                 for r in part.to_dict("records")])
+            noise = laws.attrs.get("noise")
+            for row, spread in zip(rows, noise["spread"] if noise else []):
+                row["noise_spread"] = spread  # relative to the training runs' typical spread
         elif explain:
             _attach(rows, "decomposition", pred.decomposition(level), lambda part: {
                 r.term: {"share": r.share, "share_lower": r.share_lower, "share_upper": r.share_upper,
@@ -359,15 +362,36 @@ def _shown_params(table, values) -> list[str]:
 WEIGHTING_NAMES = {"stacking": "stacking on forward splits", "evidence": "the laws' evidence"}
 
 
+def _noise_text(noise) -> str | None:
+    """The caption's line on a noise profile: over which parameters, and the spread of
+    runs at the points relative to the training runs' typical spread.
+
+    Examples
+    --------
+    >>> _noise_text({"over": ["ppn", "p"], "spread": [0.5, 1.25]})
+    'noise profiled over ppn, p: runs at these points spread x0.5 to x1.25 the typical run'
+    >>> _noise_text(None) is None
+    True
+    """
+    if not noise:
+        return None
+    lo, hi = min(noise["spread"]), max(noise["spread"])
+    at = f"x{lo:.3g}" if f"{lo:.3g}" == f"{hi:.3g}" else f"x{lo:.3g} to x{hi:.3g}"
+    return f"noise profiled over {', '.join(noise['over'])}: runs at these points spread {at} the typical run"
+
+
 def _print_laws(laws, level, unit="s"):
     shares = laws.attrs.get("weightings", {})
     # a fixed order (a saved model's mapping may come back in another one)
     order = [k for k in WEIGHTING_NAMES if k in shares] + [k for k in shares if k not in WEIGHTING_NAMES]
     caption = ("weights: " + " + ".join(f"{shares[k]:.0%} {WEIGHTING_NAMES.get(k, k)}" for k in order)
                if len(shares) > 1 else None)
+    # each line shown on its own: shown() makes a newline visible, not a line break
+    lines = [shown(t) for t in (caption, _noise_text(laws.attrs.get("noise"))) if t]
+    caption = "\n".join(lines) or None
     table = Table(title=shown(f"the laws behind the prediction ({level_text(level)} intervals in {unit}; "
                               "a law alone, the mixture with the discrepancy beyond the data)"),
-                  caption=shown(caption) if caption else None)
+                  caption=caption)
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
     for c in [*params, "law", "weight", "median", "interval"]:
         table.add_column(shown(c), justify="right")

@@ -173,6 +173,12 @@ NOISE_PROFILE = True
 #: The DAG model's parts keep without (:data:`probperf.dag.PART_AFFINE_POWER`).
 AFFINE_POWER = True
 
+#: Whether an affine law with ``p`` whose serial size coefficient ``c1`` comes out
+#: negative keeps its parallel part (``c1 = 0``, the non-negative least squares' active
+#: set) instead of being refused (:meth:`_AffineLaw._size_law_leaves`). Experiment
+#: ``+affpar`` of session 28.
+AFFINE_PARALLEL_SIZE = False
+
 #: Whether each affine power law with ``p`` has a sibling whose workers enter the size
 #: law as a power, ``c0 + c1 S p^b [+ c4 h(p)]`` (``with_p`` 2 in
 #: :class:`_AffinePowerLaw`): a constant plus the free power law, where the other
@@ -1022,6 +1028,14 @@ class _AffineLaw(_Law):
     #: the design's column of the overhead (after 1, S, 1/p, S/p)
     _overhead_column = 4
 
+    def _size_law_leaves(self, active, drop) -> bool:
+        """Whether dropping column ``drop`` leaves the law without its size law. The
+        serial part ``c1 S`` may go where the parallel part ``S/p`` stays
+        (:data:`AFFINE_PARALLEL_SIZE`): perfectly parallel work has ``c1 = 0``."""
+        if drop == 1:
+            return not (AFFINE_PARALLEL_SIZE and self.with_p == 1 and active[3])
+        return drop == 3 and self.with_p == 1 and not active[1]
+
     def _shape(self, X, names) -> np.ndarray:
         """The size law ``n^j log2(n)^k`` at the rows of ``X``."""
         return np.exp(term_values(("shape", self.feature, self.j, self.k), X, names))
@@ -1058,7 +1072,7 @@ class _AffineLaw(_Law):
             # the boundary, the most negative coefficient at 0 (an active-set step of
             # non-negative least squares). The size term itself must stay.
             drop = np.flatnonzero(active)[np.argmin(self.mean)]
-            if drop == 1 or active.sum() <= 1:
+            if self._size_law_leaves(active, drop) or active.sum() <= 1:
                 raise ValueError("negative coefficient: the affine law does not fit these data")
             if drop == self._overhead_column and self.overhead:  # without it the law is its sibling's: no second copy
                 raise ValueError("negative overhead: the law without it is a candidate of its own")
@@ -2061,6 +2075,9 @@ class LawMixture(MetricModel):
                 out.append({**point, "law": name, "weight": weight, "median": med, "lower": lo, "upper": hi})
         table = pd.DataFrame(out)
         table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
+        if self.noise_ is not None:  # the run-to-run spread at each point, relative to the runs' typical one
+            table.attrs["noise"] = {"over": [self.features_[c] for c in self.noise_.columns],
+                                    "spread": (1.0 / np.sqrt(self.noise_.weights(Xa))).tolist()}
         return table
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
