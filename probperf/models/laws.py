@@ -175,8 +175,14 @@ AFFINE_POWER = True
 
 #: Whether an affine law with ``p`` whose serial size coefficient ``c1`` comes out
 #: negative keeps its parallel part (``c1 = 0``, the non-negative least squares' active
-#: set) instead of being refused (:meth:`_AffineLaw._size_law_leaves`). Experiment
-#: ``+affpar`` of session 28.
+#: set) instead of being refused (:meth:`_AffineLaw._size_law_leaves`). Why one would:
+#: perfectly parallel work has ``c1 = 0``, and refusing the law there removes the
+#: Amdahl family where it is right. Off, by a rule fixed before the run (higher mean
+#: over the 23 time-only training sets; nested forward validation, ``python
+#: benchmarks/choose_laws.py --time-only``, suffix ``+affpar``): 0.278 against 0.297
+#: (fft/A -0.276 against -0.030, fft/B -0.221 against 0.025: a law without a serial
+#: part follows the small runs and misses the large ones' growth; every other set
+#: within 0.05; results/choose_laws_time_only_affpar.md).
 AFFINE_PARALLEL_SIZE = False
 
 #: Whether each affine power law with ``p`` has a sibling whose workers enter the size
