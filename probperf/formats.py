@@ -24,6 +24,7 @@ import csv
 import glob as globlib
 import io
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -151,7 +152,9 @@ def read(path, **kw) -> Measurements:
     paths = _expand(path)
     kinds = {_format_of(p) for p in paths}
     if len(kinds) > 1:
-        raise MeasurementError(f"cannot mix formats {sorted(kinds)} in one read", str(path))
+        where = path if isinstance(path, (str, os.PathLike)) else ", ".join(map(str, path))  # not a list's repr
+        raise MeasurementError(f"cannot mix formats ({', '.join(sorted(kinds))}) in one read; convert the files "
+                               "to one format first", str(where))
     kind = kinds.pop()
     for key in kw:
         if key not in _READ_OPTIONS[kind]:
@@ -238,6 +241,8 @@ def output_format(path, option: str, kinds=("csv", "parquet", "jsonl", "extrap")
 def _format_of(path) -> str:
     suffix = Path(str(path)).suffix.lower()
     if suffix not in SUFFIXES:
+        if os.path.isdir(path):  # a folder of runs named for the files in it: its name has no suffix
+            raise MeasurementError(IS_DIRECTORY, str(path))
         from .persist import is_model_file
 
         if is_model_file(path):  # the slip predict names the other way round
@@ -266,10 +271,30 @@ def _expand(paths) -> list[str]:
             out.append(p)
     if not out:
         raise MeasurementError("no input files given")
+    _refuse_repeated_files(out)
     return out
 
 
+def _refuse_repeated_files(files) -> None:
+    """A :class:`MeasurementError` for a file named twice (``runs/*.csv runs/a.csv``, or
+    one file by two paths): its runs would count twice, and intervals fitted on them
+    narrow as if they had been measured twice."""
+    seen: dict = {}
+    for f in files:
+        key = os.path.realpath(f)
+        if key in seen:
+            also = "" if seen[key] == f else f" (as {seen[key]})"
+            raise MeasurementError(f"the file is given twice{also}; give each file once", f)
+        seen[key] = f
+
+
 # -- shared helpers -------------------------------------------------------------------
+
+
+#: Why a directory named as a measurements file is refused.
+IS_DIRECTORY = "is a directory, not a file"
+#: Why a file that is not UTF-8 is refused: {byte} is the first byte that is not.
+NOT_UTF8 = "not UTF-8 text (byte {byte}); save the file as UTF-8"
 
 
 @contextlib.contextmanager
@@ -280,11 +305,41 @@ def _reading(path):
     except FileNotFoundError:
         raise MeasurementError("file not found", str(path)) from None
     except IsADirectoryError:
-        raise MeasurementError("is a directory, not a file", str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise MeasurementError(f"not a text file ({exc.reason})", str(path)) from None
+        raise MeasurementError(IS_DIRECTORY, str(path)) from None
+    except UnicodeDecodeError:
+        # the decoder's offset is into the chunk it was given, not the file: find the line anew
+        line, byte = _first_non_utf8(path)
+        raise MeasurementError(NOT_UTF8.format(byte=f"0x{byte:02x}"), str(path), line) from None
     except OSError as exc:
         raise MeasurementError(f"cannot read the file ({exc.strerror or exc})", str(path)) from None
+
+
+def _first_non_utf8(path) -> tuple[int, int]:
+    """The line and value of the first byte of ``path`` that is not UTF-8 (a file
+    saved as Latin-1 or Windows-1252, or not text at all), read in chunks.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.csv")
+    >>> _ = open(path, "wb").write(b"n,p,time [\\xb5s]\\n1,1,2\\n")
+    >>> _first_non_utf8(path)
+    (1, 181)
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(1 << 16)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:  # its object: bytes held from the last chunk (no newline) + this one
+                return line + exc.object.count(b"\n", 0, exc.start), exc.object[exc.start]
+            if not chunk:
+                return line, 0  # unreachable for a file that failed to decode, unless it changed since
+            line += chunk.count(b"\n")
 
 
 def _read_text(path) -> str:
@@ -600,11 +655,24 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
     return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0], key_lines=names), options)
 
 
+class _Overflow(float):
+    """``inf`` read from a finite JSON number too large for a float (``1e400``), with
+    the number as written: refused with its column, as too large, not as infinite."""
+
+    def __new__(cls, text: str):
+        self = super().__new__(cls, text)  # float() of it: inf with its sign
+        self.text = text
+        return self
+
+
 def _json_float(text: str) -> float:
     """A JSON number with a fraction or exponent; one that rounds to 0 goes through the
     one number reader, which says that ``1e-400`` underflows (read as 0, it would be
-    blamed as not positive). Overflow stays ``inf``, refused with its column later."""
+    blamed as not positive). Overflow is kept as :class:`_Overflow`, refused with its
+    column later."""
     value = float(text)
+    if math.isinf(value):
+        return _Overflow(text)
     return parse_literal(text) if value == 0 else value
 
 
@@ -643,7 +711,7 @@ def _json_column(name, values, lines, source) -> np.ndarray:
         if v is None:
             continue
         try:
-            check_value(v)
+            parse_literal(v.text) if isinstance(v, _Overflow) else check_value(v)  # the former says "too large"
         except NumberError as exc:
             raise MeasurementError(str(exc), source, line, name, value=v) from None
     return _column_array(values)
@@ -718,7 +786,7 @@ def _parquet_table(path, source: str):
     if not os.path.exists(path):
         raise MeasurementError("file not found", source)
     if os.path.isdir(path):
-        raise MeasurementError("is a directory, not a file", source)
+        raise MeasurementError(IS_DIRECTORY, source)
     if os.path.getsize(path) == 0:
         raise MeasurementError("the file is empty", source)
     try:
@@ -739,6 +807,7 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    table = _decimals_as_numbers(table)
     for j, name in enumerate(table.column_names):
         col = table.column(j)
         if pa.types.is_floating(col.type):
@@ -758,6 +827,28 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
                     raise MeasurementError(f"row {row}: {exc}", source, None, name, value=v) from None
             frame[name] = _column_array(values)
     return frame
+
+
+def _decimals_as_numbers(table):
+    """``table`` with its decimal columns (a database's or Spark's export) as numbers:
+    whole ones (scale 0, up to 18 digits) as int64, the others as float64. pandas
+    would make them Python ``Decimal`` objects, which no metric column takes.
+
+    Examples
+    --------
+    >>> import decimal, pyarrow as pa
+    >>> t = pa.table({"n": pa.array([decimal.Decimal(1024)], pa.decimal128(10, 0)),
+    ...               "time": pa.array([decimal.Decimal("1.50")], pa.decimal128(5, 2))})
+    >>> _decimals_as_numbers(t).schema.types
+    [DataType(int64), DataType(double)]
+    """
+    import pyarrow as pa
+
+    for j, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type):
+            whole = field.type.scale == 0 and field.type.precision <= 18  # always within int64
+            table = table.set_column(j, field.name, table.column(j).cast(pa.int64() if whole else pa.float64()))
+    return table
 
 
 def _parquet_meta(metadata: Mapping, source: str) -> dict:

@@ -202,7 +202,14 @@ def parse_literal(text: str):
             if value == 0 and any(c in "123456789" for c in t.lower().partition("e")[0]):
                 raise NumberError(_UNDERFLOW.format(f"value {_short(t)}"))  # not a 0 the user wrote
             return check_value(value)
+    if _DECIMAL_COMMA.fullmatch(t):  # a spreadsheet's export in a locale that writes 2,5 for 2.5
+        raise NotANumber(f"value {t!r} is not a number (write it without the comma: {t.replace(',', '.')} "
+                         f"if it is a decimal comma, {t.replace(',', '')} if it separates thousands)")
     raise NotANumber(f"value {_short(t)!r} is not a number" if t else "no value")
+
+
+#: A number written with a decimal comma (``2,5``, ``-0,001``).
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,[0-9]+")
 
 
 #: Why a nonzero number that float64 rounds to 0 (``1e-400``) is refused: read as 0 it
@@ -292,15 +299,16 @@ def _check_range(value, text, low, high, low_open, limit):
         raise NumberError(f"{text} is above the limit {high}{f' ({limit})' if limit else ''}")
 
 
-# A range end written as a power, ``2**20``: such ranges step by the exponent (not a
-# limit, so not a ``#:`` comment: describe() lists those).
-_POWER = re.compile(r"^\s*(\d+)\s*\*\*\s*(\d+)\s*$")
+# A range end written as a power, ``2**20`` or ``2^20`` (parse_expression reads both
+# alike): such ranges step by the exponent (not a limit, so not a ``#:`` comment:
+# describe() lists those).
+_POWER = re.compile(r"^\s*(\d+)\s*(?:\*\*|\^)\s*(\d+)\s*$")
 
 
 def _list_item(part: str, **limits):
     """The values of one item of a list: ``"2**4"``, ``"1..8"`` (every integer), or
     ``"2**4..2**8"`` (ends that are powers of one base: the powers between, 2^4..2^8;
-    a user writing powers means powers, never the 240 integers between)."""
+    a user writing powers means powers, never the 240 integers between; ``2^4`` too)."""
     if ".." not in part:
         return [parse_expression(part, **limits)]
     first, _, last = part.partition("..")
@@ -324,8 +332,8 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     --------
     >>> parse_list("1..3,2**4")
     [1, 2, 3, 16]
-    >>> parse_list("2**10..2**12"), parse_list("20..22")
-    ([1024, 2048, 4096], [20, 21, 22])
+    >>> parse_list("2**10..2**12"), parse_list("2^10..2^12"), parse_list("20..22")
+    ([1024, 2048, 4096], [1024, 2048, 4096], [20, 21, 22])
     >>> parse_list("1..100000000")
     Traceback (most recent call last):
     ...

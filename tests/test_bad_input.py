@@ -113,7 +113,13 @@ BAD_FILES = [
      "time_text.jsonl, line 1, column time: value '1.0' is a string, not a number"),
     ("semicolons.csv", "n;p;time\n10;1;1.0\n", "semicolons.csv, line 1: the header 'n;p;time' looks separated by ';'"),
     ("time_nan.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "p": 1, "time": NaN}\n', "time_nan.jsonl, line 2, column time"),
-    ("time_1e400.jsonl", '{"n": 1, "p": 1, "time": 1e400}\n', "time_1e400.jsonl, line 1, column time"),
+    # JSON reads 1e400 as inf: named as the number written, as in CSV, not as "infinite"
+    ("time_1e400.jsonl", '{"n": 1, "p": 1, "time": 1e400}\n',
+     "time_1e400.jsonl, line 1, column time: value 1e400 is too large"),
+    # a spreadsheet's decimal comma, quoted in a comma-separated file
+    ("decimal_comma.csv", 'n,p,time\n10,1,"2,5"\n',
+     "decimal_comma.csv, line 2, column time: value '2,5' is not a number (write it without the comma: 2.5 "
+     "if it is a decimal comma, 25 if it separates thousands)"),
     ("time_1e-400.jsonl", '{"n": 1, "p": 1, "time": 1e-400}\n',
      "time_1e-400.jsonl, line 1: value 1e-400 is out of the representable range: it underflows to 0"),
     ("time_huge_int.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 400 + "}\n", "time_huge_int.jsonl, line 1, column time"),
@@ -181,7 +187,18 @@ CLI_CASES = [
     case("validate-missing-file", "validate {d}/absent.csv", "absent.csv: file not found"),
     case("validate-directory", "validate {d}/subdir.csv", "subdir.csv: is a directory"),
     case("validate-glob-matches-nothing", "validate {d}/none*.stat", "none*.stat"),
-    case("validate-not-utf8", "validate {d}/binary.csv", "binary.csv: not a text file"),
+    case("validate-not-utf8", "validate {d}/binary.csv", "binary.csv, line 2: not UTF-8 text (byte 0xff)"),
+    # a file saved as Latin-1 is text, but not UTF-8: the line of the first such byte is named
+    case("validate-latin1", "validate {d}/latin1.csv",
+         "latin1.csv, line 3: not UTF-8 text (byte 0xb5); save the file as UTF-8"),
+    case("validate-directory-without-suffix", "validate {d}/runs_dir", "runs_dir: is a directory, not a file"),
+    # the same runs twice would count twice
+    case("validate-same-file-twice", "validate {d}/gauss.csv {d}/gauss.csv",
+         "gauss.csv: the file is given twice; give each file once"),
+    case("validate-file-and-its-glob", "validate {d}/gaus?.csv {d}/./gauss.csv",
+         "/./gauss.csv: the file is given twice (as "),
+    case("validate-mixed-formats", "validate {d}/gauss.csv {d}/broken.jsonl",
+         "broken.jsonl: cannot mix formats (csv, jsonl) in one read; convert the files to one format first"),
     case("validate-unknown-suffix", "validate {d}/runs.xlsx", "runs.xlsx"),
     case("validate-stat-bad-pattern", ["validate", "{d}/run_n4_p4.stat", "--pattern", "run_n{1n}_p{p}.stat"], "pattern"),
     case("validate-stat-field", "validate {d}/run_n4_p4.stat --param n=4", "run_n4_p4.stat, line 5, column delay"),
@@ -255,6 +272,11 @@ CLI_CASES = [
     case("predict-at-power-plus", ["predict", MODEL, "--at", "n=2**53+1"], "--at n: value '2**53+1' is not a number"),
     case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
+    # one point twice would get two rows that differ by the draws' Monte Carlo error
+    case("predict-same-point-twice", ["predict", MODEL, "--at", "n=200", "--at", "n=300", "--at", "n=200,p=8"],
+         "--at n=200,p=8: point 3 repeats point 1; give each point once"),
+    case("predict-same-point-spelled-twice", ["predict", MODEL, "--at", "n=2**10", "--at", "n=1024.0"],
+         "--at n=2^10: point 2 repeats point 1"),
     case("validate-clock-hz-on-seconds", f"validate {GAUSS} --clock-hz 2e9",
          "--clock-hz applies to runs measured in cycles, but these are in s"),
     case("fit-cilkview-effort", ["fit", "{d}/dag_runs.csv", "--model", "cilkview", "--effort", "thorough",
@@ -340,6 +362,9 @@ CLI_CASES = [
     case("sim-under-a-file", "sim run --app fib --n 14 -o {d}/gauss.csv/runs.csv", "is a file, not a directory"),
     case("sim-datasets-scale-0", "sim datasets -o {out} --scale 0", "--scale"),
     case("sim-datasets-scale-1000", "sim datasets -o {out} --scale 1000", "MAX_SIM_SCALE"),
+    # named before any compiler is looked for
+    case("bench-build-unknown-only", "bench build -o {out} --only nosuch,fib",
+         "unknown benchmark(s) nosuch; choose from fib,"),
 ]
 
 
@@ -351,6 +376,8 @@ def _write_files(d: Path) -> None:
     (d / "binary.csv").write_bytes(b"n,p,time\n\xff\xfe\x00\x01\n")
     (d / "runs.xlsx").write_text("n,p,time\n1,1,1\n")
     (d / "subdir.csv").mkdir()
+    (d / "runs_dir").mkdir()
+    (d / "latin1.csv").write_bytes(b"n,p,time\n10,1,1.0\n20,1,2.0 \xb5s\n")
     (d / "no_n.csv").write_text("p,time\n1,1.0\n2,0.6\n")
     # valid to validate (a metric may be missing in some runs), not to fit on time
     (d / "time_blank.csv").write_text("n,p,time\n10,1,1.0\n\n20,1,\n40,1,4.0\n")
@@ -790,3 +817,19 @@ def test_a_model_written_to_stdout_is_not_mixed_with_status_lines(corpus, tmp_pa
     (tmp_path / "piped.model").write_bytes(res.stdout)
     piped, direct = pp.load(tmp_path / "piped.model"), pp.load(d / "direct.model")
     np.testing.assert_array_equal(piped.predict(n=[200.0], seed=0).draws, direct.predict(n=[200.0], seed=0).draws)
+
+
+def test_a_failed_recording_is_one_sentence(tmp_path, monkeypatch):
+    """The recorder's message ends with a full stop; what record adds after it does not
+    follow that stop ("tool.; nothing was written")."""
+    import probperf.record
+    from probperf.record import RecordError
+
+    def fails(*args, **kwargs):
+        raise RecordError("'./fib' ran (p=1) but no trace was written.")
+
+    monkeypatch.setattr(probperf.record, "record", fails)
+    res = _invoke(["record", "--param", "n=3", "-o", str(tmp_path / "runs.csv"), "--", "./fib"])
+    assert res.returncode == 2
+    assert res.stderr.strip() == "error: './fib' ran (p=1) but no trace was written; nothing was written"
+    assert not (tmp_path / "runs.csv").exists()

@@ -413,3 +413,13 @@ def test_fit_says_when_the_rows_are_means_of_runs(grid_runs):
         "the intervals are too narrow for one; give every run as a row")
     res = run("fit", grid_runs / "runs.csv", "-q", "-o", grid_runs / "y.model")
     assert res.exit_code == 0 and res.stderr == ""
+
+
+def test_demo_help_offers_no_effort_level_it_would_refuse():
+    """The demo's law mixtures take no effort level: --effort (kept for old scripts) is
+    not advertised, and a level other than the default is still refused by name."""
+    res = run("demo", "--help")
+    assert res.exit_code == 0 and "--effort" not in res.stdout
+    res = run("demo", "--effort", "quick")
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: --effort: the demo's DAG model is made of law mixtures")

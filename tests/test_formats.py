@@ -353,3 +353,48 @@ def test_options_that_do_not_apply_are_rejected(tmp_path):
 def test_underscored_numbers_are_not_numbers(tmp_path):
     path = write(tmp_path / "a.csv", "n,p,time\n1_000,1,1.0\n")
     assert error_of(pp.read, path) == f"{path}, line 2, column n: value '1_000' is not a number"
+
+
+def test_parquet_decimal_columns_are_numbers(tmp_path):
+    """A database's or Spark's export stores DECIMAL columns: whole ones are read as
+    integers, the others as floats, and checked as any number."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "m.parquet"
+    D = decimal.Decimal
+    pq.write_table(pa.table({
+        "n": pa.array([D(10), D(20)], pa.decimal128(10, 0)), "p": [1, 1],
+        "time": pa.array([D("1.50"), None], pa.decimal128(5, 2)),
+    }), path)
+    frame = read_parquet(path).frame
+    assert frame["n"].tolist() == [10, 20] and frame["n"].dtype == np.int64
+    assert frame["time"].tolist()[0] == 1.5 and math.isnan(frame["time"].tolist()[1])
+    pq.write_table(pa.table({"n": [10], "p": [1], "time": pa.array([D("-1.5")], pa.decimal128(5, 2))}), path)
+    assert error_of(read_parquet, path) == f"{path}, column time: row 0: negative value -1.5"
+
+
+def test_a_file_not_in_utf8_names_the_line_of_its_first_such_byte(tmp_path):
+    # past the first 64 KiB the decoder reads, so the line is counted over chunks
+    path = tmp_path / "a.csv"
+    path.write_bytes(b"n,p,time\n" + b"1,1,1.0\n" * 20000 + b"2,1,2.0 \xe9\n")
+    assert error_of(pp.read, path) == f"{path}, line 20002: not UTF-8 text (byte 0xe9); save the file as UTF-8"
+    # a character cut short at the end of the file
+    path.write_bytes(b"n,p,time\n1,1,1.0\n\xe2\x82")
+    assert error_of(pp.read, path) == f"{path}, line 3: not UTF-8 text (byte 0xe2); save the file as UTF-8"
+
+
+def test_a_directory_is_named_as_one_whatever_its_name(tmp_path):
+    (tmp_path / "runs").mkdir()
+    assert error_of(pp.read, tmp_path / "runs") == f"{tmp_path / 'runs'}: is a directory, not a file"
+
+
+def test_a_file_given_twice_is_refused(tmp_path):
+    path = write(tmp_path / "a.csv", "n,p,time\n1,1,1.0\n")
+    write(tmp_path / "b.csv", "n,p,time\n2,1,2.0\n")
+    assert error_of(pp.read, [str(tmp_path / "*.csv"), path]) == (
+        f"{path}: the file is given twice; give each file once")
+    other = f"{tmp_path}/./a.csv"  # one file by two paths
+    assert error_of(pp.read, [path, other]) == f"{other}: the file is given twice (as {path}); give each file once"

@@ -269,3 +269,27 @@ def test_cli_datasets_writes_a_and_b(tmp_path):
     assert res.exit_code == 0, res.output
     assert sorted(x.name for x in (tmp_path / "d").iterdir()) == ["nqueens_A.csv", "nqueens_B.csv"]
 
+
+
+@pytest.mark.parametrize("sizes", ["2^4..2^6", "2**4..2^6", "2 ^ 4..2 ^ 6"])
+def test_cli_run_caret_power_ranges_are_powers(tmp_path, sizes):
+    """``2^4..2^6`` is read as ``2**4..2**6``: the three powers, not the 49 integers
+    16..64 (the help writes the powers 2^16, 2^17, 2^18)."""
+    from probperf.cli import app
+    from probperf.formats import read
+
+    out = tmp_path / "runs.csv"
+    res = CliRunner().invoke(app, ["sim", "run", "--app", "sort", "--n", sizes, "--p", "1", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(read(out).frame["n"]) == [16, 32, 64]
+
+
+def test_cli_datasets_simulates_a_program_named_twice_once(tmp_path):
+    from probperf.cli import app
+
+    res = CliRunner().invoke(app, ["sim", "datasets", "-o", str(tmp_path / "d"), "--apps", "nqueens, nqueens",
+                                   "--scale", "0.7"])
+    assert res.exit_code == 0, res.output
+    assert res.output.count("nqueens dataset A") == 1
+    assert "wrote 2 tables" in res.output
+    assert sorted(x.name for x in (tmp_path / "d").iterdir()) == ["nqueens_A.csv", "nqueens_B.csv"]

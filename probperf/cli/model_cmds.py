@@ -261,7 +261,20 @@ def checked_points(model, rows, option: str):
         prediction_points(frame, {}, list(frame.columns))  # n > 0, p a positive integer
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
+    _refuse_repeated_points(frame, option)
     return frame
+
+
+def _refuse_repeated_points(frame, option: str) -> None:
+    """``ValueError`` for a point given twice (``n=2**20`` and ``n=1048576,p=8`` when p
+    defaults to 8): its rows would differ by the Monte Carlo error of the joint draws,
+    two answers to one question."""
+    repeated = frame.duplicated()
+    if repeated.any():
+        later = int(np.argmax(repeated.to_numpy()))
+        first = next(i for i in range(later) if frame.iloc[i].equals(frame.iloc[later]))
+        raise ValueError(f"{option} {point_text(frame.iloc[later])}: point {later + 1} repeats point {first + 1}; "
+                         "give each point once")
 
 
 @contextlib.contextmanager
@@ -508,7 +521,8 @@ def swept_relation(model, vs: str) -> str:
 @app.command()
 def demo(
     output: Path = typer.Option(Path("demo_band.png"), "-o", "--output", help="Band plot to write."),
-    effort: str = typer.Option("default", help="Inference effort: quick | default | thorough."),
+    # the demo's law mixtures take no effort level: kept for old scripts, it advertises none
+    effort: str = typer.Option("default", hidden=True, help="Only 'default': the law mixtures take no effort level."),
     fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
     seed: str = typer.Option("0", metavar="INTEGER", help="Seed of the simulation and the fit."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),

@@ -143,7 +143,8 @@ def datasets(
 
     names = ["sort", "sparselu", "fft", "strassen", "fib", "nqueens"]
     if apps is not None:  # given empty, it names no program (not the default set)
-        names = [a.strip() for a in apps.split(",") if a.strip()]
+        # a program named twice is one set of tables, simulated once
+        names = list(dict.fromkeys(a.strip() for a in apps.split(",") if a.strip()))
     unknown = [a for a in names if a not in PROTOCOL]
     if unknown or not names:
         fail(f"--apps {apps!r}: " + (f"unknown program(s) {', '.join(unknown)}" if unknown else "no program named")

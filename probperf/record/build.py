@@ -185,11 +185,11 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     >>> build_benchmarks("unused", ["fib", "quicksort"])
     Traceback (most recent call last):
     ...
-    ValueError: unknown benchmark(s) ['quicksort']; choose from fib, nqueens, mergesort, ...
+    ValueError: unknown benchmark(s) quicksort; choose from fib, nqueens, mergesort, ...
     """
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
-        raise ValueError(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHMARKS)}")
+        raise ValueError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
     cc = cc or find_compiler()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
