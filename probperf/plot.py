@@ -30,27 +30,36 @@ def _axes(ax):
 
 
 def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None = None, num: int = 40) -> pd.DataFrame:
-    """Points along ``vs`` (log-spaced; rounded to integers for ``p``), other parameters
-    fixed at ``at`` (or the model's constant defaults); the sweep covers the training
-    values and reaches ``at[vs]``, beyond them on either side.
+    """Points along ``vs``, other parameters fixed at ``at`` (or the model's constant
+    defaults); the sweep covers the training values and reaches ``at[vs]``, beyond
+    them on either side. Log-spaced (:func:`log_axis`), else evenly; whole numbers
+    where ``vs`` takes only whole values (``p``; a cut-off measured at 8..512).
 
     Examples
     --------
     >>> class Fitted:
-    ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8]}
+    ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8], "cutoff": [8, 512], "code": [0, 2]}
     >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
     [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 11.0, 13.0, 16.0]
     >>> sweep(Fitted(), "n", {"n": 256, "p": 4}, num=3)["n"].round(6).tolist()
     [256.0, 1024.0, 4096.0]
+    >>> sweep(Fitted(), "cutoff", {"n": 4096, "p": 4}, num=4)["cutoff"].tolist()
+    [8.0, 32.0, 128.0, 512.0]
+    >>> sweep(Fitted(), "code", {"n": 4096, "p": 4})["code"].tolist()
+    [0.0, 1.0, 2.0]
     """
     ranges = getattr(model, "train_ranges_", {})
     end = at.get(vs)
     lo = lo if lo is not None else min(ranges.get(vs, [1, 1])[0], float(end if end is not None else np.inf))
     hi = hi if hi is not None else max(float(at.get(vs, lo)), ranges.get(vs, [lo, lo])[1])
+    whole = vs == "p" or all(float(v).is_integer() for v in (lo, hi))
     if vs == "p":
-        grid = np.unique(np.round(np.geomspace(max(lo, 1), max(hi, 1), num=min(num, int(hi - lo) + 1))))
-    else:
-        grid = np.geomspace(lo, hi, num=num)
+        lo, hi = max(lo, 1), max(hi, 1)
+    if whole:  # no more points than whole values between
+        num = min(num, int(hi - lo) + 1)
+    grid = np.geomspace(lo, hi, num=num) if log_axis(lo) else np.linspace(lo, hi, num=num)
+    if whole:
+        grid = np.unique(np.round(grid))
     points = {k: v for k, v in at.items() if k != vs}
     for k, v in getattr(model, "defaults_", {}).items():
         points.setdefault(k, v)
@@ -58,15 +67,29 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     return pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for k, v in points.items()})
 
 
+def log_axis(lo: float) -> bool:
+    """Whether a sweep from ``lo`` runs on a log scale: sizes, workers and cut-offs grow
+    by factors, but a parameter reaching 0 or below (a code, an offset) has no log.
+
+    Examples
+    --------
+    >>> log_axis(1.0), log_axis(0.0)
+    (True, False)
+    """
+    return lo > 0
+
+
 def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurements | None = None,
               levels=(0.5, 0.9), n_draws: int = 500, ax=None, title: str | None = None):
-    """Median and central bands of predicted time along ``n`` or ``p``.
+    """Median and central bands of predicted time along ``n``, ``p`` or a configuration
+    parameter of the model (a task cut-off: which one is fastest at the target size).
 
     Parameters
     ----------
     model : fitted DagModel, DirectModel or PenaltyModel
-    vs : {"n", "p"}
-        The axis to sweep; other parameters are fixed at ``at``.
+    vs : str
+        The axis to sweep (``n``, ``p`` or a parameter in ``model.features_``); other
+        parameters are fixed at ``at``.
     at : mapping
         Values of the other parameters (and the sweep's end, if beyond training).
     data : Measurements, optional
@@ -87,8 +110,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     >>> fig.axes[0].get_xlabel()
     'p'
     """
-    if vs not in ("n", "p"):
-        raise ValueError(f"vs must be 'n' or 'p', got {vs!r}")
+    params = list(getattr(model, "features_", ("n", "p")))
+    if vs not in params:
+        raise ValueError(f"vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
     at = dict(at or {})
     pts = sweep(model, vs, at)
     with np.errstate(all="ignore"):  # overflow far out is refused below, once
@@ -111,7 +135,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
-    ax.set_xscale("log", base=2)
+    if log_axis(x.min()):
+        ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(vs)
     ax.set_ylabel(metric_label(metric, unit))

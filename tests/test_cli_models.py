@@ -362,6 +362,31 @@ def mpi_runs(tmp_path):
     return tmp_path
 
 
+def test_plot_sweeps_a_cut_off_and_its_band_has_the_fastest_cut_off(tmp_path):
+    """--vs takes a configuration parameter: the question a cut-off poses is which one
+    is fastest at the target size. Time 1e-6 n (1 + 8/c + c/64) / p is least at
+    c = sqrt(8 * 64) = 22.6; the band's median is least there (within the sweep's
+    step), and a name that is no parameter of the model is refused, naming them."""
+    from probperf import persist
+    from probperf.plot import plot_band
+
+    rows = [(n, p, c, 1e-6 * n * (1 + 8 / c + c / 64) / p) for n in (1e3, 2e3, 4e3, 8e3) for p in (1, 2, 4)
+            for c in (2, 4, 8, 16, 32, 64, 128)]
+    data, model = tmp_path / "runs.csv", tmp_path / "m.model"
+    pd.DataFrame(rows, columns=["n", "p", "cutoff", "time"]).to_csv(data, index=False)
+    assert run("fit", data, "--config", "cutoff", "-q", "-o", model).exit_code == 0
+    res = run("plot", model, "--vs", "cutoff", "--at", "n=64000,p=8,cutoff=128", "-o", tmp_path / "c.png")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = plot_band(persist.load(model), vs="cutoff", at={"n": 64000, "p": 8, "cutoff": 128})
+    x, median = fig.axes[0].lines[0].get_xydata().T  # the median's line (the bands are patches)
+    assert fig.axes[0].get_xlabel() == "cutoff" and x.min() == 2 and x.max() == 128
+    assert 16 <= x[np.argmin(median)] <= 32
+    res = run("plot", model, "--vs", "depth", "--at", "n=64000,p=8", "-o", tmp_path / "d.png")
+    assert res.exit_code == 2 and not (tmp_path / "d.png").exists()
+    assert res.stderr.strip() == "error: --vs must be one of the model's parameters (n, p, cutoff), got 'depth'"
+
+
 def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
     """Swept alone, p breaks ppn = p / nodes at every point but one: refused up front,
     naming the relation (the laws' own check blamed the sweep's first point, ppn=4 at

@@ -434,14 +434,12 @@ def _print_decomposition(decomp, level, unit="s"):
 @app.command()
 def plot(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
-    vs: str = typer.Option("n", "--vs", help="Sweep n or p."),
+    vs: str = typer.Option("n", "--vs", help="Sweep n, p or a configuration parameter of the model (e.g. a cut-off)."),
     at: str = typer.Option(..., "--at", help="Fixed parameters and the sweep's end, e.g. n=2**24,p=36."),
     output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
     data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
 ):
     """Draw the median and 50 %/90 % bands against measured points."""
-    if vs not in ("n", "p"):
-        fail(f"--vs must be n or p, got {vs!r}")
     from .. import persist
     from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
     from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
@@ -450,12 +448,15 @@ def plot(
     with bad_input():
         fmt = figure_format(output)
         model = persist.load(model_file)
+        params = list(getattr(model, "features_", ("n", "p")))
+        if vs not in params:
+            raise ValueError(f"--vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
         frame = checked_points(model, [point], "--at")
         broken = swept_relation(model, vs)
         if broken:  # refused here: the laws would blame the sweep's first point, which no one gave
             raise ValueError(f"--vs {vs}: {broken} in every training run, and a sweep of {vs} alone would break it "
                              f"(the laws take {broken.split(' =')[0]} from the others); plot --vs "
-                             f"{'n' if vs == 'p' else 'p'}, or predict points that keep it")
+                             f"{'p' if vs == 'n' else 'n'}, or predict points that keep it")
         if data is not None:
             from .. import formats
 
