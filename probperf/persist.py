@@ -67,6 +67,31 @@ _REGISTRY: dict[str, type] = {}
 REFIT = "re-fit the model (probperf fit) to get a good file"
 
 
+def _safetensors_shaped(path) -> bool:
+    """Whether ``path`` starts as a safetensors file (probperf's model files are): an
+    8-byte little-endian header length, then the JSON header's ``{``. A file that does
+    starts as a model and broke (truncated, edited); one that does not is another kind.
+    A file too short to tell (empty: a write cut off) counts as a model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.model")
+    >>> _ = open(path, "wb").write((2).to_bytes(8, "little") + b"{}")
+    >>> _safetensors_shaped(path)
+    True
+    >>> _ = open(path, "wb").write(b"PK a zip archive")
+    >>> _safetensors_shaped(path)
+    False
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(9)
+    except OSError:
+        return False
+    return len(head) < 9 or head[8:9] == b"{"  # too short to tell: taken as a model cut short
+
+
 class ModelFileError(ValueError):
     """A model file that cannot be trusted: truncated, edited, or of another format.
 
@@ -173,6 +198,9 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
         if path.suffix.lower() in SUFFIXES:  # a table of runs given where a model goes
             raise ModelFileError(f"{path}: not a model file but measurements ({path.suffix}); "
                                  f"make a model from them with: probperf fit {path} -o MODEL") from None
+        if not _safetensors_shaped(path):  # a pickle, a zip, a figure: another tool's file, not a broken one
+            raise ModelFileError(f"{path}: not a probperf model file (it does not start as one; "
+                                 "write one with: probperf fit DATA -o MODEL)") from None
         raise ModelFileError(f"{path}: not a readable model file (truncated or corrupt: {exc})")
     if meta.get("format") != FORMAT:
         raise ModelFileError(f"{path}: not a probperf model file")
