@@ -212,6 +212,28 @@ def has_serial(m: Measurements) -> bool:
     return m.has("serial_work") or bool((m.frame["p"] == 1).any())
 
 
+def why_not_dag(measurements: Measurements, target: str = "time") -> str:
+    """Why ``auto`` models time alone on runs that carry some DAG metrics (``""`` when it
+    does not, or when the runs carry none: plain timings are no surprise). Said by
+    ``fit``: a table with ``work`` but no ``create_task`` would otherwise lose the
+    DAG model without a word.
+
+    Examples
+    --------
+    >>> why_not_dag(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, 1.1]}))
+    'the DAG model needs delay, no_work, create_task, wait_tasks too (missing or incomplete)'
+    >>> why_not_dag(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]}))
+    ''
+    """
+    m = measurements
+    if target != "time" or choose(m, target) == "dag" or not any(c in m.frame for c in DAG_METRICS):
+        return ""
+    missing = [c for c in DAG_METRICS if not m.has(c)]
+    if missing:
+        return f"the DAG model needs {', '.join(missing)} too (missing or incomplete)"
+    return "the DAG model needs the serial work: a serial_work column or runs at p = 1"
+
+
 def choose(measurements: Measurements, target: str = "time") -> str:
     """What ``auto`` means: the DAG model when the DAG metrics and the serial work
     (a ``serial_work`` column or one-worker runs) are there and the target is time,

@@ -449,3 +449,19 @@ def test_demo_help_offers_no_effort_level_it_would_refuse():
     res = run("demo", "--effort", "quick")
     assert res.exit_code == 2
     assert res.stderr.startswith("error: --effort: the demo's DAG model is made of law mixtures")
+
+
+def test_fit_says_why_traced_runs_get_time_alone(tmp_path):
+    """Runs with work, delay and no_work but no task counts: auto models time alone
+    and says which metrics the DAG model lacked (plain timings get no such line)."""
+    rows = [(n, p, 1e-6 * n / p + 1e-4, 1e-6 * n, p * 1e-4, 0.0) for n in (1e4, 2e4, 4e4, 8e4) for p in (1, 2, 4)]
+    data = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"]).to_csv(data, index=False)
+    res = run("fit", data, "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0, res.output
+    assert (f"warning: {data}: time is modelled alone: the DAG model needs create_task, wait_tasks too "
+            "(missing or incomplete)") in res.stderr
+    assert "saved DirectModel" in res.output
+    pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"])[["n", "p", "time"]].to_csv(data, index=False)
+    res = run("fit", data, "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0 and "modelled alone" not in res.stderr

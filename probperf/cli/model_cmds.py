@@ -95,6 +95,9 @@ def fit(
         averaged = averaged_runs(m)
         if averaged:  # said before the fit, not dropped without a word
             warn(f"{shown(data)}: {averaged}")
+        no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
+        if no_dag:  # the runs were traced, yet time is modelled alone: say why
+            warn(f"{shown(data)}: time is modelled alone: {no_dag}")
         with progress.reporting(enabled=not quiet):
             try:
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
