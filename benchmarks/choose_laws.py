@@ -299,7 +299,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

@@ -51,6 +51,9 @@ METRICS: tuple[str, ...] = (
     "serial_time",
 )
 
+#: The metrics only a traced run has (a timer alone gives time and serial_time).
+TRACED_METRICS: tuple[str, ...] = tuple(m for m in METRICS if m not in ("time", "serial_time"))
+
 #: The DAG metrics every traced run has, which the DAG-based models need.
 DAG_METRICS: tuple[str, ...] = ("work", "delay", "no_work", "create_task", "wait_tasks")
 
@@ -570,8 +573,7 @@ class Measurements:
                 )
             if m not in self._frame:
                 # a table of times alone meets a model of the DAG metrics: say where they come from
-                traced = (" (a metric of traced runs: 'probperf record' writes it; times alone are "
-                          "modelled with --model auto)" if m not in ("time", "serial_time") else "")
+                traced = " (a metric of traced runs: 'probperf record' writes it)" if m in TRACED_METRICS else ""
                 raise MeasurementError(f"metric {m!r} is needed but missing{traced}", self.source, column=m)
             if self._frame[m].isna().any():
                 row = int(np.flatnonzero(self._frame[m].isna().to_numpy())[0])

@@ -275,6 +275,22 @@ def _expand(paths) -> list[str]:
     return out
 
 
+def input_files(paths) -> list[str]:
+    """The files that ``read(paths)`` reads: each glob expanded (it must match), a file
+    named twice refused. ``convert`` uses it to refuse writing over one of its inputs.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for name in ("a.csv", "b.csv"):
+    ...     _ = open(os.path.join(d, name), "w").write("n,p,time\\n1,1,1.0\\n")
+    >>> [os.path.basename(f) for f in input_files(os.path.join(d, "*.csv"))]
+    ['a.csv', 'b.csv']
+    """
+    return _expand(paths)
+
+
 def _refuse_repeated_files(files) -> None:
     """A :class:`MeasurementError` for a file named twice (``runs/*.csv runs/a.csv``, or
     one file by two paths): its runs would count twice, and intervals fitted on them

@@ -203,13 +203,17 @@ def parse_literal(text: str):
                 raise NumberError(_UNDERFLOW.format(f"value {_short(t)}"))  # not a 0 the user wrote
             return check_value(value)
     if _DECIMAL_COMMA.fullmatch(t):  # a spreadsheet's export in a locale that writes 2,5 for 2.5
+        # a thousands reading only where one is possible: 1,500 (not 0,9: there is no 09)
+        thousands = f", {t.replace(',', '')} if it separates thousands" if _THOUSANDS.fullmatch(t) else ""
         raise NotANumber(f"value {t!r} is not a number (write it without the comma: {t.replace(',', '.')} "
-                         f"if it is a decimal comma, {t.replace(',', '')} if it separates thousands)")
+                         f"if it is a decimal comma{thousands})")
     raise NotANumber(f"value {_short(t)!r} is not a number" if t else "no value")
 
 
 #: A number written with a decimal comma (``2,5``, ``-0,001``).
 _DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,[0-9]+")
+#: ... that could also be a thousands separator (``1,500``: 1 to 3 digits, then 3).
+_THOUSANDS = re.compile(r"[+-]?[1-9][0-9]{0,2},[0-9]{3}")
 
 
 #: Why a nonzero number that float64 rounds to 0 (``1e-400``) is refused: read as 0 it

@@ -71,7 +71,7 @@ def _safetensors_shaped(path) -> bool:
     """Whether ``path`` starts as a safetensors file (probperf's model files are): an
     8-byte little-endian header length, then the JSON header's ``{``. A file that does
     starts as a model and broke (truncated, edited); one that does not is another kind.
-    A file too short to tell (empty: a write cut off) counts as a model.
+    A file too short to tell (empty: a write cut off) or of zeros counts as a model.
 
     Examples
     --------
@@ -87,9 +87,10 @@ def _safetensors_shaped(path) -> bool:
     try:
         with open(path, "rb") as f:
             head = f.read(9)
-    except OSError:
-        return False
-    return len(head) < 9 or head[8:9] == b"{"  # too short to tell: taken as a model cut short
+    except OSError:  # unreadable now: nothing says it is another kind of file
+        return True
+    # too short to tell, or zeros (a write lost to a crash): taken as a model that broke
+    return len(head) < 9 or not any(head) or head[8:9] == b"{"
 
 
 class ModelFileError(ValueError):

@@ -33,12 +33,14 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     """Points along ``vs``, other parameters fixed at ``at`` (or the model's constant
     defaults); the sweep covers the training values and reaches ``at[vs]``, beyond
     them on either side. Log-spaced (:func:`log_axis`), else evenly; whole numbers
-    where ``vs`` takes only whole values (``p``; a cut-off measured at 8..512).
+    where ``vs`` takes only whole values (:func:`_whole`: ``p``, a cut-off measured at
+    8, 16, ..., 512).
 
     Examples
     --------
     >>> class Fitted:
     ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8], "cutoff": [8, 512], "code": [0, 2]}
+    ...     train_points_ = {"cutoff": [8, 64, 512], "code": [0, 1, 2]}
     >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
     [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 11.0, 13.0, 16.0]
     >>> sweep(Fitted(), "n", {"n": 256, "p": 4}, num=3)["n"].round(6).tolist()
@@ -52,7 +54,7 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     end = at.get(vs)
     lo = lo if lo is not None else min(ranges.get(vs, [1, 1])[0], float(end if end is not None else np.inf))
     hi = hi if hi is not None else max(float(at.get(vs, lo)), ranges.get(vs, [lo, lo])[1])
-    whole = vs == "p" or all(float(v).is_integer() for v in (lo, hi))
+    whole = _whole(model, vs, end)
     if vs == "p":
         lo, hi = max(lo, 1), max(hi, 1)
     if whole:  # no more points than whole values between
@@ -67,6 +69,27 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     return pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for k, v in points.items()})
 
 
+def _whole(model, vs: str, end) -> bool:
+    """Whether a sweep of ``vs`` keeps to whole values: ``p`` always, ``n`` never (a
+    size is continuous enough), any other parameter where every training value and
+    the sweep's end are whole (cut-offs, block sizes; a parameter measured at 1.25 is
+    continuous however its ends fall).
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     train_points_ = {"n": [8, 16], "cutoff": [8, 64], "alpha": [1, 1.25, 2]}
+    >>> [_whole(Fitted(), v, None) for v in ("p", "n", "cutoff", "alpha")], _whole(Fitted(), "cutoff", 100.5)
+    ([True, False, True, False], False)
+    """
+    if vs in ("p", "n"):
+        return vs == "p"
+    values = (getattr(model, "train_points_", None) or {}).get(vs)
+    if values is None or not len(values):  # nothing known of its values: drawn as continuous
+        return False
+    return all(float(v).is_integer() for v in [*values, *([end] if end is not None else [])])
+
+
 def log_axis(lo: float) -> bool:
     """Whether a sweep from ``lo`` runs on a log scale: sizes, workers and cut-offs grow
     by factors, but a parameter reaching 0 or below (a code, an offset) has no log.
@@ -77,6 +100,23 @@ def log_axis(lo: float) -> bool:
     (True, False)
     """
     return lo > 0
+
+
+def check_sweep(model, vs: str) -> None:
+    """``ValueError`` unless ``vs`` is a parameter of ``model`` (what ``--vs`` may name).
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     features_ = ["n", "p", "cutoff"]
+    >>> check_sweep(Fitted(), "depth")
+    Traceback (most recent call last):
+    ...
+    ValueError: --vs must be one of the model's parameters (n, p, cutoff), got 'depth'
+    """
+    params = list(getattr(model, "features_", ("n", "p")))
+    if vs not in params:
+        raise ValueError(f"--vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
 
 
 def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurements | None = None,
@@ -110,11 +150,12 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     >>> fig.axes[0].get_xlabel()
     'p'
     """
-    params = list(getattr(model, "features_", ("n", "p")))
-    if vs not in params:
-        raise ValueError(f"vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
+    check_sweep(model, vs)
     at = dict(at or {})
     pts = sweep(model, vs, at)
+    if len(pts) < 2:
+        raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
+                         f"and the point asks for no other; nothing to sweep")
     with np.errstate(all="ignore"):  # overflow far out is refused below, once
         pred = model.predict(pts, n_draws=n_draws)
     x = pts[vs].to_numpy()

@@ -267,4 +267,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "why_not_dag", "choose", "fit"]

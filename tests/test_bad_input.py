@@ -119,7 +119,10 @@ BAD_FILES = [
     # a spreadsheet's decimal comma, quoted in a comma-separated file
     ("decimal_comma.csv", 'n,p,time\n10,1,"2,5"\n',
      "decimal_comma.csv, line 2, column time: value '2,5' is not a number (write it without the comma: 2.5 "
-     "if it is a decimal comma, 25 if it separates thousands)"),
+     "if it is a decimal comma)"),
+    ("thousands_comma.csv", 'n,p,time\n"1,500",1,2.5\n',
+     "thousands_comma.csv, line 2, column n: value '1,500' is not a number (write it without the comma: 1.500 "
+     "if it is a decimal comma, 1500 if it separates thousands)"),
     ("time_1e-400.jsonl", '{"n": 1, "p": 1, "time": 1e-400}\n',
      "time_1e-400.jsonl, line 1: value 1e-400 is out of the representable range: it underflows to 0"),
     ("time_huge_int.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 400 + "}\n", "time_huge_int.jsonl, line 1, column time"),

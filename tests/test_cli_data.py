@@ -70,7 +70,18 @@ def test_convert_takes_its_output_as_OUT_or_with_o(shared_dir, tmp_path):
     assert r.exit_code == 2 and "two output files" in r.stderr
     r = run("convert", source)
     assert r.exit_code == 2 and r.stderr.strip() == "error: missing output file: give OUT or -o <path>"
+    r = run("convert", source, "-o", tmp_path / "none" / "g.csv")  # named as given
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: -o {tmp_path / 'none' / 'g.csv'}: ")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
+
+
+def test_convert_refuses_to_write_over_its_input(tmp_path):
+    (tmp_path / "a.csv").write_text("n,p,time\n1,1,1.0\n")
+    (tmp_path / "b.csv").write_text("n,p,time\n2,1,2.0\n")
+    r = run("convert", str(tmp_path / "*.csv"), "-o", tmp_path / "a.csv")
+    assert r.exit_code == 2 and r.stderr.strip() == (
+        f"error: -o {tmp_path / 'a.csv'}: it is one of the input files; write the conversion elsewhere")
+    assert (tmp_path / "a.csv").read_text() == "n,p,time\n1,1,1.0\n"
 
 
 # -- every bad input: exit 2, located message on stderr, nothing written ----------------

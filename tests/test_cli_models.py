@@ -113,9 +113,14 @@ def test_a_group_called_bare_shows_its_help_and_no_empty_error():
         (["predict", "{model}", "--at", "n=10,p=0"], "positive integer"),
         (["predict", "{model}", "--at", "n=10", "--level", "1.5"], "--level"),
         (["predict", "{missing}", "--at", "n=10"], "no such model file"),
-        # 64 zero bytes do not start as a model file: another kind of file, not a broken model
-        (["predict", "{garbage}", "--at", "n=10"], "not a probperf model file (it does not start as one"),
+        # 64 zero bytes: a write lost to a crash, a model that broke
+        (["predict", "{garbage}", "--at", "n=10"], "not a readable model file (truncated or corrupt"),
+        # a file of another kind: named as such
+        (["predict", "{archive}", "--at", "n=10"], "not a probperf model file (it does not start as one"),
         (["fit", "{data}", "--model", "magic", "-o", "{out}"], "--model must be one of"),
+        (["fit", "{data}", "--model", "cilkview", "-o", "{out}"],
+         "metric 'work' is needed but missing (a metric of traced runs: 'probperf record' writes it); times "
+         "alone are modelled with --model auto"),
         (["fit", "{data}", "--target", "work", "--model", "dag", "-o", "{out}"], "predicts time"),
     ],
 )
@@ -125,8 +130,10 @@ def test_bad_input_exits_2_with_a_message(shared_dir, tmp_path, args, message):
     assert run("fit", data, "--fast", "-o", model).exit_code == 0
     garbage = tmp_path / "garbage.model"
     garbage.write_bytes(b"\x00" * 64)
+    archive = tmp_path / "archive.model"
+    archive.write_bytes(b"PK\x03\x04" + b"\x00" * 60)  # a zip file's start
     out = tmp_path / "never.model"
-    subs = dict(model=model, missing=tmp_path / "nope.model", garbage=garbage, data=data, out=out)
+    subs = dict(model=model, missing=tmp_path / "nope.model", garbage=garbage, archive=archive, data=data, out=out)
     res = run(*[a.format(**subs) for a in args])
     assert res.exit_code == 2, res.output
     assert message in res.stderr
@@ -386,6 +393,25 @@ def test_plot_sweeps_a_cut_off_and_its_band_has_the_fastest_cut_off(tmp_path):
     res = run("plot", model, "--vs", "depth", "--at", "n=64000,p=8", "-o", tmp_path / "d.png")
     assert res.exit_code == 2 and not (tmp_path / "d.png").exists()
     assert res.stderr.strip() == "error: --vs must be one of the model's parameters (n, p, cutoff), got 'depth'"
+
+
+def test_plot_refuses_a_sweep_of_a_constant_and_keeps_a_continuous_parameter_continuous(tmp_path):
+    """A parameter at one value in every run has nothing to sweep: refused, no figure.
+    One measured at 1, 1.25, 1.5, 2 is continuous although its ends are whole: the
+    sweep is not rounded to 1 and 2."""
+    from probperf import persist
+    from probperf.plot import sweep
+
+    rows = [(n, p, 7, a, 1e-6 * n * a / p) for n in (1e3, 2e3, 4e3) for p in (1, 2, 4) for a in (1, 1.25, 1.5, 2)]
+    data, model = tmp_path / "runs.csv", tmp_path / "m.model"
+    pd.DataFrame(rows, columns=["n", "p", "const", "alpha", "time"]).to_csv(data, index=False)
+    assert run("fit", data, "--config", "const,alpha", "-q", "-o", model).exit_code == 0
+    res = run("plot", model, "--vs", "const", "--at", "n=8000,p=8,const=7,alpha=1.5", "-o", tmp_path / "c.png")
+    assert res.exit_code == 2 and not (tmp_path / "c.png").exists()
+    assert res.stderr.strip() == ("error: --vs const: the model was trained at one value of const (7) and the "
+                                  "point asks for no other; nothing to sweep")
+    grid = sweep(persist.load(model), "alpha", {"n": 8000, "p": 8, "const": 7, "alpha": 2})["alpha"]
+    assert len(grid) == 40 and grid.min() == 1 and grid.max() == 2
 
 
 def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):

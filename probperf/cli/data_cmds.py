@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -169,21 +170,24 @@ def convert(
     checked in full first, and the output is written atomically, so bad input
     leaves no output file.
     """
-    from ..formats import output_format, write
+    from ..formats import input_files, output_format, write
     from ..outputs import check_output
 
-    if target is not None and output is not None and target != output:
-        fail(f"two output files: OUT {target!r} and -o {output!r}; give one")
+    if target is not None and output is not None:
+        fail(f"two output files: OUT {target!r} and -o {output!r}; give the output once")
     if target is None and output is None:
         fail("missing output file: give OUT or -o <path>")
+    given = "OUT" if output is None else "-o"  # messages name what the user wrote
     target = output if target is None else target
     if not target:  # a plain string: the path check of _app does not see it
-        fail(empty_path("OUT"))
+        fail(empty_path(given))
     with bad_input():
-        output_format(target, "OUT")
-        check_output(target, "OUT")
+        output_format(target, given)
+        check_output(target, given)
     m = _read([source], reading, label="IN")
     with bad_input():
+        if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
+            raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
         out = write(m, target)
     err_console.print(f"wrote {len(m)} rows to {shown(Path(out))}", highlight=False, soft_wrap=True)
     if m.unit == "cycles" and Path(out).suffix.lower() != ".parquet":

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import BASE_PARAMS, COUNT_METRICS, metric_label
+from ..data import BASE_PARAMS, COUNT_METRICS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
@@ -101,8 +101,12 @@ def fit(
         with progress.reporting(enabled=not quiet):
             try:
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
-            except MeasurementError:
-                raise  # names its file (and line) already
+            except MeasurementError as exc:  # names its file (and line) already
+                if model != registry.AUTO and target == "time" and exc.column in TRACED_METRICS:
+                    # a model of the DAG metrics asked for by name on times alone: the way on
+                    raise MeasurementError(f"{exc.message}; times alone are modelled with --model auto",
+                                           exc.source, exc.line, exc.column) from None
+                raise
             except ValueError as exc:  # a model refusing these runs: say which file they came from
                 if str(exc).startswith("--"):  # an option's fault, named (a design --kernel cannot take)
                     raise
@@ -385,15 +389,15 @@ def _noise_text(noise) -> str | None:
     Examples
     --------
     >>> _noise_text({"over": ["ppn", "p"], "spread": [0.5, 1.25]})
-    'noise profiled over ppn, p: runs at these points spread x0.5 to x1.25 the typical run'
+    "noise profiled over ppn, p: run-to-run spread at these points 0.5x to 1.25x a typical run's"
     >>> _noise_text(None) is None
     True
     """
     if not noise:
         return None
     lo, hi = min(noise["spread"]), max(noise["spread"])
-    at = f"x{lo:.3g}" if f"{lo:.3g}" == f"{hi:.3g}" else f"x{lo:.3g} to x{hi:.3g}"
-    return f"noise profiled over {', '.join(noise['over'])}: runs at these points spread {at} the typical run"
+    at = f"{lo:.3g}x" if f"{lo:.3g}" == f"{hi:.3g}" else f"{lo:.3g}x to {hi:.3g}x"
+    return f"noise profiled over {', '.join(noise['over'])}: run-to-run spread at these points {at} a typical run's"
 
 
 def _print_laws(laws, level, unit="s"):
@@ -445,15 +449,13 @@ def plot(
     """Draw the median and 50 %/90 % bands against measured points."""
     from .. import persist
     from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
-    from ..plot import figure_format, matching_runs, plot_band, save_figure, sweep
+    from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     with bad_input():
         fmt = figure_format(output)
         model = persist.load(model_file)
-        params = list(getattr(model, "features_", ("n", "p")))
-        if vs not in params:
-            raise ValueError(f"--vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
+        check_sweep(model, vs)
         frame = checked_points(model, [point], "--at")
         broken = swept_relation(model, vs)
         if broken:  # refused here: the laws would blame the sweep's first point, which no one gave

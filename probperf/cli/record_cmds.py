@@ -110,7 +110,7 @@ def record_cmd(
         except (RecordError, BuildError) as exc:
             kept = (f"; the {writer.written} row(s) recorded before it are in {output}"
                     if writer.written else "; nothing was written")
-            fail(f"{str(exc).rstrip('.')}{kept}")  # the error's own full stop would end up before the "; "
+            fail(f"{str(exc).removesuffix('.')}{kept}")  # the error's own full stop would end up before the "; "
     if untraced:
         console.print(_overhead_table(rec.overhead))
     console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({writer.total} in total)")

@@ -173,13 +173,14 @@ NOISE_PROFILE = True
 #: The DAG model's parts keep without (:data:`probperf.dag.PART_AFFINE_POWER`).
 AFFINE_POWER = True
 
-#: Whether an affine law with ``p`` whose serial size coefficient ``c1`` comes out
-#: negative keeps its parallel part (``c1 = 0``, the non-negative least squares' active
-#: set) instead of being refused (:meth:`_AffineLaw._size_law_leaves`). Why one would:
+#: Whether an affine law with ``p`` (fixed shape or power; the exponential one refuses
+#: any zero coefficient) whose serial size coefficient ``c1`` comes out negative keeps
+#: its parallel part (``c1 = 0``, the non-negative least squares' active set) instead
+#: of being refused (:meth:`_AffineLaw._size_law_leaves`). Why one would:
 #: perfectly parallel work has ``c1 = 0``, and refusing the law there removes the
 #: Amdahl family where it is right. Off, by a rule fixed before the run (higher mean
 #: over the 23 time-only training sets; nested forward validation, ``python
-#: benchmarks/choose_laws.py --time-only``, suffix ``+affpar``): 0.278 against 0.297
+#: benchmarks/choose_laws.py --time-only``, suffix ``+affpar``): 0.278 with it, 0.297 without
 #: (fft/A -0.276 against -0.030, fft/B -0.221 against 0.025: a law without a serial
 #: part follows the small runs and misses the large ones' growth; every other set
 #: within 0.05; results/choose_laws_time_only_affpar.md).
@@ -2070,8 +2071,9 @@ class LawMixture(MetricModel):
         rng = np.random.default_rng(seed)
         tail = (1 - level) / 2
         rows = []
+        w = self._noise_weights(Xa)
         for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
-            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, self._noise_weights(Xa)))
+            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, w))
             rows.append((self.laws_[name].label(name), self.weights_[name], draws))
         rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
         out = []
@@ -2083,7 +2085,7 @@ class LawMixture(MetricModel):
         table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
         if self.noise_ is not None:  # the run-to-run spread at each point, relative to the runs' typical one
             table.attrs["noise"] = {"over": [self.features_[c] for c in self.noise_.columns],
-                                    "spread": (1.0 / np.sqrt(self.noise_.weights(Xa))).tolist()}
+                                    "spread": (1.0 / np.sqrt(w)).tolist()}
         return table
 
     _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
