@@ -321,7 +321,12 @@ def _list_item(part: str, **limits):
     if hi < lo:
         raise NumberError(f"{part} is an empty range (the end is below the start)")
     ends = _POWER.match(first), _POWER.match(last)
-    if all(ends) and ends[0].group(1) == ends[1].group(1) and int(ends[0].group(1)) >= 2:
+    if any(ends) and not (all(ends) and ends[0].group(1) == ends[1].group(1)):
+        # 2**4..64 or 2**4..3**3: powers stepped by one base, or every integer between?
+        # Either reading may be the slip; refused rather than guessed
+        raise NumberError(f"{part}: write both ends as powers of one base (2**4..2**6, the powers between) "
+                          "or both as numbers (16..64, every integer between)")
+    if all(ends) and int(ends[0].group(1)) >= 2:
         base = int(ends[0].group(1))
         return [base**k for k in range(int(ends[0].group(2)), int(ends[1].group(2)) + 1)]
     return range(lo, hi + 1)

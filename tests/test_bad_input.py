@@ -348,6 +348,10 @@ CLI_CASES = [
     case("sim-p-1..1e8", "sim run --app fib --n 14 --p 1..100000000 -o {out}.csv", "MAX_SIM_WORKERS"),
     case("sim-n-2pow40", "sim run --app sort --n 2**40 -o {out}.csv", "MAX_SIM_SCALE"),
     case("sim-n-fraction", "sim run --app fib --n 2.5 -o {out}.csv", "--n"),
+    # powers stepped by one base, or every integer? refused rather than guessed
+    case("sim-p-power-to-number", "sim run --app fib --n 14 --p 2**1..8 -o {out}.csv",
+         "2**1..8: write both ends as powers of one base (2**4..2**6, the powers between) or both as numbers"),
+    case("sim-p-two-bases", "sim run --app fib --n 14 --p 2^2..3^2 -o {out}.csv", "2^2..3^2: write both ends as powers"),
     case("sim-n-text", "sim run --app fib --n x -o {out}.csv", "--n"),
     case("sim-list-too-long", "sim run --app sort --n 1..5000 -o {out}.csv", "MAX_LIST_VALUES"),
     case("sim-grid-too-large", "sim run --app sort --n 1..1000 --p 1..200 -o {out}.csv", "MAX_SIM_RUNS"),
