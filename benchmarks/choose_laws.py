@@ -253,6 +253,7 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
     "pmnf+disc+parts+abs": (PMNF, True, True, True),
     "pmnfdc+disc": (PMNFDC, True, False, False),
     "pmnfdc+disc+parts": (PMNFDC, True, True, False),
+    "pmnfdc+disc+abs": (PMNFDC, True, False, True),
 }
 #: how the discrepancy grows beyond the data (laws.DISTANCE_PER_SPAN, DISTANCE_POWER and
 #: the rate's prior mean laws.RATE_PRIOR_MEAN that empirical Bayes gives that growth,
