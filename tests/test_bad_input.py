@@ -369,6 +369,9 @@ CLI_CASES = [
     case("sim-under-a-file", "sim run --app fib --n 14 -o {d}/gauss.csv/runs.csv", "is a file, not a directory"),
     case("sim-datasets-scale-0", "sim datasets -o {out} --scale 0", "--scale"),
     case("sim-datasets-scale-1000", "sim datasets -o {out} --scale 1000", "MAX_SIM_SCALE"),
+    # so small that every size is 1: no law to fit, refused rather than written
+    case("sim-datasets-scale-tiny", "sim datasets -o {out} --apps fib --scale 1e-9",
+         "scale 1e-09 leaves the sizes [22, 24, 26, 28, 30] as [1]: too small to tell sizes apart"),
     # named before any compiler is looked for
     case("bench-build-unknown-only", "bench build -o {out} --only nosuch,fib",
          "unknown benchmark(s) nosuch; choose from fib,"),

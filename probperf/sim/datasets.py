@@ -212,15 +212,32 @@ B_TEST23_P = (32, 36)
 
 
 def _sizes(spec: dict, key: str, scale: float) -> list[int]:
+    """The protocol's sizes ``spec[key]`` scaled; ``ValueError`` where the scale is so
+    small that sizes fall below 1 or merge (a table of one size has no law to fit).
+
+    Examples
+    --------
+    >>> _sizes({"kind": "exp", "growth": 2.0, "sizes": [10, 12]}, "sizes", 0.25)
+    [8, 10]
+    >>> _sizes({"kind": "exp", "growth": 2.0, "sizes": [10, 12]}, "sizes", 1e-9)
+    Traceback (most recent call last):
+    ...
+    ValueError: scale 1e-09 leaves the sizes [10, 12] as [1]: too small to tell sizes apart; use a larger scale
+    """
     values = spec[key]
     power = spec.get("power", 1.0)  # work ~ n**power
     if spec["kind"] == "log2":
         shift = int(round(np.log2(scale) / power))
-        return [2 ** (int(v) + shift) for v in values]
-    if spec["kind"] == "exp":  # work ~ growth**n: shift n so the work scales by `scale`
+        out = [2 ** max(int(v) + shift, 0) for v in values]
+    elif spec["kind"] == "exp":  # work ~ growth**n: shift n so the work scales by `scale`
         shift = int(round(np.log(scale) / np.log(spec["growth"])))
-        return [max(1, int(v) + shift) for v in values]
-    return [max(1, int(round(v * scale ** (1 / power)))) for v in values]
+        out = [max(1, int(v) + shift) for v in values]
+    else:
+        out = [max(1, int(round(v * scale ** (1 / power)))) for v in values]
+    if len(set(out)) < len(set(values)):
+        raise ValueError(f"scale {scale:g} leaves the sizes {list(values)} as {sorted(set(out))}: too small to tell "
+                         "sizes apart; use a larger scale")
+    return out
 
 
 def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, reps: int = 1,
