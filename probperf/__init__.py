@@ -28,6 +28,7 @@ _LAZY = {
     "write_extrap": "probperf.formats",
     "BayesianBasisRegression": "probperf.models",
     "GaussianProcessModel": "probperf.models",
+    "LawMixture": "probperf.models",
     "TwoStepLasso": "probperf.models",
     "DirectNN": "probperf.models",
     "MultiTaskNN": "probperf.models",

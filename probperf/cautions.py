@@ -67,8 +67,30 @@ def messages(model, points, pred) -> list[str]:
     ...                                                          Predictive(np.ones((50, 1))))]
     ['n=10000 is 100x the largest training value', 'n=10000 lies beyond the training data']
     """
-    return (far_beyond(points, getattr(model, "train_ranges_", {})) + unreliable_mean(points, pred)
-            + fixed_width(model, points) + unmeasured_setting(model, points))
+    return (far_beyond(points, getattr(model, "train_ranges_", {})) + not_finite(points, pred)
+            + unreliable_mean(points, pred) + fixed_width(model, points) + unmeasured_setting(model, points))
+
+
+def not_finite(points, pred) -> list[str]:
+    """A message (in a list, empty if none) when some draws are not finite (overflow far
+    beyond the data): the median and interval there may be inf or NaN, which a caller
+    reading numbers would otherwise take as a prediction.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from probperf.predict import Predictive
+    >>> not_finite(pd.DataFrame({"n": [64, 2.0**900]}), Predictive(np.c_[np.ones(4), [1, 2, np.inf, np.nan]]))
+    ['the prediction at n=2^900 is not finite in 2 of its 4 draws (overflow far beyond the data): predict closer to the measured range']
+    """
+    bad = ~np.isfinite(pred.draws)
+    if not bad.any():
+        return []
+    i = int(np.argmax(bad.sum(axis=0)))
+    more = int(bad.any(axis=0).sum()) - 1
+    where = point_text(points.iloc[i]) + (f" and {more} more point{'s' * (more > 1)}" if more else "")
+    return [f"the prediction at {where} is not finite in {int(bad[:, i].sum())} of its {pred.n_draws} draws "
+            "(overflow far beyond the data): predict closer to the measured range"]
 
 
 @contextlib.contextmanager
@@ -208,7 +230,7 @@ def unreliable_mean(points, pred) -> list[str]:
     from .predict import mean_k_threshold
 
     k, limit = pred.mean_tail_k, mean_k_threshold(pred.n_draws)
-    bad = np.flatnonzero(k > limit)
+    bad = np.flatnonzero((k > limit) & np.isfinite(pred.draws).all(axis=0))  # not finite: not_finite says so
     if not len(bad):
         return []
     i = bad[np.argmax(k[bad])]

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .cautions import number_text
-from .data import COUNT_METRICS, Measurements, metric_label
-from .predict import level_text
+from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
+from .predict import Predictive, check_level, level_text, point_table
 
 
 def _axes(ax):
@@ -134,8 +134,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         Values of the other parameters (and the sweep's end, if beyond training).
     data : Measurements, optional
         Measured runs to draw as points (those matching ``at`` on the fixed parameters).
-    levels : tuple of float
-        Interval levels to shade.
+    levels : float or tuple of float
+        Interval levels to shade, each in (0, 1).
 
     Examples
     --------
@@ -150,8 +150,15 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     >>> fig.axes[0].get_xlabel()
     'p'
     """
+    if hasattr(model, "_check_fitted"):
+        model._check_fitted()  # before its (absent) training ranges shape the sweep
     check_sweep(model, vs)
     at = dict(at or {})
+    if at:
+        point_table(at, list(at))  # each value a finite number, named if not
+    levels = [check_level(level) for level in np.atleast_1d(levels).tolist()]
+    if data is not None and not isinstance(data, Measurements):
+        raise TypeError(f"data must be a probperf Measurements table (pp.Measurements(frame)), got {type(data).__name__}")
     pts = sweep(model, vs, at)
     if len(pts) < 2:
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
@@ -164,7 +171,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         raise ValueError(f"the prediction is not finite from {vs}={x[bad][0]:g} on (overflow far beyond the data); "
                          f"end the sweep closer to the measured range")
     fig, ax = _axes(ax)
-    for level, alpha in zip(sorted(levels, reverse=True), (0.18, 0.35, 0.5)):
+    # wider bands lighter: 0.18, 0.34, 0.5 for three, every level drawn however many
+    for level, alpha in zip(sorted(levels, reverse=True), np.minimum(0.18 + 0.16 * np.arange(len(levels)), 0.9)):
         lo, hi = pred.interval(level)
         ax.fill_between(x, lo, hi, color="C0", alpha=alpha, lw=0, label=f"{level_text(level)} interval")
     ax.plot(x, pred.median, color="C0", lw=2, label="median")
@@ -256,8 +264,13 @@ def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: s
     >>> fig.axes[0].get_xlabel()
     'measured'
     """
+    if not isinstance(pred, Predictive):
+        raise TypeError(f"pred must be a Predictive (a model's predict), got {type(pred).__name__}")
+    actual = np.asarray(actual, dtype=float).ravel()
+    if len(actual) != pred.n_points:
+        raise ValueError(f"{len(actual)} measured values for {pred.n_points} predicted points")
+    check_positive_finite(actual, "actual (on log axes)")
     fig, ax = _axes(ax)
-    actual = np.asarray(actual, dtype=float)
     lo, hi = pred.interval(level)
     med = pred.median
     ax.errorbar(actual, med, yerr=[med - lo, hi - med], fmt="o", ms=3, alpha=0.7, label=label)

@@ -37,6 +37,8 @@ class Predictive:
         The parameters of each point (one row per column of ``draws``).
     name : str, optional
         What is predicted (``"time"``, ``"work"``...).
+    unit : str, optional
+        The unit of the draws (``"s"`` or ``"cycles"``; ``None`` for counts).
 
     Examples
     --------
@@ -49,19 +51,22 @@ class Predictive:
     True
     """
 
-    def __init__(self, draws, points: pd.DataFrame | None = None, name: str | None = None):
+    def __init__(self, draws, points: pd.DataFrame | None = None, name: str | None = None,
+                 unit: str | None = None):
         draws = np.asarray(draws, dtype=np.float64)
         if draws.ndim == 1:
             draws = draws[:, None]
         if draws.ndim != 2 or draws.shape[0] < 1:
             raise ValueError(f"draws must be a (draws x points) matrix, got shape {draws.shape}")
+        points = None if points is None else pd.DataFrame(points).reset_index(drop=True)
         if points is not None and len(points) != draws.shape[1]:
             raise ValueError(
                 f"{len(points)} points but draws have {draws.shape[1]} columns"
             )
         self.draws = draws
-        self.points = None if points is None else points.reset_index(drop=True)
+        self.points = points
         self.name = name
+        self.unit = unit
 
     @property
     def n_draws(self) -> int:
@@ -88,12 +93,17 @@ class Predictive:
 
     def quantile(self, q) -> np.ndarray:
         """Quantile(s) per point; ``q`` scalar gives (points,), a sequence (len(q), points)."""
-        return np.quantile(self.draws, q, axis=0)
+        try:
+            qs = np.asarray(q, dtype=np.float64)
+        except (TypeError, ValueError):
+            qs = np.array(np.nan)
+        if not np.all((qs >= 0) & (qs <= 1)):  # NaN fails too
+            raise ValueError(f"q must be a number or numbers in [0, 1], got {q!r}")
+        return np.quantile(self.draws, qs, axis=0)
 
     def interval(self, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
         """Central (equal-tailed) interval holding ``level`` of the predictive mass."""
-        if not 0.0 < level < 1.0:
-            raise ValueError(f"level must be in (0, 1), got {level!r}")
+        level = check_level(level)
         lo, hi = np.quantile(self.draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
         return lo, hi
 
@@ -111,18 +121,19 @@ class Predictive:
 
     def sample(self, k: int, seed: int | None = None) -> np.ndarray:
         """``k`` joint draws (k x points), resampled with replacement if k > n_draws."""
-        rng = np.random.default_rng(seed)
+        k = whole_number(k, "k")
+        rng = np.random.default_rng(whole_number(seed, "seed", none=True))
         idx = rng.choice(self.n_draws, size=k, replace=k > self.n_draws)
         return self.draws[idx]
 
     def map(self, fn, name: str | None = None) -> "Predictive":
         """A new Predictive with ``fn`` applied to the draws (kept joint)."""
-        return Predictive(fn(self.draws), self.points, name or self.name)
+        return Predictive(fn(self.draws), self.points, name or self.name, self.unit)
 
     def __getitem__(self, idx) -> "Predictive":
         idx = np.atleast_1d(np.arange(self.n_points)[idx])
         points = None if self.points is None else self.points.iloc[idx]
-        return Predictive(self.draws[:, idx], points, self.name)
+        return Predictive(self.draws[:, idx], points, self.name, self.unit)
 
     def summary(self, level: float = 0.9) -> pd.DataFrame:
         """One row per point: its parameters, ``mean``, ``median``, ``lower``, ``upper``."""
@@ -136,6 +147,44 @@ class Predictive:
 
     def __repr__(self) -> str:
         return f"Predictive({self.name or 'value'}: {self.n_draws} draws x {self.n_points} points)"
+
+
+def check_level(level) -> float:
+    """``level`` as a float, or a ``ValueError`` unless it is one number in (0, 1).
+
+    Examples
+    --------
+    >>> check_level(0.9)
+    0.9
+    >>> check_level("0.9")
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be a number in (0, 1), got '0.9'
+    """
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)) \
+            or not 0.0 < level < 1.0:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    return float(level)
+
+
+def whole_number(value, name: str, none: bool = False):
+    """``value`` as an ``int`` >= 0 (or ``None`` where ``none``), else a ``ValueError``
+    naming it: a seed or a count, which numpy would refuse in words of its own.
+
+    Examples
+    --------
+    >>> whole_number(3, "seed"), whole_number(None, "seed", none=True)
+    (3, None)
+    >>> whole_number(-1, "seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be a whole number >= 0, got -1
+    """
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0{' or None' if none else ''}, got {value!r}")
+    return int(value)
 
 
 # -- whether a mean of draws can be trusted ------------------------------------------
@@ -254,28 +303,28 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
     """The points a model is asked about, completed and checked.
 
     ``X`` is a table/mapping of points, or ``None`` with the points given as keyword
-    ``params`` (``n=2**20, p=36``). Missing parameters take ``defaults`` (the values
-    that were constant in training); ``n`` must be positive and ``p`` a positive integer.
+    ``params`` (``n=2**20, p=36``), never both. Missing parameters take ``defaults``
+    (the values that were constant in training); one the model does not know is
+    refused (:func:`point_table`); ``n`` must be positive and ``p`` a positive integer.
 
     Examples
     --------
     >>> prediction_points(None, {"n": 1024}, ["n", "p"], {"p": 8}).to_dict("list")
     {'n': [1024.0], 'p': [8.0]}
+    >>> prediction_points({"n": [1024]}, {"p": 8}, ["n", "p"])
+    Traceback (most recent call last):
+    ...
+    ValueError: give the points either as a table or as keywords, not both (keywords given: p)
     """
-    from .data import as_points
-
+    if X is not None and params:
+        raise ValueError(BOTH_WAYS.format(names=", ".join(params)))
     if X is None:
         if not params:
-            raise ValueError("predict needs points: predict(n=..., p=...) or a table of points")
+            raise ValueError(NO_POINTS)
         X = params
-    pts = as_points(X)
-    for k, v in (defaults or {}).items():
-        if k not in pts:
-            pts[k] = v
-    missing = [f for f in features if f not in pts]
-    if missing:
-        raise ValueError(f"prediction points lack parameter(s) {missing}")
-    pts = pts[list(features)].astype(np.float64).reset_index(drop=True)
+    pts = point_table(X, features, defaults)
+    if not len(pts):
+        raise ValueError(NO_ROWS)
     if "p" in pts and (np.any(pts["p"] < 1) or np.any(pts["p"] != np.round(pts["p"]))):
         raise ValueError("p must be a positive integer at every prediction point")
     if "n" in pts and np.any(pts["n"] <= 0):
@@ -285,3 +334,138 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
         c = negative[0]
         raise ValueError(f"{c} must not be negative at a prediction point, got {pts[c][pts[c] < 0].iloc[0]:g}")
     return pts
+
+
+#: How prediction points are refused; each is said here once.
+NO_POINTS = "predict needs points: predict(n=..., p=...) or a table of points"
+NO_ROWS = "predict needs points: the table of points has no rows"
+BOTH_WAYS = "give the points either as a table or as keywords, not both (keywords given: {names})"
+UNKNOWN_PARAM = "the model has no parameter {name!r}; its parameters are {features}"
+NOT_A_NUMBER = "{name} must be a finite number at every prediction point; point {row} has {name}={value!r}"
+
+
+def point_table(X, features: Sequence[str], defaults: dict | None = None, known_only: bool = True) -> pd.DataFrame:
+    """``X`` as a float table of exactly the columns ``features``, one row per point.
+
+    ``X`` is a DataFrame (metric and label columns such as ``time`` or ``split`` are
+    not parameters and are left out), a :class:`~probperf.data.Measurements` (its
+    parameters that are ``features``: a model may be fitted on some of them), a
+    mapping or Series of parameter -> value(s), a list of such mappings, or a 2-D array
+    whose columns are ``features`` (or those not in ``defaults``). A parameter the
+    model does not know, a value that is not a finite number, or columns of different
+    lengths are refused by name: each would otherwise be dropped or turn into NaN
+    draws without a word. Without ``known_only`` other columns are left out (a metric
+    model fitted on some of a table's columns, which ``features`` then names).
+
+    Examples
+    --------
+    >>> point_table([[64, 2]], ["n", "p"]).to_dict("list")
+    {'n': [64.0], 'p': [2.0]}
+    >>> point_table({"n": 64, "q": 1}, ["n", "p"], {"p": 8})
+    Traceback (most recent call last):
+    ...
+    ValueError: the model has no parameter 'q'; its parameters are n, p
+    """
+    defaults = defaults or {}
+    pts = _as_table(X, list(features), defaults)
+    unknown = [c for c in pts.columns if c not in features and not _not_a_parameter(c) and known_only]
+    if unknown:
+        raise ValueError(UNKNOWN_PARAM.format(name=unknown[0], features=", ".join(features)))
+    for k, v in defaults.items():
+        if k not in pts:
+            pts[k] = v
+    missing = [f for f in features if f not in pts]
+    if missing:
+        raise ValueError(f"prediction points lack parameter(s) {missing}")
+    return pd.DataFrame({c: _finite_numbers(pts[c], c) for c in features})
+
+
+def _not_a_parameter(column) -> bool:
+    """A column of a table of runs that is no parameter (a metric, its ``_std``, a label)."""
+    from .data import LABEL_COLUMNS, METRICS
+
+    name = str(column)
+    return name in METRICS or name in LABEL_COLUMNS or name.removesuffix("_std") in METRICS
+
+
+def _as_table(X, features: list, defaults: dict) -> pd.DataFrame:
+    from collections.abc import Mapping
+
+    from .data import Measurements, as_points
+
+    if isinstance(X, pd.Series):  # one point, its parameters by name
+        X = X.to_dict()
+    if isinstance(X, Measurements):  # its runs at the model's features (fitted on some of a table's, say)
+        return X.points([f for f in features if f in X.params])
+    if isinstance(X, pd.DataFrame):
+        return as_points(X)
+    if isinstance(X, Mapping):
+        return _from_mapping(X)
+    if isinstance(X, (list, tuple)) and X and all(isinstance(row, Mapping) for row in X):
+        return pd.DataFrame(list(X))  # one mapping per point
+    return _from_array(X, features, [f for f in features if f not in defaults])
+
+
+def _from_mapping(X) -> pd.DataFrame:
+    """Parameter -> scalar or 1-D values; scalars (and single values) apply to every point."""
+    if not X:
+        raise ValueError(NO_POINTS)
+    lengths = {}
+    for k, v in X.items():
+        try:
+            shape = np.shape(v)
+        except ValueError:  # a ragged list of lists
+            shape = (-1, -1)
+        if len(shape) > 1:
+            raise ValueError(f"{k}: give one value per point (a number or a flat list), got nested values {v!r:.60}")
+        if shape and shape[0] != 1:
+            lengths[k] = shape[0]
+    if len(set(lengths.values())) > 1:
+        raise ValueError("the parameters give different numbers of points: "
+                         + ", ".join(f"{k} has {n}" for k, n in lengths.items()))
+    if 0 in lengths.values():
+        raise ValueError(NO_ROWS)
+    length = max([1, *lengths.values()])
+    return pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=object).ravel(), (length,)) for k, v in X.items()})
+
+
+def _from_array(X, features: list, varying: list) -> pd.DataFrame:
+    """A 2-D array of points: its columns are the model's parameters, or those that
+    varied in training (the others take their constant value). A 1-D array is refused:
+    one point or one value per point, either reading may be the slip."""
+    widths = f"one column per parameter ({', '.join(features)})"
+    if varying != features:
+        widths += f" or per parameter that varied in training ({', '.join(varying)})"
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"prediction points must be a table, a mapping or a 2-D array of numbers with {widths}; "
+                        f"got {type(X).__name__} {X!r:.60}") from None
+    if arr.ndim != 2 or arr.shape[1] not in (len(features), len(varying)):
+        raise ValueError(f"a 2-D array of points (one row per point) needs {widths}; got shape {arr.shape}")
+    return pd.DataFrame(arr, columns=features if arr.shape[1] == len(features) else varying)
+
+
+def _finite_numbers(column: pd.Series, name) -> np.ndarray:
+    """The column as floats, or a ``ValueError`` naming its first value that is no
+    finite number (NaN or inf would give NaN draws; True is 1 to numpy, never a size)."""
+    if not pd.api.types.is_bool_dtype(column):
+        try:
+            values = column.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            values = None
+        if values is not None and np.all(np.isfinite(values)) and not _holds_bools(column):
+            return values
+    for i, v in enumerate(column):  # the first culprit, by name
+        v = v.item() if isinstance(v, np.generic) else v
+        try:
+            ok = not isinstance(v, bool) and bool(np.isfinite(float(v)))
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise ValueError(NOT_A_NUMBER.format(name=name, row=i + 1, value=v))
+    raise AssertionError("unreachable: a column that failed has a culprit")
+
+
+def _holds_bools(column: pd.Series) -> bool:
+    return column.dtype == object and any(isinstance(v, (bool, np.bool_)) for v in column)

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 from . import cautions, persist
-from .data import Measurements, MeasurementError, one_worker_baseline
+from .data import TIME_METRICS, Measurements, MeasurementError, one_worker_baseline
 from .limits import draw_count
 from .models.base import TableModel
 from .models.specs import build
-from .predict import Predictive
+from .predict import Predictive, check_level, whole_number
 
 
 class _TimeOnly(TableModel):
@@ -25,7 +25,7 @@ class _TimeOnly(TableModel):
 
     def _new(self, offset=0):
         # the law mixture refuses on its own to extrapolate a direction with < 3 values
-        return build(self.kernel, self.effort, seed=self.seed + offset)
+        return build(self.kernel, self.effort, seed=whole_number(self.seed, "seed") + offset)
 
 
 @persist.register
@@ -62,6 +62,7 @@ class DirectModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "DirectModel":
+        self._check_table(measurements)
         with self._fitting():
             measurements.require("n", self.target)
             self._remember(measurements, measurements.params, self.target)
@@ -72,7 +73,9 @@ class DirectModel(_TimeOnly):
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
         """Predictive draws of the target at the points."""
         pts = self._points(X, params)
-        return cautions.warn(self, pts, self.model_.predict(pts, n_draws=n_draws, seed=seed))
+        pred = self.model_.predict(pts, n_draws=n_draws, seed=seed)
+        pred.unit = self.unit_ if self.target in TIME_METRICS else None  # a count has none
+        return cautions.warn(self, pts, pred)
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
@@ -95,6 +98,7 @@ class DirectModel(_TimeOnly):
         (['n', 'p', 'law', 'weight', 'median', 'lower', 'upper'], 'mixture')
         """
         points = self._points(X, params)  # first: an unfitted model says so
+        level = check_level(level)
         if not hasattr(self.model_, "explain"):
             raise ValueError(f"explaining a prediction needs the law mixture (kernel 'laws'); this model's kernel is {self.kernel!r}")
         return self.model_.explain(points, level=level, n_draws=n_draws, seed=seed)
@@ -136,6 +140,7 @@ class PenaltyModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "PenaltyModel":
+        self._check_table(measurements)
         with self._fitting():
             m = measurements
             m.require("n", "p", "time")
@@ -165,6 +170,7 @@ class PenaltyModel(_TimeOnly):
         """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw)."""
         pts = self._points(X, params)
         S = draw_count(n_draws, 1000)
+        seed = whole_number(seed, "seed", none=True)
         p = pts["p"].to_numpy()
         size = pts[self.size_features_]
         # On one worker the run *is* a sequential run, with its noise; on more, T(n)
@@ -178,5 +184,6 @@ class PenaltyModel(_TimeOnly):
         # relations and ranges a one-worker point need not keep
         penalty = np.zeros((S, len(pts)))
         if np.any(p > 1):
-            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws
-        return cautions.warn(self, pts, Predictive(serial / p + penalty, pts, "time"))
+            after = None if seed is None else seed + 1  # its own draws, unless none are seeded
+            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=after).draws
+        return cautions.warn(self, pts, Predictive(serial / p + penalty, pts, "time", self.unit_))

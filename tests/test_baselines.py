@@ -299,3 +299,15 @@ def test_save_load_round_trip(name, request, train, tmp_path, extrapolation):
         model.predict(extrapolation, n_draws=30, seed=5).draws,
     )
     assert type(model).load(path).get_params() == model.get_params()
+
+
+def test_a_model_of_n_and_p_takes_the_configuration_it_was_fitted_at(train):
+    """A table of runs holds its (single) cut-off: a model of n and p alone predicts at
+    it, as at the same point without it, and refuses another cut-off by name."""
+    frame = train.frame.assign(cutoff=4.0)
+    model = CilkviewBounds().fit(Measurements(frame, config=["cutoff"]))
+    at = {"n": [2.0**18], "p": [16.0]}
+    same = model.predict({**at, "cutoff": [4.0]}).median
+    assert same == pytest.approx(model.predict(at).median)
+    with pytest.raises(ValueError, match="fitted at cutoff=4 only and models n and p alone: it cannot predict cutoff=8"):
+        model.predict({**at, "cutoff": [8.0]})

@@ -79,3 +79,156 @@ def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
     assert line.startswith("warning: the mean at n=") and "and 1 more point rests on a few extreme draws" in line
     res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"])
     assert res.exit_code == 0 and res.stderr == ""
+
+
+# -- points, levels and seeds from Python: refused by name, never NaN or a dropped parameter --
+
+import pandas as pd  # noqa: E402
+
+import probperf as pp  # noqa: E402
+from probperf.outputs import OutputError  # noqa: E402
+from probperf.predict import point_table, prediction_points  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def direct():
+    n = np.array([10, 20, 40, 80, 160] * 3, dtype=np.int64)
+    p = np.repeat([1, 2, 4], 5)
+    time = 0.01 * n / p * np.exp(np.random.default_rng(0).normal(0.0, 0.02, 15))
+    return pp.DirectModel().fit(pp.Measurements({"n": n, "p": p, "time": time}))
+
+
+@pytest.mark.parametrize("X, params, message", [
+    (None, {"n": np.nan, "p": 2}, "n must be a finite number at every prediction point; point 1 has n=nan"),
+    (None, {"n": [10, np.inf], "p": 2}, "point 2 has n=inf"),
+    (None, {"n": None, "p": 2}, "point 1 has n=None"),
+    (None, {"n": "abc", "p": 2}, "point 1 has n='abc'"),
+    (None, {"n": True, "p": 2}, "point 1 has n=True"),
+    (None, {"n": 10, "p": 2, "q": 3}, "the model has no parameter 'q'; its parameters are n, p"),
+    ({"n": [10]}, {"p": 2}, "give the points either as a table or as keywords, not both (keywords given: p)"),
+    ({}, {}, "predict needs points: predict(n=..., p=...) or a table of points"),
+    (pd.DataFrame({"n": [], "p": []}), {}, "predict needs points: the table of points has no rows"),
+    (None, {"n": [], "p": 2}, "the table of points has no rows"),
+    (None, {"n": [10, 20], "p": [1, 2, 4]}, "the parameters give different numbers of points: n has 2, p has 3"),
+    (None, {"n": [[10, 20]], "p": 2}, "n: give one value per point (a number or a flat list)"),
+    (np.array([10.0, 2.0]), {}, "a 2-D array of points (one row per point) needs one column per parameter (n, p); "
+                                "got shape (2,)"),
+    ("n=10", {}, "prediction points must be a table, a mapping or a 2-D array of numbers"),
+])
+def test_bad_prediction_points_are_refused_by_name(X, params, message):
+    with pytest.raises(ValueError if not isinstance(X, str) else TypeError) as caught:
+        prediction_points(X, params, ["n", "p"])
+    assert message in str(caught.value)
+
+
+def test_points_come_in_every_shape_alike(direct):
+    by_name = direct.predict(n=[320, 640], p=4, n_draws=200).median
+    same = [direct.predict({"n": [320, 640], "p": [4, 4]}, n_draws=200),
+            direct.predict(pd.DataFrame({"n": [320, 640], "p": [4, 4], "time": [1.0, 2.0], "split": "test"}),
+                           n_draws=200),  # a table of runs: its metric and label are not parameters
+            direct.predict(np.array([[320, 4], [640, 4]], dtype=np.int32), n_draws=200),
+            direct.predict([{"n": 320, "p": 4}, {"n": 640, "p": 4}], n_draws=200),
+            direct.predict(n=pd.Series([320, 640]), p=np.int64(4), n_draws=200)]
+    for pred in same:
+        np.testing.assert_array_equal(pred.median, by_name)
+    one = direct.predict(n=320, p=4, n_draws=200).median
+    assert direct.predict(pd.Series({"n": 320, "p": 4}), n_draws=200).median == one  # a Series is one point
+
+
+def test_an_array_may_leave_out_the_parameters_constant_in_training():
+    # p was 8 in every run: a one-column array is n alone, a two-column one (n, p)
+    pts = prediction_points(np.array([[64.0], [128.0]]), {}, ["n", "p"], {"p": 8})
+    assert pts.to_dict("list") == {"n": [64.0, 128.0], "p": [8.0, 8.0]}
+    with pytest.raises(ValueError, match=r"or per parameter that varied in training \(n\); got shape \(1, 3\)"):
+        prediction_points(np.array([[64.0, 8.0, 1.0]]), {}, ["n", "p"], {"p": 8})
+
+
+def test_a_model_refuses_an_unknown_parameter_and_nan(direct):
+    with pytest.raises(ValueError, match="the model has no parameter 'cutoff'; its parameters are n, p"):
+        direct.predict(n=320, p=4, cutoff=64)
+    with pytest.raises(ValueError, match="the model has no parameter 'cutoff'"):
+        direct.explain(n=320, p=4, cutoff=64)
+    with pytest.raises(ValueError, match="point 1 has n=nan"):
+        direct.model_.predict({"n": [np.nan], "p": [4]})  # the law mixture itself too
+
+
+def test_a_metric_model_predicts_at_a_table_fitted_on_some_of_its_parameters():
+    runs = pp.Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4, "cutoff": [8] * 8,
+                            "time": [1.0, 2.0, 4.1, 8.0, 0.5, 1.0, 2.0, 4.1]}, config=["cutoff"])
+    mix = pp.LawMixture().fit(runs, target="time", features=["n", "p"])
+    assert mix.predict(runs, n_draws=50).points.columns.tolist() == ["n", "p"]
+
+
+def test_levels_quantiles_samples_and_seeds_are_checked(direct):
+    pred = direct.predict(n=[320, 640], p=4, n_draws=100)
+    for level in ("0.9", np.array([0.5, 0.9]), 90, 0, np.nan, True):
+        with pytest.raises(ValueError, match=r"level must be a number in \(0, 1\), got "):
+            pred.interval(level)
+    with pytest.raises(ValueError, match=r"level must be a number in \(0, 1\), got 2"):
+        direct.explain(n=320, p=4, level=2)
+    with pytest.raises(ValueError, match=r"q must be a number or numbers in \[0, 1\], got \[0.5, 2\]"):
+        pred.quantile([0.5, 2])
+    with pytest.raises(ValueError, match="k must be a whole number >= 0, got -1"):
+        pred.sample(-1)
+    for seed in (-1, "a", 1.5):
+        with pytest.raises(ValueError, match=f"seed must be a whole number >= 0 or None, got {seed!r}"):
+            direct.predict(n=320, p=4, seed=seed)
+    assert pred.summary(np.float64(0.5))["level"].tolist() == [0.5, 0.5]
+
+
+def test_a_prediction_of_time_carries_its_unit(direct):
+    pred = direct.predict(n=[320, 640], p=4, n_draws=50)
+    assert (pred.unit, pred[1].unit, pred.map(np.log).unit) == ("s", "s", "s")
+
+
+def test_fit_refuses_a_bare_table_and_a_bad_seed():
+    frame = pd.DataFrame({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.0, 4.0]})
+    with pytest.raises(TypeError, match=r"DirectModel.fit expects a probperf Measurements table .* got DataFrame"):
+        pp.DirectModel().fit(frame)
+    with pytest.raises(TypeError, match=r"PenaltyModel.fit expects a probperf Measurements table .* got dict"):
+        pp.PenaltyModel().fit(frame.to_dict("list"))
+    with pytest.raises(ValueError, match="seed must be a whole number >= 0, got None"):
+        pp.DirectModel(seed=None).fit(pp.Measurements(frame))
+    with pytest.raises(ValueError, match=r"y must be numbers, one per row of X; got \['a', 'b'\]"):
+        pp.LawMixture().fit(np.array([[1.0, 2.0], [2.0, 2.0]]), ["a", "b"])
+
+
+def test_save_names_a_directory_or_a_missing_folder(direct, tmp_path):
+    with pytest.raises(OutputError, match=f"model file {tmp_path}: is a directory; give a file name"):
+        direct.save(tmp_path)
+    with pytest.raises(OutputError, match=f"directory {tmp_path / 'none'} does not exist"):
+        direct.save(tmp_path / "none" / "x.model")
+    assert list(tmp_path.iterdir()) == []  # no temporary file left behind
+
+
+def test_a_prediction_that_overflows_says_so(direct):
+    from probperf.cautions import ExtrapolationWarning
+
+    with pytest.warns(ExtrapolationWarning, match=r"the prediction at n=1e\+300,p=4 is not finite in \d+ of its "
+                                                  r"100 draws \(overflow far beyond the data\)"):
+        direct.predict(n=1e300, p=4, n_draws=100)
+
+
+def test_plots_refuse_what_they_cannot_draw(direct):
+    from probperf.plot import plot_actual_vs_predicted, plot_band
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # beyond the data, on purpose
+        fig = plot_band(direct, vs="p", at={"n": 320}, levels=(0.5, 0.8, 0.9, 0.95), n_draws=50)
+        assert len(fig.axes[0].collections) == 4  # every level shaded, not the first three
+        assert plot_band(direct, vs="p", at={"n": 320}, levels=0.9, n_draws=50)
+    with pytest.raises(RuntimeError, match="DirectModel is not fitted; call fit"):
+        plot_band(pp.DirectModel(), vs="p", at={"n": 320})
+    with pytest.raises(ValueError, match="point 1 has n='abc'"):
+        plot_band(direct, vs="p", at={"n": "abc"})
+    with pytest.raises(ValueError, match="the model has no parameter 'q'"):
+        plot_band(direct, vs="p", at={"n": 320, "q": 1}, n_draws=50)
+    with pytest.raises(TypeError, match="data must be a probperf Measurements table"):
+        plot_band(direct, vs="p", at={"n": 320}, data=pd.DataFrame({"n": [10], "p": [1], "time": [1.0]}))
+    pred = direct.predict(n=[40, 80], p=2, n_draws=50)
+    with pytest.raises(ValueError, match="3 measured values for 2 predicted points"):
+        plot_actual_vs_predicted([1.0, 2.0, 3.0], pred)
+    with pytest.raises(ValueError, match="actual .on log axes. must be positive and finite; index 0 is -1.0"):
+        plot_actual_vs_predicted([-1.0, 2.0], pred)
+    with pytest.raises(TypeError, match="pred must be a Predictive"):
+        plot_actual_vs_predicted([1.0, 2.0], pred.draws)

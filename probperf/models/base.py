@@ -29,7 +29,7 @@ import pandas as pd
 from .. import persist
 from ..data import Measurements, as_points
 from ..limits import draw_count
-from ..predict import Predictive, constant_params, prediction_points
+from ..predict import Predictive, constant_params, point_table, prediction_points, whole_number
 
 DEFAULT_DRAWS = 1000
 
@@ -73,7 +73,10 @@ class Estimator:
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
+        from ..outputs import check_output
+
         self._check_fitted()
+        check_output(path, "model file")  # a directory or a missing folder, by name (not a temporary file's)
         persist.save(self, path)
 
     @classmethod
@@ -113,6 +116,13 @@ class TableModel(Estimator):
 
     _fitted = ("features_", "unit_", "defaults_", "train_ranges_", "train_points_")
 
+    def _check_table(self, measurements) -> None:
+        """A ``TypeError`` unless the runs are a :class:`Measurements` (a DataFrame's
+        configuration parameters must be declared: ``Measurements(frame, config=[...])``)."""
+        if not isinstance(measurements, Measurements):
+            raise TypeError(f"{type(self).__name__}.fit expects a probperf Measurements table "
+                            f"(pp.Measurements(frame, config=[...]) or pp.read(path)), got {type(measurements).__name__}")
+
     def _remember(self, m: Measurements, features: Sequence[str], target: str) -> None:
         frame = m.frame
         self.features_ = list(features)
@@ -142,7 +152,10 @@ def _training_arrays(X, y, target, features) -> tuple[list, np.ndarray, np.ndarr
             raise ValueError("fit(X, y) needs y")
         frame = as_points(X, features)
         features = list(features or frame.columns)
-    y = np.asarray(y, dtype=np.float64).ravel()
+    try:
+        y = np.asarray(y, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"y must be numbers, one per row of X; got {y!r:.60}") from None
     Xa = frame[features].to_numpy(dtype=np.float64)
     if len(y) != len(Xa):
         raise ValueError(f"X has {len(Xa)} rows but y has {len(y)} values")
@@ -229,7 +242,9 @@ class MetricModel(Estimator):
             latent metric, which is what feeds other models in the DAG model.
         """
         self._check_fitted()
-        points = as_points(X, self.features_)
+        # other columns are left out (features may be chosen at fit); NaN is refused by name
+        points = point_table(X, self.features_, known_only=False)
         Xa = points.to_numpy(dtype=np.float64)
-        draws = self._predict_draws(Xa, draw_count(n_draws, self.n_draws), seed, noise=noise)
+        draws = self._predict_draws(Xa, draw_count(n_draws, self.n_draws), whole_number(seed, "seed", none=True),
+                                    noise=noise)
         return Predictive(draws, points, self.target_)

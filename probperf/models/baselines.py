@@ -34,9 +34,9 @@ from typing import Sequence
 import numpy as np
 
 from .. import cautions, persist
-from ..data import DAG_METRICS, Measurements, MeasurementError
+from ..data import DAG_METRICS, METRICS, Measurements, MeasurementError
 from ..limits import draw_count
-from ..predict import Predictive
+from ..predict import Predictive, prediction_points
 from ..transforms import Standardizer, log_inputs, log_mask
 from .base import DEFAULT_DRAWS, TableModel
 
@@ -132,6 +132,23 @@ class TimeModel(TableModel):
         points = self._points(X, params)
         draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
         return cautions.warn(self, points, Predictive(draws, points, "time"))  # they learn no widening: said
+
+    def _points(self, X, params) -> pd.DataFrame:
+        """The points, as every table model takes them; a model of n and p alone also
+        takes the configuration its runs were fitted at (one value each: the fit
+        refuses more), as a table of runs holds it, and refuses any other value of it."""
+        if self.uses_config:
+            return super()._points(X, params)
+        self._check_fitted()
+        fixed = {c: v[0] for c, v in self.train_points_.items() if c not in self.features_ and c not in METRICS}
+        names = [*self.features_, *fixed]
+        pts = prediction_points(X, params, names, {**getattr(self, "defaults_", {}), **fixed})
+        for c, v in fixed.items():
+            other = pts[c].to_numpy() != v
+            if other.any():
+                raise ValueError(f"{type(self).__name__} was fitted at {c}={v:g} only and models n and p alone: "
+                                 f"it cannot predict {c}={pts[c][other].iloc[0]:g}")
+        return pts[self.features_]
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
