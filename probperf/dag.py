@@ -42,7 +42,7 @@ from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
 from .models.laws import relations, widens
-from .predict import Predictive
+from .predict import Predictive, check_level, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
 from .selection import forward_cuts  # noqa: F401  (public here too)
@@ -346,6 +346,7 @@ class Prediction(Predictive):
         One row per point and term, with the median share and its ``level`` interval,
         and the term's own median and interval (in the time unit).
         """
+        level = check_level(level)
         budget = self.draws * self.p
         rows = []
         for i in range(self.n_points):
@@ -667,7 +668,7 @@ class DagModel(TableModel):
         check_points(values, self.features_, self.train_ranges_, self.relations_)
         check_extrapolation(values, self.features_, self.train_ranges_)
         S = draw_count(n_draws, self.n_draws)
-        seeds = component_seeds(self.seed if seed is None else seed)
+        seeds = component_seeds(whole_number(self.seed if seed is None else seed, "seed"))
         p = pts["p"].to_numpy(dtype=np.float64)
         comps = {}
         grid, weights = self.discrepancy_scales_.T

@@ -461,6 +461,31 @@ def _condition_mask(values: pd.Series, cond) -> np.ndarray:
     return (values == cond).to_numpy()
 
 
+def _as_frame(frame, source) -> pd.DataFrame:
+    """``frame`` (a DataFrame or a mapping of columns) as a DataFrame; columns of
+    different lengths, or scalars alone, are named as such (pandas says neither in
+    the words of a table of runs).
+
+    Examples
+    --------
+    >>> _as_frame({"n": [1, 2], "time": [1.0]}, None)
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: the columns have different lengths (n: 2, time: 1); give one value per run in each
+    """
+    if isinstance(frame, dict):
+        lengths = {k: (len(v) if np.ndim(v) else None) for k, v in frame.items()}
+        if lengths and all(n is None for n in lengths.values()):
+            raise MeasurementError("every column is a single value; give each as a list (one value per run), "
+                                   "e.g. {'n': [10], 'p': [1], 'time': [1.0]}", source)
+        sized = {k: n for k, n in lengths.items() if n is not None}
+        if len(set(sized.values())) > 1:
+            raise MeasurementError("the columns have different lengths ("
+                                   + ", ".join(f"{k}: {n}" for k, n in sized.items())
+                                   + "); give one value per run in each", source)
+    return pd.DataFrame(frame)
+
+
 class Measurements:
     """A validated table of runs of one task-parallel program.
 
@@ -505,8 +530,9 @@ class Measurements:
             raise MeasurementError(f"unknown time unit {unit!r}; use one of {UNITS}", source)
         if unit == "cycles" and clock_hz is not None and not clock_hz > 0:
             raise MeasurementError("clock_hz must be positive", source)
-        frame = pd.DataFrame(frame)
-        self.config = list(config)
+        frame = _as_frame(frame, source)
+        # one name is one parameter (list("sched") would be five one-letter ones)
+        self.config = [config] if isinstance(config, str) else list(config)
         self.unit = unit
         self.clock_hz = clock_hz
         self.source = source

@@ -258,6 +258,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     >>> type(fit(m, effort="quick")).__name__
     'DirectModel'
     """
+    if not isinstance(measurements, Measurements):  # before choose() asks it for metrics
+        raise TypeError(f"fit expects a probperf Measurements table (pp.Measurements(frame, config=[...]) or "
+                        f"pp.read(path)), got {type(measurements).__name__}")
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):

@@ -417,3 +417,10 @@ def test_the_whole_model_refuses_a_point_that_breaks_a_relation_of_all_its_runs(
     model.predict(pd.DataFrame([{"n": 2**15, "p": 16, "cutoff": 2**15 / 64}]), n_draws=100)  # keeps it
     with pytest.raises(ValueError, match=r"cutoff=1024 breaks a relation of every training run \(cutoff = 0.01562 \* n"):
         model.predict(pd.DataFrame([{"n": 2**15, "p": 16, "cutoff": 2**15 / 32}]), n_draws=100)
+
+
+def test_decomposition_level_and_seed_are_checked_by_name(fitted, far):
+    with pytest.raises(ValueError, match=r"level must be a number in \(0, 1\), got 2"):
+        far.decomposition(2)
+    with pytest.raises(ValueError, match="seed must be a whole number >= 0, got -1"):
+        fitted.predict(n=2**12, p=8, seed=-1)

@@ -192,3 +192,13 @@ def test_as_points():
     assert as_points([[1, 2]]).columns.tolist() == ["n", "p"]
     with pytest.raises(ValueError, match="lack"):
         as_points({"n": 1}, features=["n", "p"])
+
+
+def test_a_mapping_of_columns_is_checked_as_a_table_of_runs():
+    with pytest.raises(MeasurementError, match="every column is a single value; give each as a list"):
+        Measurements({"n": 10, "p": 1, "time": 1.0})
+    with pytest.raises(MeasurementError, match=r"different lengths \(n: 2, p: 1, time: 2\)"):
+        Measurements({"n": [1, 2], "p": [1], "time": [1.0, 2.0]})
+    # one name is one configuration parameter, not one per letter
+    m = Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0], "sched": [0, 0]}, config="sched")
+    assert m.config == ["sched"]

@@ -232,3 +232,10 @@ def test_plots_refuse_what_they_cannot_draw(direct):
         plot_actual_vs_predicted([-1.0, 2.0], pred)
     with pytest.raises(TypeError, match="pred must be a Predictive"):
         plot_actual_vs_predicted([1.0, 2.0], pred.draws)
+
+
+def test_fit_by_name_refuses_a_dataframe_before_choosing_a_model():
+    import probperf as pp
+
+    with pytest.raises(TypeError, match="fit expects a probperf Measurements table .* got DataFrame"):
+        pp.fit(pd.DataFrame({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}))
