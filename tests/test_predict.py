@@ -1,13 +1,17 @@
-"""Whether the mean of a prediction's draws can be trusted: the Pareto k of their right
-tail, checked against ArviZ's PSIS and against tails of known index."""
+"""Predictions from Python: whether the mean of a prediction's draws can be trusted
+(the Pareto k of their right tail, checked against ArviZ's PSIS and against tails of
+known index), and how points, levels and seeds are checked."""
 
 import warnings
 
 import arviz as az
 import numpy as np
+import pandas as pd
 import pytest
 
-from probperf.predict import Predictive, mean_k_threshold, right_tail_k
+import probperf as pp
+from probperf.outputs import OutputError
+from probperf.predict import Predictive, mean_k_threshold, point_table, prediction_points, right_tail_k
 
 
 def _samples():
@@ -83,11 +87,6 @@ def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
 
 # -- points, levels and seeds from Python: refused by name, never NaN or a dropped parameter --
 
-import pandas as pd  # noqa: E402
-
-import probperf as pp  # noqa: E402
-from probperf.outputs import OutputError  # noqa: E402
-from probperf.predict import point_table, prediction_points  # noqa: E402
 
 
 @pytest.fixture(scope="module")
