@@ -11,7 +11,7 @@ import pytest
 
 import probperf as pp
 from probperf.outputs import OutputError
-from probperf.predict import Predictive, mean_k_threshold, point_table, prediction_points, right_tail_k
+from probperf.predict import Predictive, mean_k_threshold, prediction_points, right_tail_k
 
 
 def _samples():
