@@ -276,10 +276,6 @@ CLI_CASES = [
     case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
     # one point twice would get two rows that differ by the draws' Monte Carlo error
-    case("predict-same-point-twice", ["predict", MODEL, "--at", "n=200", "--at", "n=300", "--at", "n=200,p=8"],
-         "--at n=200,p=8: point 3 repeats point 1; give each point once"),
-    case("predict-same-point-spelled-twice", ["predict", MODEL, "--at", "n=2**10", "--at", "n=1024.0"],
-         "--at n=2^10: point 2 repeats point 1"),
     case("validate-clock-hz-on-seconds", f"validate {GAUSS} --clock-hz 2e9",
          "--clock-hz applies to runs measured in cycles, but these are in s"),
     case("fit-cilkview-effort", ["fit", "{d}/dag_runs.csv", "--model", "cilkview", "--effort", "thorough",

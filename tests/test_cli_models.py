@@ -491,3 +491,20 @@ def test_fit_says_why_traced_runs_get_time_alone(tmp_path):
     pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"])[["n", "p", "time"]].to_csv(data, index=False)
     res = run("fit", data, "-q", "-o", tmp_path / "m.model")
     assert res.exit_code == 0 and "modelled alone" not in res.stderr
+
+
+def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
+    """n=200 and n=200,p=8 (p is 8 in every run) are one point: predicted once, the
+    same numbers in every row it is asked in, in the order asked, with --explain too."""
+    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    model = tmp_path / "m.model"
+    assert run("fit", data, "-q", "-o", model).exit_code == 0
+    at = ["--at", "n=200", "--at", "n=300", "--at", "n=200,p=8"]
+    res = run("predict", model, *at, "--format", "json", "--explain")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert [r["n"] for r in rows] == [200, 300, 200]
+    assert rows[0] == rows[2] and rows[0]["median"] != rows[1]["median"]
+    alone = json.loads(run("predict", model, "--at", "n=200", "--at", "n=300", "--format", "json",
+                           "--explain").stdout)
+    assert rows[:2] == alone  # the repeat changes nothing of the others

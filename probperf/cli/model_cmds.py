@@ -188,11 +188,14 @@ def predict(
     with bad_input():
         model = persist.load(model_file)
         frame = checked_points(model, rows, "--at")
+        unique, where = distinct_points(frame)
         with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
-            pred = model.predict(frame, n_draws=draws, seed=seed)
-            laws = _laws_behind(model, pred, frame, level, draws, seed) if explain else None
+            pred = model.predict(unique, n_draws=draws, seed=seed)
+            laws = _laws_behind(model, pred, unique, level, draws, seed) if explain else None
+            pred = pred[where]  # every point asked, in the order asked
+            laws = None if laws is None else _per_point(laws, len(unique), where)
             summary = pred.summary(level)
     _refuse_impossible(summary, laws, frame, pred.name)
     for line in cautions + few_tail_draws(level, draws):
@@ -268,20 +271,24 @@ def checked_points(model, rows, option: str):
         prediction_points(frame, {}, list(frame.columns))  # n > 0, p a positive integer
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
-    _refuse_repeated_points(frame, option)
     return frame
 
 
-def _refuse_repeated_points(frame, option: str) -> None:
-    """``ValueError`` for a point given twice (``n=2**20`` and ``n=1048576,p=8`` when p
-    defaults to 8): its rows would differ by the Monte Carlo error of the joint draws,
-    two answers to one question."""
-    repeated = frame.duplicated()
-    if repeated.any():
-        later = int(np.argmax(repeated.to_numpy()))
-        first = next(i for i in range(later) if frame.iloc[i].equals(frame.iloc[later]))
-        raise ValueError(f"{option} {point_text(frame.iloc[later])}: point {later + 1} repeats point {first + 1}; "
-                         "give each point once")
+def distinct_points(frame):
+    """The distinct points of ``frame`` and, per row, the position of its point among
+    them: a point asked twice (``n=2**20`` and ``n=1048576,p=8`` when p defaults to 8)
+    is predicted once and answered alike, not twice with Monte Carlo differences.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> unique, where = distinct_points(pd.DataFrame({"n": [1024.0, 2048.0, 1024.0], "p": [8.0, 8.0, 8.0]}))
+    >>> unique["n"].tolist(), where.tolist()
+    ([1024.0, 2048.0], [0, 1, 0])
+    """
+    unique = frame.drop_duplicates(ignore_index=True)
+    position = {tuple(row): i for i, row in enumerate(unique.itertuples(index=False))}
+    return unique, np.array([position[tuple(row)] for row in frame.itertuples(index=False)])
 
 
 @contextlib.contextmanager
@@ -333,6 +340,19 @@ def _laws_behind(model, pred, frame, level, draws, seed):
     if not hasattr(model, "explain"):
         raise ValueError(f"--explain needs a DAG model or a time-only law mixture; this file holds a {type(model).__name__}")
     return model.explain(frame, level=level, n_draws=draws, seed=seed)
+
+
+def _per_point(table, n_points, where):
+    """``table``'s blocks of rows (one block per distinct point, in order) repeated in
+    the order ``where`` asks for them; the table's attrs kept."""
+    import pandas as pd
+
+    per = len(table) // n_points
+    out = pd.concat([table.iloc[per * i: per * (i + 1)] for i in where], ignore_index=True)
+    out.attrs = dict(table.attrs)
+    if "noise" in out.attrs:
+        out.attrs["noise"] = {**out.attrs["noise"], "spread": [out.attrs["noise"]["spread"][i] for i in where]}
+    return out
 
 
 def _attach(rows, key, table, as_json):
