@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .data import BASE_PARAMS, DAG_METRICS, IDENTITY_RTOL, MeasurementError, Measurements
+from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
 from .selection import MIN_DISTINCT, far_factor
 
@@ -154,8 +154,10 @@ def diagnose(m: Measurements) -> Report:
                         f"run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): "
                         "was the tracer on for the whole run, and are time and the DAG metrics from "
                         "the same run?")
+    from . import registry
+
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
-                  dag_model=not _dag_lacks(m), identity=identity, problems=problems, relations=_relations(m))
+                  dag_model=not registry.dag_lacks(m), identity=identity, problems=problems, relations=_relations(m))
 
 
 def _relations(m: Measurements) -> list[str]:
@@ -207,19 +209,6 @@ def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _dag_lacks(m: Measurements) -> list[str]:
-    """What the DAG model (``fit --model dag``; ``auto`` picks it when nothing lacks)
-    would miss in ``m``, as phrases."""
-    from .registry import has_serial
-
-    lacks = [f"metric {c}" for c in DAG_METRICS if not m.has(c)]
-    if "n" not in m.params:
-        lacks.insert(0, "parameter n")
-    if not has_serial(m):
-        lacks.append("the sequential baseline (runs with p=1 or a serial_work column)")
-    return lacks
 
 
 def averaged_runs(m: Measurements) -> str:
@@ -284,7 +273,9 @@ def _missing(m: Measurements) -> list[str]:
         m.require("n")
     except MeasurementError as exc:  # the message that names the three ways to give n
         out.append(f"no problem size: {exc.message}")
-    lacks = _dag_lacks(m)
+    from . import registry
+
+    lacks = registry.dag_lacks(m)
     if lacks:
         out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}; "
                    "fit uses a direct model of the time instead")

@@ -212,6 +212,23 @@ def has_serial(m: Measurements) -> bool:
     return m.has("serial_work") or bool((m.frame["p"] == 1).any())
 
 
+def dag_lacks(m: Measurements) -> list[str]:
+    """What the DAG model (``fit --model dag``; ``auto`` picks it when nothing lacks)
+    would miss in ``m``, as phrases (``doctor`` lists them, ``fit`` says them).
+
+    Examples
+    --------
+    >>> dag_lacks(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, 1.1]}))
+    ['metric delay', 'metric no_work', 'metric create_task', 'metric wait_tasks']
+    """
+    lacks = [f"metric {c}" for c in DAG_METRICS if not m.has(c)]
+    if "n" not in m.params:
+        lacks.insert(0, "parameter n")
+    if not has_serial(m):
+        lacks.append("the sequential baseline (runs with p=1 or a serial_work column)")
+    return lacks
+
+
 def why_not_dag(measurements: Measurements, target: str = "time") -> str:
     """Why ``auto`` models time alone on runs that carry some DAG metrics (``""`` when it
     does not, or when the runs carry none: plain timings are no surprise). Said by
@@ -221,17 +238,14 @@ def why_not_dag(measurements: Measurements, target: str = "time") -> str:
     Examples
     --------
     >>> why_not_dag(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, 1.1]}))
-    'the DAG model needs delay, no_work, create_task, wait_tasks too (missing or incomplete)'
+    'the DAG model needs metric delay, metric no_work, metric create_task, metric wait_tasks'
     >>> why_not_dag(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]}))
     ''
     """
     m = measurements
     if target != "time" or choose(m, target) == "dag" or not any(c in m.frame for c in DAG_METRICS):
         return ""
-    missing = [c for c in DAG_METRICS if not m.has(c)]
-    if missing:
-        return f"the DAG model needs {', '.join(missing)} too (missing or incomplete)"
-    return "the DAG model needs the serial work: a serial_work column or runs at p = 1"
+    return f"the DAG model needs {', '.join(dag_lacks(m))}"
 
 
 def choose(measurements: Measurements, target: str = "time") -> str:
@@ -270,4 +284,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "why_not_dag", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "fit"]

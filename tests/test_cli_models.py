@@ -485,8 +485,8 @@ def test_fit_says_why_traced_runs_get_time_alone(tmp_path):
     pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"]).to_csv(data, index=False)
     res = run("fit", data, "-q", "-o", tmp_path / "m.model")
     assert res.exit_code == 0, res.output
-    assert (f"warning: {data}: time is modelled alone: the DAG model needs create_task, wait_tasks too "
-            "(missing or incomplete)") in res.stderr
+    assert (f"warning: {data}: time is modelled alone: the DAG model needs metric create_task, "
+            "metric wait_tasks") in res.stderr
     assert "saved DirectModel" in res.output
     pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"])[["n", "p", "time"]].to_csv(data, index=False)
     res = run("fit", data, "-q", "-o", tmp_path / "m.model")

@@ -347,20 +347,25 @@ def _per_point(table, n_points, where):
     the order ``where`` asks for them; the table's attrs kept."""
     import pandas as pd
 
-    per = len(table) // n_points
-    out = pd.concat([table.iloc[per * i: per * (i + 1)] for i in where], ignore_index=True)
+    blocks = _blocks(table, n_points)
+    out = pd.concat([blocks[i] for i in where], ignore_index=True)
     out.attrs = dict(table.attrs)
     if "noise" in out.attrs:
         out.attrs["noise"] = {**out.attrs["noise"], "spread": [out.attrs["noise"]["spread"][i] for i in where]}
     return out
 
 
+def _blocks(table, n_points) -> list:
+    """``table`` cut into one block of rows per point: an explanation has the same
+    number of rows for every point, in point order."""
+    per = len(table) // n_points
+    return [table.iloc[per * i: per * (i + 1)] for i in range(n_points)]
+
+
 def _attach(rows, key, table, as_json):
-    """Give each point's JSON row ``key``: its block of ``table`` (the same number of
-    table rows per point, in point order) as ``as_json`` makes it."""
-    per_point = len(table) // len(rows)
-    for i, row in enumerate(rows):
-        row[key] = as_json(table.iloc[per_point * i: per_point * (i + 1)])
+    """Give each point's JSON row ``key``: its block of ``table`` as ``as_json`` makes it."""
+    for row, block in zip(rows, _blocks(table, len(rows))):
+        row[key] = as_json(block)
 
 
 #: the columns of a prediction's summary that are results, never a point's parameter

@@ -141,9 +141,9 @@ def fit(X: np.ndarray, names, logy: np.ndarray, directions) -> NoiseProfile | No
     # every varying parameter in the reference, as the laws take it: the log of a positive
     # one, the value of one with zeros or negatives (a code), standardised; left out, its
     # effect on log y would count as noise
-    L = np.column_stack([np.log2(X[:, i]) if i in positive else (X[:, i] - X[:, i].mean()) / X[:, i].std()
-                         for i in varying])
-    r = _reference_residuals(L, logy)
+    reference = np.column_stack([np.log2(X[:, i]) if i in positive else (X[:, i] - X[:, i].mean()) / X[:, i].std()
+                                 for i in varying])
+    r = _reference_residuals(reference, logy)
     if r is None:
         return None
     r2 = np.maximum(r**2, RESIDUAL_FLOOR**2)
