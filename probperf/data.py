@@ -151,13 +151,28 @@ class IdentityWarning(UserWarning):
     """
 
 
+def row_name(row: int) -> str:
+    """The 0-based position ``row`` named for a reader: ``"1st row"`` is the first.
+
+    Examples
+    --------
+    >>> [row_name(i) for i in (0, 1, 2, 3, 10, 11, 12, 20, 101)]
+    ['1st row', '2nd row', '3rd row', '4th row', '11th row', '12th row', '13th row', '21st row', '102nd row']
+    """
+    k = int(row) + 1
+    suffix = "th" if k % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix} row"
+
+
 @dataclass(frozen=True)
 class Location:
     """How to name a row of a table in an error: file, line and column.
 
     ``first_line`` is the 1-based line of the first data row (2 for a CSV with a
     header, 1 for JSON lines); ``row_lines`` gives the line of every row instead (when
-    blank lines are skipped); ``None`` for both names rows as ``row i``.
+    blank lines are skipped); ``None`` for both names rows by :func:`row_name` ("3rd
+    row"), counted from 1 as lines are, and in words so that a pandas user, who counts
+    from 0, cannot read it off by one.
     ``row_sources`` names a file per row (tables read from many ``.stat`` files) and
     ``column_lines`` the line of each column's field per row in that file (0: none).
     ``header_line`` is named for problems with a whole column (missing, unknown), or
@@ -191,7 +206,7 @@ class Location:
         elif self.first_line is not None and self.row_sources is None:
             line = self.first_line + row
         if line is None and self.row_sources is None:
-            message = f"row {row}: {message}"
+            message = f"{row_name(row)}: {message}"
         return MeasurementError(message, source, line, column)
 
 
@@ -826,7 +841,7 @@ def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], colum
     if joined["_baseline"].isna().any():
         row = int(np.flatnonzero(joined["_baseline"].isna().to_numpy())[0])
         raise MeasurementError(
-            f"no p=1 run for the size/configuration of row {row}, so its sequential baseline is "
+            f"no p=1 run for the size/configuration of the {row_name(row)}, so its sequential baseline is "
             f"unknown; add p=1 runs or a {columns[0]!r} column",
             source,
             column=columns[0],

@@ -41,6 +41,7 @@ from .data import (
     MeasurementError,
     Measurements,
     named_setting_hint,
+    row_name,
 )
 from .limits import MAX_FIELD_CHARS, NumberError, check_value, parse_literal
 from .outputs import atomic_write as _atomic_write
@@ -830,7 +831,7 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
             nan = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
             if nan.any():
                 row = int(np.flatnonzero(nan)[0])
-                raise MeasurementError(f"row {row}: value is NaN", source, None, name)
+                raise MeasurementError(f"{row_name(row)}: value is NaN", source, None, name)
     frame = table.to_pandas()
     for name in frame.columns:
         if name != "split" and not pd.api.types.is_numeric_dtype(frame[name]):
@@ -840,7 +841,7 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
                     if v is not None:
                         check_value(v)
                 except NumberError as exc:
-                    raise MeasurementError(f"row {row}: {exc}", source, None, name, value=v) from None
+                    raise MeasurementError(f"{row_name(row)}: {exc}", source, None, name, value=v) from None
             frame[name] = _column_array(values)
     return frame
 

@@ -286,6 +286,19 @@ def plot_actual_vs_predicted(actual, pred, level: float = 0.9, ax=None, label: s
     return fig
 
 
+def figure_suffixes() -> dict[str, str]:
+    """The figure formats matplotlib writes, ``{suffix: description}``.
+
+    Examples
+    --------
+    >>> "png" in figure_suffixes() and "csv" not in figure_suffixes()
+    True
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return FigureCanvasBase.get_supported_filetypes()
+
+
 def figure_format(path, what: str = "-o") -> str:
     """The format a figure is written in at ``path``, from its suffix (``png`` when it
     has none), after :func:`~probperf.outputs.check_output`; an unknown suffix is a
@@ -296,12 +309,10 @@ def figure_format(path, what: str = "-o") -> str:
     >>> figure_format("band.svg"), figure_format("band")
     ('svg', 'png')
     """
-    from matplotlib.backend_bases import FigureCanvasBase
-
     from .outputs import check_output
 
     suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
-    known = FigureCanvasBase.get_supported_filetypes()
+    known = figure_suffixes()
     if suffix and suffix not in known:
         raise ValueError(f"{what} {os.fspath(path)}: unknown figure format {suffix!r}; use one of "
                          f"{', '.join(sorted(known))}")

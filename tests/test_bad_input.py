@@ -165,7 +165,7 @@ CLI_CASES = [
     case("fit-config-name-jsonl", ["fit", "{d}/algo_name.jsonl", "--config", "algo", "-o", "{out}.model"],
          "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number" + NAMED),
     case("validate-config-name-parquet", ["validate", "{d}/algo_name.parquet", "--config", "algo"],
-         "algo_name.parquet, column algo: row 0: value 'ring' is a string, not a number" + NAMED),
+         "algo_name.parquet, column algo: 1st row: value 'ring' is a string, not a number" + NAMED),
     case("fit-config-fast-in-a-misspelled-metric", ["fit", "{d}/tme_name.csv", "--config", "algo", "-o", "{out}.model"],
          "tme_name.csv, line 2, column tme: value 'fast' is not a number"),
     case("doctor-model-file", ["doctor", "{d}/direct.model"], "direct.model: a probperf model file, not measurements"),
@@ -242,6 +242,8 @@ CLI_CASES = [
     case("fit-law-on-zero-idle", ["fit", "{d}/idle.csv", "--target", "no_work", "-o", "{out}.model"],
          "no_work is 0 in 3 of 9 runs (first: n=10, p=1), but a law on the log scale needs positive values"),
     case("fit-onto-measurements", ["fit", GAUSS, "-o", "{out}.csv"], "measurements suffix '.csv'"),
+    case("fit-onto-a-figure-name", ["fit", GAUSS, "-o", "{out}.PNG"],
+         "a model file cannot have a figure's suffix '.PNG' (probperf plot MODEL -o FIGURE draws one)"),
     case("fit-under-a-file", ["fit", GAUSS, "-o", "{d}/gauss.csv/m.model"], "is a file, not a directory"),
     case("fit-missing-directory", ["fit", GAUSS, "-o", "{d}/absent/m.model"], "does not exist"),
     case("fit-read-only-dir", ["fit", GAUSS, "-o", "/proc/probperf.model"], "cannot write"),
@@ -639,7 +641,7 @@ def test_predict_json_is_json(corpus):
 
 
 API_CASES = [
-    pytest.param({"p": [True, False], "time": [1.0, 2.0]}, "column p: row 0: value True is not a number", id="bool-p"),
+    pytest.param({"p": [True, False], "time": [1.0, 2.0]}, "column p: 1st row: value True is not a number", id="bool-p"),
     pytest.param({"p": [1], "time": [1 + 2j]}, "complex", id="complex-time"),
     pytest.param({"p": [1], "time": [np.complex128(1)]}, "complex", id="numpy-complex-time"),
     pytest.param({"p": [1], "time": [10**400]}, "too large", id="int-beyond-float"),

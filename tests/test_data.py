@@ -80,7 +80,7 @@ def test_blank_metric_cells_are_missing_values():
     m = Measurements(table(serial_time=[3.0, np.nan, 7.0, np.nan]))
     assert m.metrics == ["time", "serial_time"]
     assert not m.has("serial_time")
-    with pytest.raises(MeasurementError, match="row 1: metric 'serial_time' is needed but missing"):
+    with pytest.raises(MeasurementError, match="2nd row: metric 'serial_time' is needed but missing"):
         m.y("serial_time")
 
 
@@ -93,7 +93,7 @@ def test_no_metric_and_no_rows():
 
 def test_location_variants():
     assert str(Location("a.csv", row_lines=[2, 5]).error("bad", 1, "n")) == "a.csv, line 5, column n: bad"
-    assert str(Location("a.parquet").error("bad", 3, "n")) == "a.parquet, column n: row 3: bad"
+    assert str(Location("a.parquet").error("bad", 3, "n")) == "a.parquet, column n: 4th row: bad"
     many = Location(row_sources=["x.stat", "y.stat"], column_lines={"time": [9, 9]})
     assert str(many.error("bad", 1, "time")) == "y.stat, line 9, column time: bad"
     assert str(many.error("bad", 1, "n")) == "y.stat, column n: bad"

@@ -245,7 +245,7 @@ def test_parquet_nan_is_an_error_null_is_missing(tmp_path):
     # pandas would store NaN as null; write a real IEEE NaN with pyarrow.
     time = pa.array([1.0, float("nan"), None], type=pa.float64())
     pq.write_table(pa.table({"n": [1, 2, 3], "p": [1, 1, 1], "time": time}), path)
-    assert error_of(read_parquet, path) == f"{path}, column time: row 1: value is NaN"
+    assert error_of(read_parquet, path) == f"{path}, column time: 2nd row: value is NaN"
     pq.write_table(pa.table({"n": [1, 3], "p": [1, 1], "time": pa.array([1.0, None])}), path)
     assert read_parquet(path).frame["time"].isna().tolist() == [False, True]
     write(path, "")
@@ -373,7 +373,7 @@ def test_parquet_decimal_columns_are_numbers(tmp_path):
     assert frame["n"].tolist() == [10, 20] and frame["n"].dtype == np.int64
     assert frame["time"].tolist()[0] == 1.5 and math.isnan(frame["time"].tolist()[1])
     pq.write_table(pa.table({"n": [10], "p": [1], "time": pa.array([D("-1.5")], pa.decimal128(5, 2))}), path)
-    assert error_of(read_parquet, path) == f"{path}, column time: row 0: negative value -1.5"
+    assert error_of(read_parquet, path) == f"{path}, column time: 1st row: negative value -1.5"
 
 
 def test_a_file_not_in_utf8_names_the_line_of_its_first_such_byte(tmp_path):

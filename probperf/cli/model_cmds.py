@@ -91,6 +91,11 @@ def fit(
         if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
             raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
                              "name it e.g. fit.model")
+        from ..plot import figure_suffixes
+
+        if output.suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
+            raise ValueError(f"-o {output}: a model file cannot have a figure's suffix {output.suffix!r} "
+                             "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
         m = load_training(data, config_names(config), split)
         averaged = averaged_runs(m)
         if averaged:  # said before the fit, not dropped without a word

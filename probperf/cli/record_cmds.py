@@ -40,7 +40,7 @@ class _RowWriter:
         try:
             probe = Measurements({**{k: [v] for k, v in params.items()}, "p": [1], "time": [1.0]}, config=config)
         except MeasurementError as exc:
-            raise ValueError(f"--param {exc.column}: {exc.message.removeprefix('row 0: ')}") from None
+            raise ValueError(f"--param {exc.column}: {exc.message.removeprefix('1st row: ')}") from None
         if self.out.exists():
             self.old, self.loaded = read(self.out, config=config), True
             self._same_params(probe.params)
