@@ -333,7 +333,8 @@ def _reading(path):
 
 def _first_non_utf8(path) -> tuple[int, int]:
     """The line and value of the first byte of ``path`` that is not UTF-8 (a file
-    saved as Latin-1 or Windows-1252, or not text at all), read in chunks.
+    saved as Latin-1 or Windows-1252, or not text at all), read in chunks. Lines end
+    as the readers' do: at ``\\n``, ``\\r\\n`` or a lone ``\\r``.
 
     Examples
     --------
@@ -342,21 +343,28 @@ def _first_non_utf8(path) -> tuple[int, int]:
     >>> _ = open(path, "wb").write(b"n,p,time [\\xb5s]\\n1,1,2\\n")
     >>> _first_non_utf8(path)
     (1, 181)
+    >>> _ = open(path, "wb").write(b"n,p,time\\r1,1,2\\r\\n2,1,\\xb5\\r")
+    >>> _first_non_utf8(path)
+    (3, 181)
     """
     import codecs
 
+    def breaks(data: bytes, after_cr: bool) -> int:  # line ends in data; a \r\n split by a chunk counts once
+        return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") - (after_cr and data[:1] == b"\n")
+
     decoder = codecs.getincrementaldecoder("utf-8")()
-    line = 1
+    line, after_cr = 1, False
     with open(path, "rb") as f:
         while True:
             chunk = f.read(1 << 16)
             try:
                 decoder.decode(chunk, final=not chunk)
-            except UnicodeDecodeError as exc:  # its object: bytes held from the last chunk (no newline) + this one
-                return line + exc.object.count(b"\n", 0, exc.start), exc.object[exc.start]
+            except UnicodeDecodeError as exc:  # its object: bytes held from the last chunk (no line end) + this one
+                return line + breaks(exc.object[:exc.start], after_cr), exc.object[exc.start]
             if not chunk:
                 return line, 0  # unreachable for a file that failed to decode, unless it changed since
-            line += chunk.count(b"\n")
+            line += breaks(chunk, after_cr)
+            after_cr = chunk.endswith(b"\r")
 
 
 def _read_text(path) -> str:

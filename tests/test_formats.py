@@ -384,6 +384,13 @@ def test_a_file_not_in_utf8_names_the_line_of_its_first_such_byte(tmp_path):
     # a character cut short at the end of the file
     path.write_bytes(b"n,p,time\n1,1,1.0\n\xe2\x82")
     assert error_of(pp.read, path) == f"{path}, line 3: not UTF-8 text (byte 0xe2); save the file as UTF-8"
+    # lines end at \r too (an old Mac's files), as the reader counts them; a \r\n cut by
+    # the 64 KiB chunk edge is one line end, a lone \r there is one too
+    path.write_bytes(b"n,p,time\r1,1,1.0\r2,1,\xb5\r")
+    assert error_of(pp.read, path) == f"{path}, line 3: not UTF-8 text (byte 0xb5); save the file as UTF-8"
+    for edge in (b"\r\n", b"\r"):
+        path.write_bytes(b"a" * ((1 << 16) - 1) + edge + b"b\xb5")
+        assert error_of(pp.read, path) == f"{path}, line 2: not UTF-8 text (byte 0xb5); save the file as UTF-8"
 
 
 def test_a_directory_is_named_as_one_whatever_its_name(tmp_path):
