@@ -274,9 +274,7 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
         if c in seen:
             raise loc.error(f"duplicate column {c!r} in the header", column=c)
         seen.add(c)
-    known = set(BASE_PARAMS) | set(config) | set(METRICS) | set(LABEL_COLUMNS)
-    known |= {f"{m}_std" for m in METRICS}
-    others = [str(c) for c in columns if c not in known]
+    others = [str(c) for c in columns if c not in _known(config)]
     for c in REQUIRED_PARAMS:
         if c not in seen:
             # columns of other names (threads, workers): one of them is likely it, under another name
@@ -286,15 +284,37 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
     for c in config:
         if c not in seen:
             raise loc.error(f"{MISSING_CONFIG} {c!r} is missing", column=c)
+    check_known_columns(columns, config, loc)
+    if not any(c in METRICS for c in columns):
+        raise loc.error(f"no metric column; expected at least one of {', '.join(METRICS)}")
+
+
+def _known(config: Sequence[str]) -> set[str]:
+    return {*BASE_PARAMS, *config, *METRICS, *LABEL_COLUMNS, *(f"{m}_std" for m in METRICS)}
+
+
+def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Location) -> None:
+    """Every column a parameter (``n``, ``p``, a declared configuration), a metric (or
+    its ``_std``) or a label: a typo must not pass as a new parameter. Readers call it
+    before they parse values, so that a column of host names is named as unknown rather
+    than as holding a value that is not a number.
+
+    Examples
+    --------
+    >>> check_known_columns(["n", "p", "time", "host"], [], Location("runs.csv", header_line=1))
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: runs.csv, line 1, column host: unknown column 'host' (declare ...
+    """
+    known = _known(config)
     for c in columns:
         if c not in known:
             raise loc.error(
                 f"{UNKNOWN_COLUMN} {c!r} (declare configuration parameters with config=[...] "
-                f"or --config NAME; metrics are {', '.join(METRICS)})",
+                f"or --config NAME, and leave labels such as host names out; metrics are "
+                f"{', '.join(METRICS)})",
                 column=c,
             )
-    if not any(c in METRICS for c in columns):
-        raise loc.error(f"no metric column; expected at least one of {', '.join(METRICS)}")
 
 
 def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -> pd.Series:

@@ -40,6 +40,7 @@ from .data import (
     Location,
     MeasurementError,
     Measurements,
+    check_known_columns,
     named_setting_hint,
     row_name,
 )
@@ -453,11 +454,22 @@ def _options(reader: str, given: Mapping) -> dict:
     return {**_READ_DEFAULTS, **given}
 
 
+def _declared_config(columns, options: Mapping) -> list[str]:
+    """The configuration parameters of a table with ``columns`` read with ``options``:
+    declared, given as constants, or a simulated program's."""
+    config = _config_of(options["config"], options["params"])
+    return config + _simulator_config(columns, config)
+
+
+def _check_header_first(header, options: Mapping, location: Location) -> None:
+    """Unknown columns named before any value is parsed (a column of host names would
+    otherwise be named for holding text)."""
+    check_known_columns(list(header), _declared_config(header, options), location)
+
+
 def _make(frame, source, location, options: Mapping) -> Measurements:
-    params = options["params"]
-    frame = _add_params(frame, params, source)
-    config = _config_of(options["config"], params)
-    config += _simulator_config(frame.columns, config)
+    frame = _add_params(frame, options["params"], source)
+    config = _declared_config(frame.columns, options)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
     return Measurements(frame, config, unit=options["unit"], clock_hz=options["clock_hz"],
@@ -491,6 +503,7 @@ def read_csv(path, **options: Unpack[ReadOptions]) -> Measurements:
     with _reading(path), open(path, encoding="utf-8-sig", newline="") as f:
         rows = csv.reader(f, strict=True)  # strict: a quote left open is an error, not the rest of the file
         header = _csv_header(rows, source)
+        _check_header_first(header, options, Location(source, header_line=1))
         columns, lines = _csv_columns(rows, header, source)
     frame = pd.DataFrame(dict(zip(header, columns)))
     return _make(frame, source, Location(source, row_lines=lines, header_line=1), options)
@@ -670,14 +683,16 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
     for rec, line in zip(records, lines):
         for key in rec:
             names.setdefault(key, line)
+    # A column missing is named at the first record, one unknown at the first record with it.
+    location = Location(source, row_lines=lines, header_line=lines[0], key_lines=names)
+    _check_header_first(names, options, location)
     frame = pd.DataFrame(
         {
             name: _json_column(name, [rec.get(name) for rec in records], lines, source)
             for name in names
         }
     )
-    # A column missing is named at the first record, one unknown at the first record with it.
-    return _make(frame, source, Location(source, row_lines=lines, header_line=lines[0], key_lines=names), options)
+    return _make(frame, source, location, options)
 
 
 class _Overflow(float):
@@ -795,12 +810,12 @@ def read_parquet(
     table = _parquet_table(path, source)
     _check_header([str(n) for n in table.column_names], source, line=None)
     meta = _parquet_meta(table.schema.metadata or {}, source)
-    frame = _parquet_frame(table, source)
     stored = list(meta.get("config", []))
     config = stored + [c for c in config or () if c not in stored]
     options = dict(config=config, params=params, unit=unit or meta.get("unit", "s"),
                    clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"), strict=strict)
-    return _make(frame, source, Location(source), options)
+    _check_header_first(table.column_names, options, Location(source))
+    return _make(_parquet_frame(table, source), source, Location(source), options)
 
 
 def _parquet_table(path, source: str):
