@@ -627,8 +627,9 @@ class Measurements:
         for m in metrics:
             if m not in self._frame and m in BASE_PARAMS:
                 raise MeasurementError(
-                    f"parameter {m!r} is needed but missing (give it as a column; 'probperf record' and "
-                    f"'convert' take --param {m}=VALUE, 'convert' also a file-name --pattern)",
+                    f"parameter {m!r} is needed but missing (give it as a column; the commands that read "
+                    f"runs, and 'probperf record', take --param {m}=VALUE, and of .stat files a file-name "
+                    f"--pattern)",
                     self.source,
                     column=m,
                 )

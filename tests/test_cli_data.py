@@ -238,3 +238,21 @@ def test_validate_many_stat_files_and_a_quoted_glob(tmp_path):
         assert "rows 3 " in out and "parameter p 1 .. 4 (3 distinct)" in out
         assert "parameter n 30 (1 distinct)" in out
         assert "identity residual 0 (max abs relative)" in out
+
+
+def test_fit_reads_stat_files_as_validate_does(tmp_path):
+    # the reading options are declared once for every command that reads runs: fit
+    # takes the file-name --pattern too (before, its help named .stat globs it could
+    # not give an n); elapsed 70 n / p cycles
+    for n, p in [(n, p) for n in (10, 20, 40, 80) for p in (1, 2, 4)]:
+        t = 70 * n // p
+        (tmp_path / f"fib_n{n}_p{p}.stat").write_text(
+            STAT_OK.replace("= 100\n", f"= {p * t - 40}\n").replace("= 2\n", f"= {p}\n")
+            .replace("= 70\n", f"= {t}\n"))
+    out = tmp_path / "fib.model"
+    r = run("fit", str(tmp_path / "fib_*.stat"), "--pattern", "fib_n{n}_p{p}.stat", "--clock-hz", "1e3",
+            "-o", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    pred = pp.load(out).predict({"n": [160], "p": [2]})  # n came from the file names
+    assert pred.median[0] == pytest.approx(70 * 160 / 2, rel=0.05) and pred.unit == "cycles"
+

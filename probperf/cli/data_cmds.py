@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import List, Optional
 
@@ -14,102 +11,12 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._app import (app, bad_input, config_names, console, empty_path, err_console, fail, number, parse_assignments,
-                   require_stdout, shown, split_rows, warn)
+from ._app import app, bad_input, console, empty_path, err_console, fail, require_stdout, shown, split_rows
+from .reading import read_measurements, reads_measurements
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
 # CLI docs); the Python functions behind them are not API.
 __all__: list[str] = []
-
-_PARAM = typer.Option(
-    None, "--param", help="A parameter constant over the input, NAME=VALUE (repeatable), e.g. p=4."
-)
-_PATTERN = typer.Option(
-    None, "--pattern", help="File-name pattern for .stat files, e.g. 'sort_n{n}_p{p}.stat'."
-)
-_SIDE = typer.Option(
-    None, "--side-table", help="CSV with a 'file' column and one column per parameter (.stat input)."
-)
-_CONFIG = typer.Option(
-    None, "--config", help="Declare a configuration parameter column (repeatable, or a comma-separated list: --config m,k)."
-)
-_STRICT = typer.Option(
-    False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
-)
-_CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
-
-#: The options of the commands that read measurement files, in ``--help`` order:
-#: parameter name -> (type, option). :func:`_reads_measurements` gives them to a command.
-_READING = {
-    "param": (Optional[List[str]], _PARAM),
-    "pattern": (Optional[str], _PATTERN),
-    "side_table": (Optional[str], _SIDE),
-    "config": (Optional[List[str]], _CONFIG),
-    "strict": (bool, _STRICT),
-    "clock_hz": (Optional[str], _CLOCK),
-}
-
-
-def _reads_measurements(strict: bool = True):
-    """Decorator: the command's ``reading`` parameter stands for the reading options.
-
-    Typer makes a command's options from its signature, so the signature typer reads
-    has the options where ``reading`` stood, and the command gets their values as one
-    dict, ``reading``. ``strict=False`` leaves ``--strict`` out (a lenient reader).
-    """
-    names = [name for name in _READING if strict or name != "strict"]
-
-    def decorate(command):
-        @functools.wraps(command)
-        def run(**kwargs):
-            return command(reading={name: kwargs.pop(name) for name in names}, **kwargs)
-
-        run.__signature__ = _with_options(inspect.signature(command, eval_str=True), names)
-        return run
-
-    return decorate
-
-
-def _with_options(signature: inspect.Signature, names) -> inspect.Signature:
-    """``signature`` with the reading options ``names`` in place of ``reading``."""
-    params = []
-    for param in signature.parameters.values():
-        if param.name == "reading":
-            params += [param.replace(name=name, annotation=_READING[name][0], default=_READING[name][1])
-                       for name in names]
-        else:
-            params.append(param)
-    return signature.replace(parameters=params)
-
-
-def _read(files, reading: dict, identity_warnings=True, label="FILES"):
-    """Read the inputs with the options of :data:`_READING` (warnings about the identity
-    go to stderr, not to stdout, unless the caller reports the identity itself); an
-    empty name among them is refused as the argument ``label``."""
-    from ..data import IdentityWarning
-    from ..formats import read
-
-    if any(not f for f in files):  # plain strings (globs too): the path check of _app does not see them
-        fail(empty_path(label))
-    kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
-    if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
-        kw["config"] = config_names(reading["config"])
-    if reading["clock_hz"] is not None:
-        kw["clock_hz"] = float(number("--clock-hz", reading["clock_hz"], low=0, low_open=True))
-    for name in ("pattern", "side_table"):
-        if reading[name] is not None:
-            kw[name] = reading[name]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with bad_input():
-            m = read(files if len(files) > 1 else files[0], **kw)
-    for w in caught:
-        if identity_warnings or not issubclass(w.category, IdentityWarning):
-            warn(str(w.message))
-    if "clock_hz" in kw and m.unit != "cycles":  # never dropped without a word
-        fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit}")
-    return m
-
 
 def _fmt(x) -> str:
     if isinstance(x, (int, np.integer)):
@@ -138,7 +45,7 @@ def _summary(m, title: str) -> Table:
 
 
 @app.command()
-@_reads_measurements()
+@reads_measurements()
 def validate(
     files: List[str] = typer.Argument(..., help="Measurement files or quoted globs (.csv .parquet .jsonl .stat .txt .extrap)."),
     *,
@@ -150,12 +57,12 @@ def validate(
     largest relative residual of work + delay + no_work = p * time. Bad input exits
     with status 2 and a message naming the file, line and column.
     """
-    m = _read(files, reading)
+    m = read_measurements(files, reading)
     console.print(_summary(m, shown(", ".join(files))))
 
 
 @app.command()
-@_reads_measurements()
+@reads_measurements()
 def convert(
     source: str = typer.Argument(..., metavar="IN", help="Input file or quoted glob."),
     target: Optional[str] = typer.Argument(None, metavar="OUT", help="Output file; its suffix picks the format."),
@@ -184,7 +91,7 @@ def convert(
     with bad_input():
         output_format(target, given)
         check_output(target, given)
-    m = _read([source], reading, label="IN")
+    m = read_measurements([source], reading, label="IN")
     with bad_input():
         if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
             raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
@@ -201,7 +108,7 @@ def convert(
 
 
 @app.command()
-@_reads_measurements(strict=False)  # it reports the identity itself rather than failing on it
+@reads_measurements(strict=False)  # it reports the identity itself rather than failing on it
 def doctor(
     files: List[str] = typer.Argument(..., metavar="DATA", help="Measurement files or quoted globs, as for validate."),
     *,
@@ -222,7 +129,7 @@ def doctor(
     require_stdout()
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
-    m = _read(files, reading, identity_warnings=False, label="DATA")
+    m = read_measurements(files, reading, identity_warnings=False, label="DATA")
     with bad_input():
         m = split_rows(m, split, "looking at")  # the rows fit would use
     report = diagnose(m)

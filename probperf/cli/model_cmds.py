@@ -17,8 +17,9 @@ from ..data import BASE_PARAMS, COUNT_METRICS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
-from ._app import (app, bad_input, config_names, console, fail, number, parse_assignments, require_stdout,
+from ._app import (app, bad_input, console, fail, number, parse_assignments, require_stdout,
                    say_written, shown, split_rows, warn)
+from .reading import read_measurements, reads_measurements
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
 MODELS = tuple(registry.names(saved_only=True))
@@ -31,36 +32,20 @@ NOT_POSITIVE = ("the predicted time at {point} is {value:g}, but a run time is p
                 "hold there (its terms vanish); predict closer to the measured range or fit --model auto")
 
 
-def load_training(data: Path, config: list[str], split: Optional[str]):
-    """Read a table and keep its training rows (``split == train`` when labelled).
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd
-    >>> runs = pd.DataFrame({"n": [8, 16, 8], "p": [1, 1, 2], "cutoff": [2, 2, 2],
-    ...                      "time": [1.0, 2.0, 0.6], "split": ["train", "train", "test"]})
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     runs.to_csv(Path(tmp) / "runs.csv", index=False)
-    ...     train = load_training(Path(tmp) / "runs.csv", ["cutoff"], split="train")
-    ...     every = load_training(Path(tmp) / "runs.csv", ["cutoff"], split=None)
-    >>> len(train), len(every), train.params
-    (2, 3, ['n', 'p', 'cutoff'])
-    """
-    from .. import formats
-
-    return split_rows(formats.read(data, config=config), split, "fitting on")
-
-
 @app.command()
+@reads_measurements()
 def fit(
-    data: Path = typer.Argument(..., help="Measurements file (.csv, .parquet, .jsonl, .stat glob, Extra-P .txt)."),
+    data: str = typer.Argument(..., metavar="DATA",
+                               help="Measurements file or quoted glob (.csv .parquet .jsonl .stat .txt .extrap), as for validate."),
+    *,
     target: str = typer.Option("time", help="Metric to predict."),
-    model: str = typer.Option("auto", help=f"{' | '.join(MODELS)} (see the docs' Concepts page)."),
+    model: str = typer.Option("auto", help=f"{' | '.join(MODELS)} (see the docs' Concepts page, section Models)."),
     kernel: Optional[str] = typer.Option(None, help="'laws' (default: stacked closed-form laws), 'basis' or a GP kernel spec such as 'sm4+linear'."),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
-    config: List[str] = typer.Option([], "--config", help="Configuration parameter column (repeatable, or a comma-separated list: --config m,k)."),
+    reading: dict,
     split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
-    effort: str = typer.Option("default", help="Inference effort: quick | default | thorough (NUTS, more GP restarts)."),
+    effort: str = typer.Option("default", help="Inference effort of --kernel basis or a GP kernel: quick | default | "
+                               "thorough (NUTS, more GP restarts); the default law mixtures have none."),
     fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
     seed: str = typer.Option("0", metavar="INTEGER", help="Random seed."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
@@ -96,7 +81,9 @@ def fit(
         if output.suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
             raise ValueError(f"-o {output}: a model file cannot have a figure's suffix {output.suffix!r} "
                              "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
-        m = load_training(data, config_names(config), split)
+    m = read_measurements([data], reading, label="DATA")
+    with bad_input():
+        m = split_rows(m, split, "fitting on")
         averaged = averaged_runs(m)
         if averaged:  # said before the fit, not dropped without a word
             warn(f"{shown(data)}: {averaged}")
