@@ -188,7 +188,10 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
 
     path = Path(path)
     if not path.is_file():
-        raise ModelFileError(f"{path}: " + ("a directory, not a model file" if path.is_dir() else "no such model file"))
+        what = ("a directory, not a model file" if path.is_dir() else
+                "not a regular file (a model is read from a file, not a pipe or a device)" if path.exists() else
+                "no such model file")
+        raise ModelFileError(f"{path}: {what}")
     try:
         with safe_open(str(path), framework="numpy") as f:
             meta = f.metadata() or {}

@@ -229,6 +229,9 @@ CLI_CASES = [
     case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: unknown kernel 'bogus'"),
     case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: unknown kernel token"),
     case("predict-a-directory", "predict {d}/out --at n=200", "a directory, not a model file"),
+    # a model piped on (fit -o /dev/stdout | predict /dev/stdin) exists but is not a file
+    case("predict-a-device", "predict /dev/null --at n=200",
+         "/dev/null: not a regular file (a model is read from a file, not a pipe or a device)"),
     case("fit-kernel-poly1000", ["fit", GAUSS, "--kernel", "rbf+poly1000", "-o", "{out}.model"], "MAX_POLY_DEGREE"),
     case("fit-unknown-model", ["fit", GAUSS, "--model", "magic", "-o", "{out}.model"], "--model"),
     case("fit-seed-fraction", ["fit", GAUSS, "--seed", "1.5", "-o", "{out}.model"], "--seed"),
@@ -788,7 +791,8 @@ def test_a_closed_stdout_refuses_results_that_would_go_there(corpus, tmp_path):
         return subprocess.run([sys.executable, "-m", "probperf", *argv], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, timeout=TRY_SECONDS, preexec_fn=lambda: os.close(1))
 
-    for argv in (["predict", str(d / "direct.model"), "--at", "n=200"], ["doctor", str(d / "gauss.csv")]):
+    for argv in (["predict", str(d / "direct.model"), "--at", "n=200"], ["doctor", str(d / "gauss.csv")],
+                 ["validate", str(d / "gauss.csv")]):
         res = closed(*argv)
         assert res.returncode == 2 and res.stderr.strip().splitlines() == [
             "error: standard output is closed: nowhere to write the results"], (argv, res.stderr)

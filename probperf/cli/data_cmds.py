@@ -57,6 +57,7 @@ def validate(
     largest relative residual of work + delay + no_work = p * time. Bad input exits
     with status 2 and a message naming the file, line and column.
     """
+    require_stdout()  # its summary is its result
     m = read_measurements(files, reading)
     console.print(_summary(m, shown(", ".join(files))))
 
