@@ -72,10 +72,15 @@ MAX_SIM_RUNS = 100_000
 #: 10^8 draws needed 5.7 GB.
 MAX_DRAWS = 100_000
 
-#: Spectral-mixture components in a GP kernel spec (``sm<Q>``) and degree of ``poly<D>``.
+#: Spectral-mixture components in a GP kernel spec (``sm<Q>``).
 #: A GP costs Q (points x points) matrices per evaluation and the papers use Q <= 10;
 #: ``fit --kernel sm100000`` allocated until it was killed.
 MAX_SM_MIXTURES = 64
+
+#: Degree of a polynomial GP kernel (``poly<D>``), whose covariance is ``(x.x' + c)^D``.
+#: With standardised inputs a few units from the centre, ``x.x' + c`` reaches about 10,
+#: so degree 308 overflows float64; and a degree above the handful of distinct sizes
+#: measured interpolates the noise (a polynomial of degree 10 can already turn 9 times).
 MAX_POLY_DEGREE = 10
 
 

@@ -315,7 +315,7 @@ CLI_CASES = [
     case("sim-datasets-output-empty", ["sim", "datasets", "-o", "", "--apps", "fib"], "-o/--output is empty"),
     case("convert-out-empty", ["convert", GAUSS, ""], "OUT is empty; give a path"),
     case("convert-in-empty", ["convert", "", "{out}.csv"], "IN is empty; give a path"),
-    case("validate-empty", ["validate", GAUSS, ""], "FILES is empty; give a path"),
+    case("validate-empty", ["validate", GAUSS, ""], "DATA is empty; give a path"),
     case("doctor-empty", ["doctor", ""], "DATA is empty; give a path"),
     case("predict-at-no-value", ["predict", MODEL, "--at", "n"], "--at"),
     case("predict-explain-gp", "predict {d}/gp.model --at n=200 --explain", "law mixture"),

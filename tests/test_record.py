@@ -419,6 +419,12 @@ def test_crashing_program_is_an_error(bench_bin, tmp_path):
     failing = _c_program(tmp_path, "fails", "int main(void){return 3;}\n")
     with pytest.raises(RecordError, match="exited with status 3"):
         record([str(failing)], [1], {"n": 1})
+    # its last error lines are quoted on the error's one line
+    noisy = _c_program(tmp_path, "noisy", '#include <stdio.h>\nint main(void){fputs("usage: noisy N\\n'
+                       '  N >= 1\\n", stderr); return 2;}\n')
+    with pytest.raises(RecordError) as err:
+        record([str(noisy)], [1], {"n": 1})
+    assert str(err.value).endswith("exited with status 2; its last error output: usage: noisy N | N >= 1")
 
 
 def test_missing_runtime_library_is_an_error(bench_bin, tmp_path):

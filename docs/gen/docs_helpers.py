@@ -132,6 +132,10 @@ def cli_reference() -> str:
     typer.core.HAS_RICH = False
     try:
         ctx = root.context_class(root, info_name="probperf", terminal_width=88, max_content_width=88)
+        for _, command in _walk_commands(root, ctx):
+            # a group lists its commands by their first sentence; click cuts it at 45
+            # characters ("metrics,...") unless it is given whole
+            command.short_help = command.short_help or (command.help or "").strip().split("\n\n")[0]
         for sub_ctx, command in _walk_commands(root, ctx):
             title = sub_ctx.command_path
             depth = title.count(" ")

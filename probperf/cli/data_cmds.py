@@ -47,7 +47,8 @@ def _summary(m, title: str) -> Table:
 @app.command()
 @reads_measurements()
 def validate(
-    files: List[str] = typer.Argument(..., help="Measurement files or quoted globs (.csv .parquet .jsonl .stat .txt .extrap)."),
+    files: List[str] = typer.Argument(..., metavar="DATA",
+                                      help="Measurement files or quoted globs (.csv .parquet .jsonl .stat .txt .extrap)."),
     *,
     reading: dict,
 ):
@@ -130,7 +131,7 @@ def doctor(
     require_stdout()
     if format not in ("json", "table"):
         fail(f"--format must be json or table, got {format!r}")
-    m = read_measurements(files, reading, identity_warnings=False, label="DATA")
+    m = read_measurements(files, reading, identity_warnings=False)
     with bad_input():
         m = split_rows(m, split, "looking at")  # the rows fit would use
     report = diagnose(m)

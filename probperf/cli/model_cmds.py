@@ -81,7 +81,7 @@ def fit(
         if output.suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
             raise ValueError(f"-o {output}: a model file cannot have a figure's suffix {output.suffix!r} "
                              "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
-    m = read_measurements([data], reading, label="DATA")
+    m = read_measurements([data], reading)
     with bad_input():
         m = split_rows(m, split, "fitting on")
         averaged = averaged_runs(m)
@@ -459,7 +459,8 @@ def _print_decomposition(decomp, level, unit="s"):
 def plot(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
     vs: str = typer.Option("n", "--vs", help="Sweep n, p or a configuration parameter of the model (e.g. a cut-off)."),
-    at: str = typer.Option(..., "--at", help="Fixed parameters and the sweep's end, e.g. n=2**24,p=36."),
+    at: str = typer.Option(..., "--at", help="Fixed parameters, e.g. n=2**24,p=36; the --vs parameter's value is the sweep's "
+                                              "end when beyond the measured range (else the sweep spans that range)."),
     output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
     data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
 ):

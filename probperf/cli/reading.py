@@ -83,7 +83,7 @@ def _with_options(signature: inspect.Signature, names) -> inspect.Signature:
     return signature.replace(parameters=params)
 
 
-def read_measurements(files, reading: dict, identity_warnings=True, label="FILES"):
+def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"):
     """Read the inputs with the options of :data:`_READING` (warnings about the identity
     go to stderr, not to stdout, unless the caller reports the identity itself); an
     empty name among them is refused as the argument ``label``.

@@ -119,7 +119,8 @@ def record_cmd(
 @bench_app.command("build")
 def bench_build(
     output: Path = typer.Option(..., "--output", "-o", help="Directory for the executables."),
-    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated subset, e.g. fib,nqueens."),
+    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated subset, e.g. fib,nqueens; NAME_untied is a "
+                                                   "program of its own, built when named."),
 ):
     """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen, health),
     each also as NAME_untied with untied tasks."""

@@ -132,8 +132,9 @@ def _run(cmd: Sequence[str], env: Mapping[str, str], timeout: float | None, what
     wall = _time.perf_counter() - t0
     cpu = _cpu_of_children() - cpu0
     if done.returncode != 0:
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-5:]
-        detail = ("; its last error output:\n  " + "\n  ".join(tail)) if tail else ""
+        # an error is one line (the CLI prints it after "error:"): the lines joined by " | "
+        tail = [line.strip() for line in done.stderr.decode(errors="replace").strip().splitlines()[-5:] if line.strip()]
+        detail = ("; its last error output: " + " | ".join(tail)) if tail else ""
         raise RecordError(f"{' '.join(cmd)!r} ({what}) {_describe_status(done.returncode)}{detail}")
     return wall, cpu
 
