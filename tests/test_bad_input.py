@@ -217,7 +217,7 @@ CLI_CASES = [
     case("validate-param-p-1e19", ["validate", "{d}/no_p.csv", "--param", "p=1e19"], "column p"),
     case("validate-param-malformed", ["validate", "{d}/no_n.csv", "--param", "n"], "--param"),
     case("validate-unknown-option", f"validate {GAUSS} --bogus", "--bogus"),
-    case("validate-no-files", "validate", "files"),
+    case("validate-no-files", "validate", "Missing argument 'DATA'"),
     case("convert-to-stat", ["convert", GAUSS, "{out}.stat"], "OUT"),
     case("convert-to-unknown-suffix", ["convert", GAUSS, "{out}.xlsx"], "OUT"),
     case("convert-onto-directory", ["convert", GAUSS, "{d}/subdir.csv"], "subdir.csv: is a directory"),
