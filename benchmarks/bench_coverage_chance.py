@@ -66,7 +66,7 @@ def main(argv=None):
     ap.add_argument("--apps", default=APPS)
     args = ap.parse_args(argv)
 
-    print("## (b) real measurements, each and pooled (the issue's window is for the pooled coverage)")
+    print("## (b) real measurements, each and pooled (the 80-95 % window of the target is for the pooled coverage)")
     hits = []
     for name, train, test in table_cases("real"):
         hits.append(covered(train, test, args.truths))
