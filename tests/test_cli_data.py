@@ -1,5 +1,6 @@
 """``probperf validate`` and ``probperf convert``: summaries, round trips, exit code 2."""
 
+import json
 import re
 import tempfile
 from pathlib import Path
@@ -255,4 +256,7 @@ def test_fit_reads_stat_files_as_validate_does(tmp_path):
     assert r.exit_code == 0, r.stderr
     pred = pp.load(out).predict({"n": [160], "p": [2]})  # n came from the file names
     assert pred.median[0] == pytest.approx(70 * 160 / 2, rel=0.05) and pred.unit == "cycles"
+    r = run("predict", out, "--at", "n=160,p=2", "--format", "json")  # the JSON rows say their unit
+    assert r.exit_code == 0, r.stderr
+    assert [row["unit"] for row in json.loads(r.stdout)] == ["cycles"]
 

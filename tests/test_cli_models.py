@@ -38,7 +38,7 @@ def test_fit_and_predict_json_on_published_cases(shared_dir, tmp_path, case):
     assert len(rows) == len(test)
     for row, truth in zip(rows, test.itertuples()):
         assert set(row) >= {"n", "p", "mean", "median", "lower", "upper", "level"}
-        assert row["n"] == truth.n and row["p"] == truth.p and row["level"] == 0.9
+        assert row["n"] == truth.n and row["p"] == truth.p and row["level"] == 0.9 and row["unit"] == "s"
         assert row["lower"] <= row["median"] <= row["upper"]
         # Extrapolating a few steps in n, the median is within 25 % of the measured time.
         assert abs(row["median"] - truth.time) / truth.time < 0.25
@@ -250,6 +250,8 @@ def test_a_model_of_another_metric_is_labelled_with_it(grid_runs):
     assert "time" not in res.stdout
     res = run("predict", model, "--at", "n=2**15,p=4", "--explain")
     assert res.exit_code == 0 and "intervals in counts" in " ".join(res.stdout.split())
+    res = run("predict", model, "--at", "n=2**15,p=4", "--format", "json")
+    assert res.exit_code == 0 and json.loads(res.stdout)[0]["unit"] == "count"
     from probperf import persist
     from probperf.plot import plot_band
 

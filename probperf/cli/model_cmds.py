@@ -192,8 +192,11 @@ def predict(
     _refuse_impossible(summary, laws, frame, pred.name)
     for line in cautions + few_tail_draws(level, draws):
         warn(line)  # after any refusal: one line then
+    unit = getattr(model, "unit_", "s")
     if format == "json":
         rows = _json_rows(summary)
+        for row in rows:  # what the numbers are in: seconds, clock cycles, or a count of tasks
+            row["unit"] = "count" if pred.name in COUNT_METRICS else unit
         if laws is not None:
             _attach(rows, "laws", laws, lambda part: [
                 {k: (r[k] if k == "law" else float(r[k])) for k in ("law", "weight", "median", "lower", "upper")}
@@ -212,7 +215,6 @@ def predict(
             fail(NOT_FINITE)
         print(text)
         return
-    unit = getattr(model, "unit_", "s")
     _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level_text(level)} interval",
                  list(getattr(model, "features_", frame.columns)))
     if laws is not None:
@@ -599,7 +601,9 @@ def demo(
     pred = model.predict(points, n_draws=2000, seed=seed)
     table = _demo_table(pred, truth, targets, sizes[-1])
     console.print(table)
-    _print_decomposition(pred[[2]].decomposition(0.9), 0.9)
+    decomp = pred[[2]].decomposition(0.9)
+    decomp[["median", "lower", "upper"]] *= 1e3  # in ms, as the table above
+    _print_decomposition(decomp, 0.9, unit="ms")
     measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + 2000)
     fig = plot_band(model, vs="p", at={"n": big, "p": 36}, data=measured,
                     title=f"sort, n = 2^{int(np.log2(big))} (8x the largest training size)")
