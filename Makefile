@@ -1,7 +1,8 @@
 # The two set-up commands of the README: `make demo` and `make test`.
 # Both create (or reuse) a local virtual environment in .venv and install probperf
-# with everything its tests and docs need. torch is pinned in pyproject.toml to the
-# CPU build that lies on the project machines, so the install stays fast.
+# with everything its tests and docs need. pyproject.toml pins torch's version; the
+# project machines' pip offers its CPU build from local disk, so the install stays fast
+# (elsewhere, see the README: install the CPU build into .venv first).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
