@@ -283,6 +283,12 @@ CLI_CASES = [
     case("predict-at-power-plus", ["predict", MODEL, "--at", "n=2**53+1"], "--at n: value '2**53+1' is not a number"),
     case("predict-at-fractional-p", ["predict", MODEL, "--at", "n=200,p=2.5"], "--at"),
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
+    case("predict-at-range-twice", ["predict", MODEL, "--at", "n=5..6,n=3"], "--at 'n=5..6,n=3': n is given twice"),
+    case("predict-at-empty-range", ["predict", MODEL, "--at", "n=5..3"], "--at n: 5..3 is an empty range"),
+    case("predict-at-too-many", ["predict", MODEL, "--at", "n=1..40,p=1..40"],
+         "--at: 1600 points, above the limit 1000 (MAX_LIST_VALUES)"),
+    case("predict-format-csv-explain", ["predict", MODEL, "--at", "n=200", "--format", "csv", "--explain"],
+         "--explain adds nested blocks that a CSV row cannot hold"),
     # one point twice would get two rows that differ by the draws' Monte Carlo error
     case("validate-clock-hz-on-seconds", f"validate {GAUSS} --clock-hz 2e9",
          "--clock-hz applies to runs measured in cycles, but these are in s"),

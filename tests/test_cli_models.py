@@ -1,5 +1,7 @@
 """`probperf fit` / `predict` / `plot` on the published cases and on bad input."""
 
+import csv
+import io
 import json
 import re
 
@@ -42,6 +44,28 @@ def test_fit_and_predict_json_on_published_cases(shared_dir, tmp_path, case):
         assert row["lower"] <= row["median"] <= row["upper"]
         # Extrapolating a few steps in n, the median is within 25 % of the measured time.
         assert abs(row["median"] - truth.time) / truth.time < 0.25
+
+
+def test_predict_takes_ranges_and_writes_csv(shared_dir, tmp_path):
+    """A range in --at stands for a point per value; CSV has the JSON rows' columns and
+    numbers, one line per point in the order asked."""
+    model = tmp_path / "m.model"
+    assert run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "-q", "-o", model).exit_code == 0
+    grid = run("predict", model, "--at", "n=2**5..2**7,p=8", "--at", "n=120", "--format", "csv")
+    assert grid.exit_code == 0, grid.output
+    one_by_one = run("predict", model, "--at", "n=32,p=8", "--at", "n=64,p=8", "--at", "n=128,p=8", "--at", "n=120",
+                     "--format", "json")
+    rows = list(csv.DictReader(io.StringIO(grid.stdout)))
+    assert [(r["n"], r["p"], r["unit"]) for r in rows] == [("32", "8", "s"), ("64", "8", "s"), ("128", "8", "s"),
+                                                          ("120", "8", "s")]
+    for row, same in zip(rows, json.loads(one_by_one.stdout), strict=True):
+        assert {k: float(row[k]) for k in ("median", "lower", "upper")} == {
+            k: same[k] for k in ("median", "lower", "upper")}
+    # two ranges: every combination, the first parameter varying slowest
+    res = run("predict", model, "--at", "n=100..101,p=8..8", "--format", "csv")
+    assert [line.split(",")[:2] for line in res.stdout.splitlines()[1:]] == [["100", "8"], ["101", "8"]]
+    res = run("predict", model, "--at", "n=2**5..2**6", "--format", "csv", "--explain")
+    assert res.exit_code == 2 and "--explain adds nested blocks that a CSV row cannot hold" in res.stderr
 
 
 def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):

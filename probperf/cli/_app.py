@@ -405,6 +405,50 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
     return out
 
 
+def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict]:
+    """The points of a repeatable ``option`` (``--at``): each item is NAME=VALUE pairs as
+    for :func:`parse_assignments`, where a value may be a range, ``2**20..2**24`` (the
+    powers between) or ``16..20`` (every integer between), and an item with ranges
+    stands for every combination of their values (the first parameter varying
+    slowest). At most :data:`probperf.limits.MAX_LIST_VALUES` points in all; bad input
+    exits with status 2 naming the option.
+
+    Examples
+    --------
+    >>> parse_points(["n=2**10..2**11,p=4..5", "n=8,p=1"], "--at")
+    [{'n': 1024, 'p': 4}, {'n': 1024, 'p': 5}, {'n': 2048, 'p': 4}, {'n': 2048, 'p': 5}, {'n': 8, 'p': 1}]
+    """
+    import itertools
+
+    from ..limits import MAX_LIST_VALUES
+
+    points = []
+    for text in items:
+        pairs = [t.strip() for t in text.split(",") if t.strip()]
+        ranged = [t for t in pairs if ".." in t.partition("=")[2]]
+        if not ranged:  # one point, read as every NAME=VALUE list is
+            points.append(parse_assignments(text, option, example))
+        else:
+            plain = [t for t in pairs if t not in ranged]
+            fixed = parse_assignments(",".join(plain), option, example) if plain else {}
+            ranges = {}
+            for item in ranged:
+                name, _, value = (t.strip() for t in item.partition("="))
+                if not name:
+                    fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
+                if name in fixed or name in ranges:
+                    fail(f"{option} {text!r}: {name} is given twice")
+                ranges[name] = parse_list(value, f"{option} {name}")
+            order = [t.partition("=")[0].strip() for t in pairs]
+            for combo in itertools.product(*ranges.values()):
+                point = {**fixed, **dict(zip(ranges, combo))}
+                points.append({name: point[name] for name in order})
+        if len(points) > MAX_LIST_VALUES:
+            fail(f"{option}: {len(points)} points, above the limit {MAX_LIST_VALUES} (MAX_LIST_VALUES); "
+                 "predict fewer at once")
+    return points
+
+
 def config_names(items) -> list[str]:
     """``--config`` values as column names: each repeatable, or a comma-separated list
     (``--config m,k`` is ``--config m --config k``; a name cannot hold a comma, since it

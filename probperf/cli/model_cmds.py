@@ -17,7 +17,7 @@ from ..data import BASE_PARAMS, COUNT_METRICS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
-from ._app import (app, bad_input, console, fail, number, parse_assignments, require_stdout,
+from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
                    say_written, shown, split_rows, warn)
 from .reading import read_measurements, reads_measurements
 
@@ -159,9 +159,10 @@ def _leading_law(model) -> str:
 @app.command()
 def predict(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
-    at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable)."),
+    at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable); a range such as "
+                                 "p=16..64 or n=2**20..2**24 gives a point per value."),
     level: str = typer.Option("0.9", metavar="FLOAT", help="Interval level in (0, 1)."),
-    format: str = typer.Option("table", "--format", help="json | table."),
+    format: str = typer.Option("table", "--format", help="table | json | csv."),
     explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model), or each law's "
                                  "prediction and weight (time-only law mixture)."),
     draws: str = typer.Option("1000", metavar="INTEGER", help=f"Number of joint predictive draws (at most {MAX_DRAWS})."),
@@ -171,12 +172,14 @@ def predict(
     from .. import persist
 
     require_stdout()
-    if format not in ("json", "table"):
-        fail(f"--format must be json or table, got {format!r}")
+    if format not in ("table", "json", "csv"):
+        fail(f"--format must be table, json or csv, got {format!r}")
+    if format == "csv" and explain:  # per-law and per-term blocks are nested: not one row per point
+        fail("--explain adds nested blocks that a CSV row cannot hold; use --format json or table")
     level = _level(level)
     draws = number("--draws", draws, integer=True, low=1, high=MAX_DRAWS, limit="MAX_DRAWS")
     seed = number("--seed", seed, integer=True, low=0)
-    rows = [parse_assignments(a, "--at", "n=2**30,p=36") for a in at]
+    rows = parse_points(at, "--at")
     with bad_input():
         model = persist.load(model_file)
         frame = checked_points(model, rows, "--at")
@@ -193,10 +196,18 @@ def predict(
     for line in cautions + few_tail_draws(level, draws):
         warn(line)  # after any refusal: one line then
     unit = getattr(model, "unit_", "s")
+    rows = _json_rows(summary)
+    for row in rows:  # what the numbers are in: seconds, clock cycles, or a count of tasks
+        row["unit"] = "count" if pred.name in COUNT_METRICS else unit
+    if format == "csv":  # one line per point, the JSON rows' columns (a spreadsheet's or pandas' input)
+        import csv
+        import sys
+
+        out = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
+        return
     if format == "json":
-        rows = _json_rows(summary)
-        for row in rows:  # what the numbers are in: seconds, clock cycles, or a count of tasks
-            row["unit"] = "count" if pred.name in COUNT_METRICS else unit
         if laws is not None:
             _attach(rows, "laws", laws, lambda part: [
                 {k: (r[k] if k == "law" else float(r[k])) for k in ("law", "weight", "median", "lower", "upper")}
