@@ -153,8 +153,8 @@ def test_without_n_it_says_how_to_give_it():
     report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
     assert [d.name for d in report.directions] == ["p"]
     assert report.problems[0].startswith("no problem size: parameter 'n' is needed but missing "
-                                         "(give it as a column; 'probperf record' and 'convert' take "
-                                         "--param n=VALUE")
+                                         "(give it as a column; the commands that read runs, and 'probperf "
+                                         "record', take --param n=VALUE")
 
 
 def test_cli_table_and_json(tmp_path):

@@ -180,7 +180,7 @@ def test_compare_models_quick(tmp_path):
     row = [line for line in test3.splitlines() if line.startswith("| nqueens")]
     cells = [c.strip() for c in row[0].split("|")[2:-1]]
     assert len(row) == 1 and len(cells) == len(models) and "-" not in cells
-    assert "Issue 5 targets on test3" in md
+    assert "Targets on test3" in md
     for fig in ("error_boxes", "calibration", "actual_vs_predicted"):
         assert (tmp_path / "figures" / f"compare_models_{fig}.png").stat().st_size > 1000
     # a re-run finds every fit done and submits nothing
