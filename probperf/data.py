@@ -35,6 +35,12 @@ BASE_PARAMS: tuple[str, ...] = ("n", "p")
 #: extrapolate in ``n`` ask for it through :meth:`Measurements.X`.
 REQUIRED_PARAMS: tuple[str, ...] = ("p",)
 
+#: The columns a prediction adds to its points (``Predictive.summary`` and ``probperf
+#: predict``'s rows): no parameter may take one of these names, or a prediction's row
+#: would hold two columns of one name (ExaFMM's tree ``level`` crashed predict's table
+#: and was dropped from its JSON).
+RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "unit")
+
 #: Metric columns a table may hold. ``serial_time`` is the measured run time of the
 #: sequential program T(n) (the published Lobachev data), ``serial_work`` the work T1'
 #: of a one-worker traced run.
@@ -308,6 +314,9 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     """
     known = _known(config)
     for c in columns:
+        if c in RESULT_COLUMNS:
+            raise loc.error(f"a parameter cannot be named {c!r}: a prediction's row has a column of that name "
+                            f"({', '.join(RESULT_COLUMNS)}); rename it, e.g. {c}_setting", column=c)
         if c not in known:
             raise loc.error(
                 f"{UNKNOWN_COLUMN} {c!r} (declare configuration parameters with config=[...] "

@@ -326,16 +326,26 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _try_prediction(model) -> None:
-    """Predict a few draws at the model's largest training point (a table model with
-    ``features_`` and ``train_ranges_``); raises whatever the model raises. A model
-    rebuilt from fields that disagree (shapes, masks, sizes) fails here, at load."""
+    """Predict a few draws at the model's training run of the largest size (a table
+    model with ``features_`` and ``train_points_``; with ``train_ranges_`` alone, at each
+    feature's largest value); raises whatever the model raises. A model rebuilt from
+    fields that disagree (shapes, masks, sizes) fails here, at load.
+
+    A run, not the features' maxima: where parameters make one another (``p = nnodes *
+    ppn * nthreads``) the maxima of all need not be a point the runs allow, and the
+    model refuses such a point (found on ExaFMM's runs: every saved model failed to load)."""
     ranges = getattr(model, "train_ranges_", None)
     features = getattr(model, "features_", None)
+    runs = getattr(model, "train_points_", None)
     if not isinstance(ranges, dict) or not isinstance(features, list) or not hasattr(model, "predict"):
         return
     import pandas as pd
 
-    point = {c: [float(ranges[c][1])] for c in features}  # KeyError: a feature without a range
+    if isinstance(runs, dict) and all(len(runs.get(c, ())) for c in features):  # KeyError: a run lacks a feature
+        i = int(np.argmax(runs["n"])) if "n" in features else 0
+        point = {c: [float(runs[c][i])] for c in features}
+    else:
+        point = {c: [float(ranges[c][1])] for c in features}  # KeyError: a feature without a range
     from .cautions import quiet
 
     with np.errstate(all="ignore"), warnings.catch_warnings(), quiet():

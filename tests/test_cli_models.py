@@ -68,6 +68,22 @@ def test_predict_takes_ranges_and_writes_csv(shared_dir, tmp_path):
     assert res.exit_code == 2 and "--explain adds nested blocks that a CSV row cannot hold" in res.stderr
 
 
+def test_fit_removes_a_model_that_does_not_load_back(shared_dir, tmp_path, monkeypatch):
+    # a file predict could not read (a bug, as the relation check at load once was) is
+    # found by fit itself, which removes it and says so, rather than "saved"
+    from probperf import persist
+
+    def broken(path):
+        raise persist.ModelFileError(f"{path}: model state is inconsistent")
+
+    monkeypatch.setattr(persist, "load", broken)
+    model = tmp_path / "m.model"
+    res = run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "-q", "-o", model)
+    assert res.exit_code == 1 and not model.exists()
+    assert f"the model saved to {model} does not load back, so it was removed" in res.stderr
+    assert "saved DirectModel" not in res.stdout
+
+
 def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):
     data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
     model = tmp_path / "m.model"

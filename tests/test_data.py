@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import probperf as pp
 from probperf.data import (
     IdentityWarning,
     Location,
@@ -202,3 +203,18 @@ def test_a_mapping_of_columns_is_checked_as_a_table_of_runs():
     # one name is one configuration parameter, not one per letter
     m = Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0], "sched": [0, 0]}, config="sched")
     assert m.config == ["sched"]
+
+
+@pytest.mark.parametrize("name", ["level", "median", "unit"])
+def test_a_parameter_cannot_take_the_name_of_a_prediction_column(name, tmp_path):
+    # a prediction's row holds its point's parameters and mean, median, lower, upper,
+    # level, unit: a parameter of one of those names made two columns of one name
+    frame = {"n": [1, 2, 4], "p": [1, 1, 1], name: [3, 3, 4], "time": [1.0, 2.0, 4.0]}
+    message = f"a parameter cannot be named {name!r}: a prediction's row has a column of that name"
+    with pytest.raises(MeasurementError, match=message):
+        Measurements(frame, config=[name])
+    path = tmp_path / "runs.csv"
+    pd.DataFrame(frame).to_csv(path, index=False)
+    with pytest.raises(MeasurementError, match=f"runs.csv, line 1, column {name}: " + message):
+        pp.read(path, config=[name])
+

@@ -746,6 +746,19 @@ def test_a_point_must_keep_the_relation_every_training_run_held(nodes):
         nodes.predict({"n": [2.0**16], "nnodes": [0.0], "ppn": [4.0], "p": [0.0 + 4.0]})
 
 
+def test_a_model_loads_where_the_parameters_largest_values_break_a_relation(tmp_path):
+    # ExaFMM's layouts: p = nnodes * ppn in every run, but the largest nnodes (4) and
+    # ppn (4) were never run together; the check a loaded file runs must predict at a
+    # run, not at a point the model refuses (every such saved model failed to load)
+    layouts = [(1, 1), (1, 4), (2, 2), (4, 1), (2, 1), (1, 2)]
+    rows = [{"n": n, "nnodes": a, "ppn": b, "p": a * b, "time": 1e-6 * n / (a * b) + 1e-5 * np.log2(2 * a * b)}
+            for n in 2.0 ** np.arange(10, 14) for a, b in layouts]
+    model = DirectModel().fit(Measurements(pd.DataFrame(rows), config=["nnodes", "ppn"]))
+    model.save(tmp_path / "m.model")
+    point = {"n": [2.0**15], "nnodes": [2.0], "ppn": [2.0], "p": [4.0]}
+    assert persist.load(tmp_path / "m.model").predict(point, seed=0).median == model.predict(point, seed=0).median
+
+
 def test_a_negative_parameter_is_refused_at_prediction_as_in_measurements():
     from probperf.predict import prediction_points
 

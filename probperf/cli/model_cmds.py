@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import BASE_PARAMS, COUNT_METRICS, TRACED_METRICS, metric_label
+from ..data import BASE_PARAMS, COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
@@ -104,12 +104,27 @@ def fit(
                     raise
                 raise ValueError(f"{data}: {exc}") from None
         fitted.save(output)
+        _loads_back(output)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
         parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
         say_written(output, "components: " + ", ".join(parts), markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
         say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
+
+
+def _loads_back(output: Path) -> None:
+    """Load the file just saved, as predict will: a model that cannot (a bug, never the
+    user's input) is removed and reported now, not after the user has moved on."""
+    from .. import persist
+
+    if str(output) in ("/dev/stdout", "-") or not output.is_file():  # sent down a pipe: nothing to read back
+        return
+    try:
+        persist.load(output)
+    except persist.ModelFileError as exc:
+        output.unlink(missing_ok=True)
+        raise RuntimeError(f"the model saved to {output} does not load back, so it was removed ({exc})") from None
 
 
 def _no_effort(model: str, kernel: Optional[str]) -> str:
@@ -373,15 +388,13 @@ def _attach(rows, key, table, as_json):
         row[key] = as_json(block)
 
 
-#: the columns of a prediction's summary that are results, never a point's parameter
-_RESULT_COLUMNS = ("mean", "median", "lower", "upper", "level")
 
 
 def _json_rows(summary):
     """The summary as JSON records: a parameter with a whole value (n, p, a cut-off given
     as 1024) is written as an integer, as the user wrote it; results stay floats."""
     def value(k, v):
-        whole = k not in _RESULT_COLUMNS and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
+        whole = k not in RESULT_COLUMNS and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
         return int(v) if whole else float(v)
 
     return [{k: value(k, v) for k, v in rec.items()} for rec in summary.to_dict("records")]

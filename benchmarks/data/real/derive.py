@@ -32,7 +32,9 @@ AMG_SAMPLE = 2000
 def exafmm(root: Path) -> pd.DataFrame:
     files = sorted((root / "datasets/stampede2/exafmm").glob("exafmm_kt0_ppn*_nthreads*_node*.csv"))
     raw = pd.concat([pd.read_csv(f, header=None, names=EXAFMM_COLUMNS) for f in files], ignore_index=True)
-    out = pd.DataFrame({"n": raw.nbodies, "ncrit": raw.ncrit, "level": raw.level, "order": raw.order,
+    # the source's "level" (the tree's depth) is named tree_level: "level" is a column of
+    # every prediction's row (probperf.data.RESULT_COLUMNS)
+    out = pd.DataFrame({"n": raw.nbodies, "ncrit": raw.ncrit, "tree_level": raw.level, "order": raw.order,
                         "nnodes": raw.nnodes, "ppn": raw.ppn, "nthreads": raw.nthreads,
                         "p": raw.nnodes * raw.ppn * raw.nthreads, "time": raw.total_fmm})
     train = (out.n <= 4096) & (out.nnodes <= 8)  # the size cut falls on the 1 x 64 layout alone (README)
