@@ -235,8 +235,10 @@ def unreliable_mean(points, pred) -> list[str]:
         return []
     i = bad[np.argmax(k[bad])]
     more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
+    digits = next((d for d in range(2, 17) if round(k[i], d) > round(limit, d)), 17)  # never "0.67 > 0.67"
     return [f"the mean at {point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
-            f"right tail {k[i]:.2f} > {limit:.2f}; at k >= 1 there is no finite mean): read the median and the interval"]
+            f"right tail {k[i]:.{digits}f} > {limit:.{digits}f}; at k >= 1 there is no finite mean): read the median "
+            "and the interval"]
 
 
 #: fewer draws than this expected beyond each end of an interval: its ends are a few

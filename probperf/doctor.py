@@ -194,8 +194,9 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
         return Direction(name, k, lo, hi, True, None, f"{k} {many}: can be extrapolated")
     factor = far_factor(lo, hi)
     far = factor * hi
+    below = f" or below {value(lo / factor)} (1/{factor:.3g} of the smallest)" if lo > 0 else ""
     return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
-                     f"beyond {value(far)} ({factor:.3g}x the largest)")
+                     f"beyond {value(far)} ({factor:.3g}x the largest){below}")
 
 
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:

@@ -260,6 +260,8 @@ CLI_CASES = [
     case("predict-draws-fraction", f"predict {MODEL} --at n=200 --draws 2.5", "--draws"),
     case("predict-draws-text", f"predict {MODEL} --at n=200 --draws many", "--draws"),
     case("predict-level-1", f"predict {MODEL} --at n=200 --level 1", "--level"),
+    case("predict-level-percent", f"predict {MODEL} --at n=200 --level 90",
+         "--level must be in (0, 1), got 90 (a percentage? 90 % is --level 0.9)"),
     case("predict-level-nan", f"predict {MODEL} --at n=200 --level nan", "--level"),
     case("predict-seed-negative", f"predict {MODEL} --at n=200 --seed -1", "--seed"),
     case("predict-format-xml", f"predict {MODEL} --at n=200 --format xml", "--format"),

@@ -60,6 +60,10 @@ def test_the_far_limit_is_where_predict_starts_warning():
         assert far_beyond(at_limit, ranges) == []
         just_past = pd.DataFrame({d.name: [d.far * 1.001]})
         assert len(far_beyond(just_past, ranges)) == 1
+        # below the range too, at the limit its note names
+        low = float(re.search(r"or below ([0-9.e+-]+)", d.note).group(1))
+        assert far_beyond(pd.DataFrame({d.name: [low]}), ranges) == []
+        assert len(far_beyond(pd.DataFrame({d.name: [low * 0.999]}), ranges)) == 1
 
 
 def test_a_single_worker_count_cannot_predict_other_p():

@@ -174,8 +174,8 @@ def _leading_law(model) -> str:
 @app.command()
 def predict(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
-    at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable); a range such as "
-                                 "p=16..64 or n=2**20..2**24 gives a point per value."),
+    at: List[str] = typer.Option(..., "--at", help="Point, e.g. n=2**30,p=36 (repeatable); a range gives a point per "
+                                 "value: p=16..64 every integer, n=2**20..2**24 the powers of 2."),
     level: str = typer.Option("0.9", metavar="FLOAT", help="Interval level in (0, 1)."),
     format: str = typer.Option("table", "--format", help="table | json | csv."),
     explain: bool = typer.Option(False, help="Print the work/delay/no_work decomposition (DAG model), or each law's "
@@ -252,7 +252,8 @@ def predict(
 def _level(text: str) -> float:
     level = float(number("--level", text, low=0, low_open=True))
     if not level < 1:
-        fail(f"--level must be in (0, 1), got {text}")
+        percent = f" (a percentage? {level:g} % is --level {level / 100:g})" if 1 < level < 100 else ""
+        fail(f"--level must be in (0, 1), got {text}{percent}")
     return level
 
 
