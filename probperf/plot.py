@@ -159,7 +159,13 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     levels = [check_level(level) for level in np.atleast_1d(levels).tolist()]
     if data is not None and not isinstance(data, Measurements):
         raise TypeError(f"data must be a probperf Measurements table (pp.Measurements(frame)), got {type(data).__name__}")
-    pts = sweep(model, vs, at)
+    from .models.laws import complete_points, relations_of
+
+    # a parameter the others make (p = nnodes * ppn), left out of ``at``, follows the sweep
+    pts = complete_points(sweep(model, vs, at), relations_of(model))
+    # the parameters held fixed (given or constant in training), not those that follow the sweep
+    defaults = getattr(model, "defaults_", {})
+    given = {k: v for k, v in pts.iloc[0].to_dict().items() if k == vs or k in at or k in defaults}
     if len(pts) < 2:
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
@@ -180,7 +186,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     if data is not None:
         if data.unit != unit and metric not in COUNT_METRICS:  # seconds on a cycles axis: orders of magnitude off
             raise ValueError(f"the measurements are in {data.unit}, the model in {unit}: give runs in the model's unit")
-        _measured(ax, data, vs, pts.iloc[0].to_dict(), metric)
+        _measured(ax, data, vs, given, metric)
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
@@ -189,7 +195,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ax.set_yscale("log")
     ax.set_xlabel(vs)
     ax.set_ylabel(metric_label(metric, unit))
-    fixed = ", ".join(f"{k}={number_text(v)}" for k, v in pts.iloc[0].items() if k != vs)
+    fixed = ", ".join(f"{k}={number_text(v)}" for k, v in given.items() if k != vs)
     ax.legend(fontsize=8)
     fit_title(ax, title or f"predicted {metric} vs {vs} ({fixed})")
     return fig

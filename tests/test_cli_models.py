@@ -459,15 +459,40 @@ def test_plot_refuses_a_sweep_of_a_constant_and_keeps_a_continuous_parameter_con
 def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
     """Swept alone, p breaks ppn = p / nodes at every point but one: refused up front,
     naming the relation (the laws' own check blamed the sweep's first point, ppn=4 at
-    p=1 'here 0.03125', a point the user never gave); a sweep of n is drawn."""
+    p=1 'here 0.03125', a point the user never gave) and the way on; a sweep of n is
+    drawn, and so is one of p that leaves ppn out, which then follows p."""
+    from probperf import persist
+    from probperf.plot import plot_band
+
     at = "n=2**18,p=128,nodes=32,ppn=4"
     res = run("plot", mpi_runs / "mpi.model", "--vs", "p", "--at", at, "-o", mpi_runs / "p.png")
     assert res.exit_code == 2 and not (mpi_runs / "p.png").exists()
     assert res.stderr.strip() == ("error: --vs p: ppn = p / nodes in every training run, and a sweep of p alone "
-                                  "would break it (the laws take ppn from the others); plot --vs n, or predict "
-                                  "points that keep it")
+                                  "would break it; leave one of ppn, nodes out of --at and the sweep works it out "
+                                  "at each p")
     res = run("plot", mpi_runs / "mpi.model", "--vs", "n", "--at", at, "-o", mpi_runs / "n.png")
     assert res.exit_code == 0 and (mpi_runs / "n.png").exists()
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "nodes", "--at", "n=2**18,ppn=4,nodes=32", "-o", mpi_runs / "v.png")
+    assert res.exit_code == 0 and (mpi_runs / "v.png").exists()
+    # along the sweep p = 4 nodes, and the band is time 1e-6 n / p + 1e-3 log2 p there
+    fig = plot_band(persist.load(mpi_runs / "mpi.model"), vs="nodes", at={"n": 2**14, "ppn": 4, "nodes": 4})
+    nodes, median = fig.axes[0].lines[0].get_xydata().T
+    assert np.allclose(median, 1e-6 * 2**14 / (4 * nodes) + 1e-3 * np.log2(4 * nodes), rtol=0.05)
+
+
+def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
+    # p = nodes * ppn in every run: --at may leave p out, or ppn, and the prediction is
+    # that of the whole point; a range of nodes at a fixed ppn is a scaling study
+    whole = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=8,ppn=4,p=32", "--format", "json")
+    for partial in ("n=2**16,nodes=8,ppn=4", "n=2**16,nodes=8,p=32"):
+        res = run("predict", mpi_runs / "mpi.model", "--at", partial, "--format", "json")
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout) == json.loads(whole.stdout)
+    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=1..4,ppn=4", "--format", "csv")
+    assert [line.split(",")[:4] for line in res.stdout.splitlines()[1:]] == [
+        ["65536", "4", "1", "4"], ["65536", "8", "2", "4"], ["65536", "12", "3", "4"], ["65536", "16", "4", "4"]]
+    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=8")  # two of three left out: said
+    assert res.exit_code == 2 and "give p, ppn too" in res.stderr
 
 
 def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_runs):

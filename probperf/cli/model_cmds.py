@@ -270,6 +270,7 @@ def checked_points(model, rows, option: str):
     """
     import pandas as pd
 
+    from ..models.laws import complete_points, relations_of
     from ..predict import prediction_points
 
     frame = pd.DataFrame(rows)
@@ -278,12 +279,14 @@ def checked_points(model, rows, option: str):
     if unknown:
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
                          f"its parameters are {', '.join(features)}")
+    # a parameter the others make in every run (p = nnodes * ppn) may be left out
+    frame = complete_points(frame, relations_of(model))
     defaults = getattr(model, "defaults_", None) or {}
     missing = [c for c in features if c not in frame.columns and c not in defaults]
     if missing:  # a parameter constant in training may be left out; the others not
         raise ValueError(f"{option}: give {', '.join(missing)} too (the model's parameters are {', '.join(features)})")
     for i, row in enumerate(rows):  # several points: each gives what the others give, or takes the default
-        lacking = [c for c in frame.columns if c not in row and c not in defaults]
+        lacking = [c for c in frame.columns if pd.isna(frame[c].iloc[i]) and c not in defaults]
         if lacking:
             raise ValueError(f"{option} {point_text(pd.Series(row))} (point {i + 1}): give {', '.join(lacking)} "
                              f"too, as the other points do")
@@ -502,11 +505,12 @@ def plot(
         model = persist.load(model_file)
         check_sweep(model, vs)
         frame = checked_points(model, [point], "--at")
-        broken = swept_relation(model, vs)
-        if broken:  # refused here: the laws would blame the sweep's first point, which no one gave
-            raise ValueError(f"--vs {vs}: {broken} in every training run, and a sweep of {vs} alone would break it "
-                             f"(the laws take {broken.split(' =')[0]} from the others); plot --vs "
-                             f"{'p' if vs == 'n' else 'n'}, or predict points that keep it")
+        broken, kept = swept_relation(model, vs), _carried(model, vs, point)
+        if broken and not kept:  # refused here: the laws would blame the sweep's first point, which no one gave
+            others = [m for m in _members(model, vs) if m != vs]
+            raise ValueError(f"--vs {vs}: {broken} in every training run, and a sweep of {vs} alone would break it; "
+                             f"leave one of {', '.join(others)} out of --at and the sweep works it out at each "
+                             f"{vs}")
         if data is not None:
             from .. import formats
 
@@ -542,6 +546,23 @@ def plot(
         warn(line)
 
 
+def _members(model, vs: str) -> list[str]:
+    """The parameters of the relations ``vs`` is in (``vs`` included)."""
+    from ..models.laws import relation_members, relations_of
+
+    members = [relation_members(c, rel) for c, rel in relations_of(model).items()]
+    return list(dict.fromkeys(m for group in members if vs in group for m in group))
+
+
+def _carried(model, vs: str, point) -> bool:
+    """Whether a sweep of ``vs`` keeps its relations: the point leaves out a parameter
+    of each, which :func:`probperf.models.laws.complete_points` works out per point."""
+    from ..models.laws import relation_members, relations_of
+
+    groups = [relation_members(c, rel) for c, rel in relations_of(model).items()]
+    return all(any(m not in point and m != vs for m in group) for group in groups if vs in group)
+
+
 def swept_relation(model, vs: str) -> str:
     """The relation a sweep of ``vs`` alone (the others fixed) would break, as
     ``ppn = p / nodes``, or ``""``: a parameter the others make in every training run
@@ -557,12 +578,9 @@ def swept_relation(model, vs: str) -> str:
     >>> swept_relation(Fitted(), "p"), swept_relation(Fitted(), "n")
     ('ppn = p / nodes', '')
     """
-    from ..models.laws import relation_text
+    from ..models.laws import relation_text, relations_of
 
-    relations = getattr(model, "relations_", None)
-    if relations is None:  # a time-only model keeps its law mixture in model_
-        relations = getattr(getattr(model, "model_", None), "relations_", None)
-    for c, rel in (relations or {}).items():
+    for c, rel in relations_of(model).items():
         used = [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
         if vs == c or vs in used:
             return f"{c} = {relation_text(rel)}"

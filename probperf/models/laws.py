@@ -2173,6 +2173,80 @@ def check_points(X, names, ranges, relations) -> None:
                              "others, so give a point that keeps it")
 
 
+def relations_of(model) -> dict:
+    """The relations (:func:`relations`) a fitted model's laws keep: a DAG model's own,
+    a time-only model's law mixture's (``model_``), else none.
+
+    Examples
+    --------
+    >>> class Laws:
+    ...     relations_ = {"ppn": {}}
+    >>> class Direct:
+    ...     model_ = Laws()
+    >>> relations_of(Direct()), relations_of(object())
+    ({'ppn': {}}, {})
+    """
+    found = getattr(model, "relations_", None)
+    if found is None:
+        found = getattr(getattr(model, "model_", None), "relations_", None)
+    return dict(found or {})
+
+
+def relation_members(c: str, rel) -> list[str]:
+    """``c`` and the parameters its relation makes it from (nonzero coefficients).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> relation_members("ppn", relations(X, ["nnodes", "ppn", "p"])["ppn"])
+    ['ppn', 'p', 'nnodes']
+    """
+    return [c] + [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
+
+
+def complete_points(points, relations: dict):
+    """``points`` with each parameter of a relation that a point leaves out (a missing
+    column, or NaN) worked out from the others, where it is the only member missing:
+    ``p`` from ``nnodes`` and ``ppn`` when ``p = nnodes * ppn`` in every training run,
+    or ``ppn`` from ``p`` and ``nnodes``. A value within 1e-9 of a whole number is
+    whole (the logs' rounding). Points missing more than one member are left as they
+    are, for the caller to name what they lack.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> import pandas as pd
+    >>> rel = relations(X, ["nnodes", "ppn", "p"])
+    >>> complete_points(pd.DataFrame({"nnodes": [16, 8], "ppn": [32, 4]}), rel).to_dict("list")
+    {'nnodes': [16, 8], 'ppn': [32, 4], 'p': [512.0, 32.0]}
+    >>> complete_points(pd.DataFrame({"nnodes": [16.0], "p": [64.0]}), rel)["ppn"].tolist()
+    [4.0]
+    """
+    out = points.copy()
+    n = len(out)
+    for c, rel in relations.items():
+        members = relation_members(c, rel)
+        kinds = {c: rel["kind"], **{col: kind for kind, col in rel["terms"]}}
+        coef = {col: b for b, (_, col) in zip(rel["coef"][1:], rel["terms"])}
+        values = {m: out[m].to_numpy(dtype=np.float64) if m in out else np.full(n, np.nan) for m in members}
+        missing = np.column_stack([np.isnan(values[m]) for m in members])
+        for j, m in enumerate(members):
+            rows = missing[:, j] & (missing.sum(axis=1) == 1)
+            if not rows.any():
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = {k: np.log(v) if kinds[k] == "log" else v for k, v in values.items()}
+                others = rel["coef"][0] + sum(coef[k] * t[k] for k in members[1:] if k != m)
+                term = others if m == c else (t[c] - others) / coef[m]
+                value = np.exp(term) if kinds[m] == "log" else term
+            whole = np.isclose(value, np.round(value), rtol=1e-9, atol=0.0)
+            value = np.where(whole, np.round(value), value)
+            filled = np.where(rows, value, values[m])
+            out[m] = filled
+            values[m] = filled
+    return out
+
+
 def relation_text(rel) -> str:
     """The right-hand side of a relation of :func:`relations`, for people:
     ``p / nnodes``, ``2 * n``, ``1.5 + 0.5 * x``.
