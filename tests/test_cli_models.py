@@ -84,6 +84,26 @@ def test_fit_removes_a_model_that_does_not_load_back(shared_dir, tmp_path, monke
     assert "saved DirectModel" not in res.stdout
 
 
+def test_points_of_many_parameters_stay_readable_at_80_columns(tmp_path):
+    # a column per parameter left the numbers cut to "0.…": the point goes in one
+    # column that wraps, and every number is printed whole
+    rng = np.random.default_rng(0)
+    names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    frame = pd.DataFrame({"n": rng.choice([2**10, 2**11, 2**12, 2**13], 60), "p": rng.choice([1, 2, 4, 8], 60),
+                          **{c: rng.choice([1, 2, 3, 4], 60) for c in names}})
+    frame["time"] = 1e-6 * frame["n"] / frame["p"] * (1 + 0.1 * frame["alpha"])
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    assert run("fit", tmp_path / "runs.csv", "--config", ",".join(names), "-q", "-o", tmp_path / "m.model").exit_code == 0
+    points = ["n=2**13,p=8," + ",".join(f"{c}={v}" for c in names) for v in (1, 4)]
+    res = runner.invoke(app, ["predict", str(tmp_path / "m.model"), "--at", points[0], "--at", points[1]],
+                        env={"COLUMNS": "80"})
+    json_res = run("predict", tmp_path / "m.model", "--at", points[0], "--at", points[1], "--format", "json")
+    assert res.exit_code == 0 and "…" not in res.stdout and "point" in res.stdout, res.stdout
+    assert all(len(line) <= 80 for line in res.stdout.splitlines())
+    for row in json.loads(json_res.stdout):
+        assert f"{row['median']:.4g}" in res.stdout
+
+
 def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):
     data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
     model = tmp_path / "m.model"

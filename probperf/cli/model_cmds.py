@@ -411,11 +411,23 @@ def _print_table(summary, title, params=()):
     if fixed:
         title += " at " + ", ".join(f"{c}={number_text(summary[c].iloc[0])}" for c in fixed)
     summary = summary.drop(columns=fixed)
+    cells = [[number_text(v) for v in rec] for rec in summary.itertuples(index=False)]
+    widths = [max(len(str(c)), *(len(row[j]) for row in cells)) for j, c in enumerate(summary.columns)]
     table = Table(title=shown(title))
-    for c in summary.columns:
-        table.add_column(shown(c), justify="right", no_wrap=True)
-    for rec in summary.itertuples(index=False):
-        table.add_row(*(number_text(v) for v in rec))
+    if sum(widths) + 3 * len(widths) + 1 <= console.width:
+        for c in summary.columns:
+            table.add_column(shown(c), justify="right", no_wrap=True)
+        for row in cells:
+            table.add_row(*row)
+    else:  # too many parameters for a column each: the point in one column that wraps, the numbers whole
+        varying = [c for c in summary.columns if c not in RESULT_COLUMNS]
+        table.add_column("point", overflow="fold")
+        results = [c for c in summary.columns if c in RESULT_COLUMNS and c != "level"]  # the level is in the title
+        for c in results:
+            table.add_column(c, justify="right", no_wrap=True)
+        for rec, row in zip(summary.to_dict("records"), cells):
+            point = ", ".join(f"{c}={number_text(rec[c])}" for c in varying)
+            table.add_row(shown(point), *(row[list(summary.columns).index(c)] for c in results))
     console.print(table)
 
 
