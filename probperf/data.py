@@ -310,20 +310,32 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     >>> check_known_columns(["n", "p", "time", "host"], [], Location("runs.csv", header_line=1))
     Traceback (most recent call last):
     ...
-    probperf.data.MeasurementError: runs.csv, line 1, column host: unknown column 'host' (declare ...
+    probperf.data.MeasurementError: runs.csv, line 1, column host: unknown column 'host'; declare ...
     """
+    import difflib
+
     known = _known(config)
     for c in columns:
         if c in RESULT_COLUMNS:
             raise loc.error(f"a parameter cannot be named {c!r}: a prediction's row has a column of that name "
                             f"({', '.join(RESULT_COLUMNS)}); rename it, e.g. {c}_setting", column=c)
-        if c not in known:
-            raise loc.error(
-                f"{UNKNOWN_COLUMN} {c!r} (declare configuration parameters with config=[...] "
-                f"or --config NAME, and leave labels such as host names out; metrics are "
-                f"{', '.join(METRICS)})",
-                column=c,
-            )
+    unknown = [c for c in columns if c not in known]
+    if not unknown:
+        return
+    c = unknown[0]
+    # a typo: of a metric, or of a declared name that is no column (--config ppm for ppn)
+    absent = [d for d in config if d not in columns]
+    close = difflib.get_close_matches(c, [*absent, *METRICS], n=1, cutoff=0.6)
+    typo = "" if not close else (f" (a typo? the declared {close[0]!r} is no column)" if close[0] in absent
+                                 else f" (a typo for the metric {close[0]!r}?)")
+    also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""
+    names = ",".join(unknown)
+    raise loc.error(
+        f"{UNKNOWN_COLUMN} {c!r}{also}{typo}; declare configuration parameters with "
+        f"config={unknown!r} or --config {names}, and leave labels such as host names out "
+        f"(metrics are {', '.join(METRICS)})",
+        column=c,
+    )
 
 
 def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -> pd.Series:

@@ -144,7 +144,9 @@ BAD_FILES = [
     ("algo_name.jsonl", '{"n": 1, "p": 1, "algo": "tree", "time": 1.0}\n',
      "algo_name.jsonl, line 1, column algo: unknown column 'algo'"),
     ("algo_inf.csv", "n,p,algo,time\n10,1,inf,1.0\n", "algo_inf.csv, line 1, column algo: unknown column 'algo'"),
-    ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n", "tme_name.csv, line 1, column tme: unknown column 'tme'"),
+    ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n",
+     "tme_name.csv, line 1, column tme: unknown column 'tme' (a typo for the metric 'time'?)"),
+    ("nodes_ppn.csv", "n,p,nnodes,ppn,time\n10,1,1,1,1.0\n", "nodes_ppn.csv, line 1, column nnodes: unknown column"),
 ]
 
 #: what follows a name in a declared configuration column
@@ -169,6 +171,12 @@ CLI_CASES = [
          "algo_name.jsonl, line 1, column algo: value 'tree' is a string, not a number" + NAMED),
     case("validate-config-name-parquet", ["validate", "{d}/algo_name.parquet", "--config", "algo"],
          "algo_name.parquet, column algo: 1st row: value 'ring' is a string, not a number" + NAMED),
+    # every unknown column named at once, with the --config that declares them; typos pointed out
+    case("validate-two-unknown", ["validate", "{d}/nodes_ppn.csv"],
+         "nodes_ppn.csv, line 1, column nnodes: unknown column 'nnodes' (also unknown: 'ppn'); declare configuration "
+         "parameters with config=['nnodes', 'ppn'] or --config nnodes,ppn"),
+    case("validate-config-typo", ["validate", "{d}/nodes_ppn.csv", "--config", "nnodes,ppm"],
+         "column ppn: unknown column 'ppn' (a typo? the declared 'ppm' is no column)"),
     case("fit-config-fast-in-a-misspelled-metric", ["fit", "{d}/tme_name.csv", "--config", "algo", "-o", "{out}.model"],
          "tme_name.csv, line 1, column tme: unknown column 'tme'"),
     case("doctor-model-file", ["doctor", "{d}/direct.model"], "direct.model: a probperf model file, not measurements"),
