@@ -270,6 +270,25 @@ def test_predict_explains_a_time_only_model_by_its_laws(tmp_path):
     assert sum(int(g) for g in shares.groups() if g) in (99, 100, 101)
 
 
+def test_explain_counts_the_laws_of_little_weight(tmp_path):
+    # n^1.5 / p + an overhead, 5 % noise: several laws share the weight; the table lists
+    # those of 1 % or more and counts the others in one row (the JSON lists them all)
+    rng = np.random.default_rng(0)
+    n, p = np.repeat(2.0 ** np.arange(6, 12), 3), np.tile([1.0, 2.0, 4.0], 6)
+    time = (1e-6 * n**1.5 / p + 1e-4 * np.log2(p + 1)) * np.exp(0.05 * rng.standard_normal(len(n)))
+    pd.DataFrame({"n": n, "p": p, "time": time}).to_csv(tmp_path / "runs.csv", index=False)
+    model = tmp_path / "m.model"
+    assert run("fit", tmp_path / "runs.csv", "-q", "-o", model).exit_code == 0
+    *laws, _ = json.loads(run("predict", model, "--at", "n=8192,p=8", "--format", "json", "--explain").stdout)[0]["laws"]
+    small = [law for law in laws if law["weight"] < 0.01]
+    assert len(small) >= 2  # the case this test is about
+    res = runner.invoke(app, ["predict", str(model), "--at", "n=8192,p=8", "--explain"], env={"COLUMNS": "120"})
+    text = " ".join(res.stdout.split())
+    assert all(law["law"] in text for law in laws if law["weight"] >= 0.01)
+    assert f"{len(small)} more, each under 1% │ {100 * sum(law['weight'] for law in small):.1f}%" in text
+    assert not any(f"│ {law['law']} │" in text for law in small)
+
+
 def test_version_prints_the_installed_version():
     from importlib.metadata import version
 

@@ -459,6 +459,12 @@ def _noise_text(noise) -> str | None:
     return f"noise profiled over {', '.join(noise['over'])}: run-to-run spread at these points {at} a typical run's"
 
 
+#: Laws of less weight are counted, not listed, in ``predict --explain``'s table (the
+#: JSON lists them all): a law under 1 % moves the mixture's quantiles by less than the
+#: Monte Carlo error of the default 1000 draws, and a list of 31 laws hid the few that count.
+MIN_SHOWN_WEIGHT = 0.01
+
+
 def _print_laws(laws, level, unit="s"):
     shares = laws.attrs.get("weightings", {})
     # a fixed order (a saved model's mapping may come back in another one)
@@ -474,9 +480,25 @@ def _print_laws(laws, level, unit="s"):
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
     for c in [*params, "law", "weight", "median", "interval"]:
         table.add_column(shown(c), justify="right")
+    def add(r, law=None):
+        table.add_row(*(number_text(r[c]) for c in params), law or r["law"], f"{r['weight']:.1%}",
+                      "" if law else number_text(r["median"]),
+                      "" if law else f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")
+
+    small = []  # the point's laws under MIN_SHOWN_WEIGHT, listed only if there is one
     for r in laws.to_dict("records"):
-        table.add_row(*(number_text(r[c]) for c in params), r["law"], f"{r['weight']:.1%}", number_text(r["median"]),
-                      f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")
+        if r["law"] != "mixture" and r["weight"] < MIN_SHOWN_WEIGHT:
+            small.append(r)
+            continue
+        if r["law"] == "mixture":  # the mixture closes each point's list
+            if len(small) > 1:
+                add({**r, "weight": sum(s["weight"] for s in small)},
+                    f"{len(small)} more, each under {MIN_SHOWN_WEIGHT:.0%}")
+            else:
+                for s in small:
+                    add(s)
+            small = []
+        add(r)
     console.print(table)
 
 
