@@ -46,6 +46,7 @@ def test_validate_published_csv(shared_dir):
     assert r.exit_code == 0, r.stderr
     out = one_line(r.stdout)
     assert "rows 12" in out and "parameter n 10 .. 150 (12 distinct)" in out
+    assert "split train 10, test 2 (fit and doctor use train)" in out
     assert "identity residual n/a" in out
 
 
