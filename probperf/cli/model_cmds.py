@@ -212,8 +212,9 @@ def predict(
         warn(line)  # after any refusal: one line then
     unit = getattr(model, "unit_", "s")
     rows = _json_rows(summary)
-    for row in rows:  # what the numbers are in: seconds, clock cycles, or a count of tasks
-        row["unit"] = "count" if pred.name in COUNT_METRICS else unit
+    for row, beyond in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame)):
+        row["unit"] = "count" if pred.name in COUNT_METRICS else unit  # seconds, clock cycles or a task count
+        row["beyond"] = beyond  # which rows the far-out warnings are about
     if format == "csv":  # one line per point, the JSON rows' columns (a spreadsheet's or pandas' input)
         import csv
         import sys
@@ -392,6 +393,28 @@ def _attach(rows, key, table, as_json):
         row[key] = as_json(block)
 
 
+
+
+def beyond_factor(ranges, points) -> list[float]:
+    """Per point, how far it lies outside the training range, as the largest factor over
+    its parameters: above a range ``x / largest``, below it ``smallest / x``; 1 inside
+    (parameters with a zero or negative value, codes, are left out: no factor measures
+    them). The far-out warnings name one point and a count; this names each.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> beyond_factor({"n": [1024, 4096, 3], "p": [1, 8, 4]}, pd.DataFrame({"n": [2048, 65536, 512], "p": [4, 8, 16]}))
+    [1.0, 16.0, 2.0]
+    """
+    out = np.ones(len(points))
+    for c, (lo, hi, *_) in ranges.items():
+        if c in points and lo > 0:
+            x = points[c].to_numpy(dtype=float)
+            with np.errstate(divide="ignore"):
+                factor = np.where(x > hi, x / hi, np.where((x < lo) & (x > 0), lo / np.where(x > 0, x, 1.0), 1.0))
+            out = np.maximum(out, factor)
+    return [float(f) for f in out]
 
 
 def _json_rows(summary):
