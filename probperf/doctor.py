@@ -148,6 +148,7 @@ def diagnose(m: Measurements) -> Report:
     if averaged:
         problems.append(averaged)
     problems += coded_choices(m)
+    problems += _broken_relations(m)
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
@@ -158,6 +159,70 @@ def diagnose(m: Measurements) -> Report:
 
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
                   dag_model=not registry.dag_lacks(m), identity=identity, problems=problems, relations=_relations(m))
+
+
+#: At most this share of the runs (and at least one run) may break a relation that
+#: the others all keep for it to be reported as a slip rather than as no relation: a
+#: typo is one run in a hundred, a genuinely free parameter breaks it in most.
+MAX_BREAKING_SHARE = 0.01
+
+
+def _broken_relations(m: Measurements) -> list[str]:
+    """One sentence per parameter that the others make in all runs but a few (one run
+    of 261 with p doubled): such a slip silently turns the relation off, so the laws
+    take the parameter as free and predict accepts points that break it.
+
+    Examples
+    --------
+    >>> runs = [(n, a * b, a, b, n / (a * b)) for n in (8, 16, 32) for a in (1, 2, 4) for b in (1, 2, 4)]
+    >>> runs += [(n, a * b, a, b, n / (a * b)) for n in (64, 128) for a in (1, 2, 4) for b in (1, 2, 4)]
+    >>> runs[40] = (128, 64, 4, 4, 8.0)  # p typed 64 for 16
+    >>> m = Measurements(dict(zip(["n", "p", "nnodes", "ppn", "time"], map(list, zip(*runs)))),
+    ...                  config=["nnodes", "ppn"])
+    >>> _relations(m), _broken_relations(m)[0].split(": ")[0]
+    ([], 'ppn = p / nnodes in 44 of 45 runs, but not at n=128,p=64,nnodes=4,ppn=4')
+    """
+    from .cautions import point_text
+    from .models.laws import RELATION_TOL, relation_text, relations, term_values
+
+    names = list(m.params)
+    X = m.frame[names].to_numpy(dtype=np.float64)
+    if _relations(m):  # the relations hold in every run: nothing broken
+        return []
+    varying = [c for i, c in enumerate(names) if len(np.unique(X[:, i])) >= 2]
+    limit = max(1, int(MAX_BREAKING_SHARE * len(X)))
+    out = []
+    for c in varying:
+        others = [o for o in varying if o != c]
+        kept = np.ones(len(X), dtype=bool)
+        for _ in range(limit + 1):  # drop the run furthest off until the rest keep a relation
+            found = relations(X[kept][:, [names.index(o) for o in [*others, c]]], [*others, c])
+            if c in found or kept.sum() < len(others) + 4:
+                break
+            kind = "log" if np.all(X[:, names.index(c)] > 0) else "lin"
+            A = np.column_stack([np.ones(kept.sum()), *(term_values(("log" if np.all(X[:, names.index(o)] > 0)
+                                                                     else "lin", o), X[kept], names) for o in others)])
+            y = term_values((kind, c), X[kept], names)
+            resid = np.abs(y - A @ np.linalg.lstsq(A, y, rcond=None)[0])
+            kept[np.flatnonzero(kept)[int(np.argmax(resid))]] = False
+        else:
+            continue
+        if c not in found or kept.all() or (~kept).sum() > limit:
+            continue
+        # the relation as doctor words a kept one (ppn = p / nnodes), over the runs that keep it
+        for d, rel in relations(X[kept], names).items():
+            given = term_values((rel["kind"], d), X, names)
+            implied = rel["coef"][0] + sum(b * term_values(tuple(t), X, names)
+                                           for b, t in zip(rel["coef"][1:], rel["terms"]))
+            off = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+            if not off.any() or off.sum() > limit:
+                continue
+            rows = np.flatnonzero(off)
+            where = "; ".join(point_text(m.frame[names].iloc[i]) for i in rows[:3])
+            out.append(f"{d} = {relation_text(rel)} in {len(X) - len(rows)} of {len(X)} runs, but not at {where}: "
+                       "a typo? Kept in every run, the relation would let predict check points against it")
+        break  # one slip breaks the relation of each of its parameters: said once
+    return out
 
 
 def _relations(m: Measurements) -> list[str]:

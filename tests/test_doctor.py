@@ -208,3 +208,22 @@ def test_cli_missing_file_and_bad_format(tmp_path):
     dag_frame().to_csv(path, index=False)
     res = run("doctor", path, "--format", "yaml")
     assert res.exit_code == 2 and "--format must be json or table" in res.stderr
+
+
+def test_a_relation_broken_by_one_run_is_pointed_out_and_a_free_parameter_is_not():
+    # p = nnodes * ppn in every run but one (p typed 64 for 16): a slip that turned the
+    # relation off is named with the run; three free parameters give no such sentence
+    rng = np.random.default_rng(0)
+    nnodes, ppn = rng.choice([1, 2, 4, 8], 120), rng.choice([1, 2, 4, 8], 120)
+    n = rng.choice([2**10, 2**12, 2**14], 120)
+    p = nnodes * ppn
+    p[7] = 4 * p[7] if p[7] != 16 else 32
+    frame = {"n": n, "p": p, "nnodes": nnodes, "ppn": ppn, "time": 1e-6 * n / p}
+    problems = diagnose(Measurements(frame, config=["nnodes", "ppn"])).problems
+    broken = [line for line in problems if "a typo?" in line]
+    assert broken == [f"ppn = p / nnodes in 119 of 120 runs, but not at n=2^{int(np.log2(n[7]))},p={p[7]},nnodes={nnodes[7]},"
+                      f"ppn={ppn[7]}: a typo? Kept in every run, the relation would let predict check points "
+                      "against it"], problems
+    free = {"n": n, "p": rng.choice([1, 2, 4, 8, 16], 120), "nnodes": nnodes, "ppn": ppn, "time": 1e-6 * n}
+    assert not [line for line in diagnose(Measurements(free, config=["nnodes", "ppn"])).problems if "typo" in line]
+
