@@ -39,7 +39,8 @@ REQUIRED_PARAMS: tuple[str, ...] = ("p",)
 #: predict``'s rows): no parameter may take one of these names, or a prediction's row
 #: would hold two columns of one name (ExaFMM's tree ``level`` crashed predict's table
 #: and was dropped from its JSON).
-RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "unit")
+RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "unit", "beyond", "laws",
+                                   "decomposition", "noise_spread")
 
 #: Metric columns a table may hold. ``serial_time`` is the measured run time of the
 #: sequential program T(n) (the published Lobachev data), ``serial_work`` the work T1'
@@ -280,19 +281,33 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
         if c in seen:
             raise loc.error(f"duplicate column {c!r} in the header", column=c)
         seen.add(c)
-    others = [str(c) for c in columns if c not in _known(config)]
-    for c in REQUIRED_PARAMS:
-        if c not in seen:
-            # columns of other names (threads, workers): one of them is likely it, under another name
-            hint = (f" (the number of workers: name that column {c}; the file's other columns are "
-                    f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''})") if others else ""
-            raise loc.error(f"required parameter column {c!r} is missing{hint}", column=c)
+    check_required_columns(columns, config, loc)
     for c in config:
         if c not in seen:
             raise loc.error(f"{MISSING_CONFIG} {c!r} is missing", column=c)
     check_known_columns(columns, config, loc)
     if not any(c in METRICS for c in columns):
         raise loc.error(f"no metric column; expected at least one of {', '.join(METRICS)}")
+
+
+def check_required_columns(columns: Sequence[str], config: Sequence[str], loc: Location) -> None:
+    """``p`` among ``columns``, else an error that offers the columns of other names
+    (threads, workers): one of them is likely it. Readers call it before they name
+    unknown columns, which would advise declaring the worker count a configuration.
+
+    Examples
+    --------
+    >>> check_required_columns(["n", "threads", "time"], [], Location("runs.csv", header_line=1))
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: runs.csv, line 1, column p: required parameter column 'p' is missing (the number of workers: name that column p; the file's other columns are threads)
+    """
+    others = [str(c) for c in columns if c not in _known(config)]
+    for c in REQUIRED_PARAMS:
+        if c not in columns:
+            hint = (f" (the number of workers: name that column {c}; the file's other columns are "
+                    f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''})") if others else ""
+            raise loc.error(f"required parameter column {c!r} is missing{hint}", column=c)
 
 
 def _known(config: Sequence[str]) -> set[str]:
@@ -318,14 +333,15 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     for c in columns:
         if c in RESULT_COLUMNS:
             raise loc.error(f"a parameter cannot be named {c!r}: a prediction's row has a column of that name "
-                            f"({', '.join(RESULT_COLUMNS)}); rename it, e.g. {c}_setting", column=c)
+                            f"({', '.join(RESULT_COLUMNS)}); rename it, e.g. {c}_setting (or, a label, leave it "
+                            "out)", column=c)
     unknown = [c for c in columns if c not in known]
     if not unknown:
         return
     c = unknown[0]
     # a typo: of a metric, or of a declared name that is no column (--config ppm for ppn)
     absent = [d for d in config if d not in columns]
-    close = difflib.get_close_matches(c, [*absent, *METRICS], n=1, cutoff=0.6)
+    close = difflib.get_close_matches(c, [*absent, *(x for x in METRICS if x not in columns)], n=1, cutoff=0.6)
     typo = "" if not close else (f" (a typo? the declared {close[0]!r} is no column)" if close[0] in absent
                                  else f" (a typo for the metric {close[0]!r}?)")
     also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""

@@ -190,39 +190,41 @@ def _broken_relations(m: Measurements) -> list[str]:
     if _relations(m):  # the relations hold in every run: nothing broken
         return []
     varying = [c for i, c in enumerate(names) if len(np.unique(X[:, i])) >= 2]
+    terms = {c: term_values(("log" if np.all(X[:, names.index(c)] > 0) else "lin", c), X, names) for c in varying}
     limit = max(1, int(MAX_BREAKING_SHARE * len(X)))
-    out = []
+    rng = np.random.default_rng(0)
     for c in varying:
         others = [o for o in varying if o != c]
-        kept = np.ones(len(X), dtype=bool)
-        for _ in range(limit + 1):  # drop the run furthest off until the rest keep a relation
-            found = relations(X[kept][:, [names.index(o) for o in [*others, c]]], [*others, c])
-            if c in found or kept.sum() < len(others) + 4:
+        A = np.column_stack([np.ones(len(X)), *(terms[o] for o in others)])
+        if len(X) < A.shape[1] + 4:
+            continue
+        # an exact relation through a few runs drawn at random (a slip in 1 % of the runs
+        # spares 6 of them 94 % of the time; 8 draws miss it less than once in 10^9):
+        # linear in the runs, where trimming the worst run one at a time was quadratic
+        for _ in range(8):
+            some = rng.choice(len(X), size=A.shape[1] + 2, replace=False)
+            coef = np.linalg.lstsq(A[some], terms[c][some], rcond=None)[0]
+            implied = A @ coef
+            off = np.abs(terms[c] - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+            if 0 < off.sum() <= limit:
                 break
-            kind = "log" if np.all(X[:, names.index(c)] > 0) else "lin"
-            A = np.column_stack([np.ones(kept.sum()), *(term_values(("log" if np.all(X[:, names.index(o)] > 0)
-                                                                     else "lin", o), X[kept], names) for o in others)])
-            y = term_values((kind, c), X[kept], names)
-            resid = np.abs(y - A @ np.linalg.lstsq(A, y, rcond=None)[0])
-            kept[np.flatnonzero(kept)[int(np.argmax(resid))]] = False
         else:
             continue
-        if c not in found or kept.all() or (~kept).sum() > limit:
-            continue
         # the relation as doctor words a kept one (ppn = p / nnodes), over the runs that keep it
-        for d, rel in relations(X[kept], names).items():
+        out = []
+        for d, rel in relations(X[~off], names).items():
             given = term_values((rel["kind"], d), X, names)
             implied = rel["coef"][0] + sum(b * term_values(tuple(t), X, names)
                                            for b, t in zip(rel["coef"][1:], rel["terms"]))
-            off = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
-            if not off.any() or off.sum() > limit:
-                continue
-            rows = np.flatnonzero(off)
-            where = "; ".join(point_text(m.frame[names].iloc[i]) for i in rows[:3])
-            out.append(f"{d} = {relation_text(rel)} in {len(X) - len(rows)} of {len(X)} runs, but not at {where}: "
-                       "a typo? Kept in every run, the relation would let predict check points against it")
-        break  # one slip breaks the relation of each of its parameters: said once
-    return out
+            broken = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+            if 0 < broken.sum() <= limit:
+                rows = np.flatnonzero(broken)
+                where = "; ".join(point_text(m.frame[names].iloc[i]) for i in rows[:3])
+                out.append(f"{d} = {relation_text(rel)} in {len(X) - len(rows)} of {len(X)} runs, but not at "
+                           f"{where}: a typo? Kept in every run, the relation would let predict check points "
+                           "against it")
+        return out  # one slip breaks the relation of each of its parameters: said once
+    return []
 
 
 def _relations(m: Measurements) -> list[str]:

@@ -41,6 +41,7 @@ from .data import (
     MeasurementError,
     Measurements,
     check_known_columns,
+    check_required_columns,
     named_setting_hint,
     row_name,
 )
@@ -463,8 +464,11 @@ def _declared_config(columns, options: Mapping) -> list[str]:
 
 def _check_header_first(header, options: Mapping, location: Location) -> None:
     """Unknown columns named before any value is parsed (a column of host names would
-    otherwise be named for holding text)."""
-    check_known_columns(list(header), _declared_config(header, options), location)
+    otherwise be named for holding text), after a missing ``p`` (given as a constant, it
+    is no column): its message offers the other columns as the worker count."""
+    config = _declared_config(header, options)
+    check_required_columns([*header, *(options["params"] or {})], config, location)
+    check_known_columns(list(header), config, location)
 
 
 def _make(frame, source, location, options: Mapping) -> Measurements:

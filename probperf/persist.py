@@ -341,7 +341,7 @@ def _try_prediction(model) -> None:
         return
     import pandas as pd
 
-    if isinstance(runs, dict) and all(len(runs.get(c, ())) for c in features):  # KeyError: a run lacks a feature
+    if isinstance(runs, dict) and all(len(runs.get(c, ())) for c in features):  # else the maxima, below
         i = int(np.argmax(runs["n"])) if "n" in features else 0
         point = {c: [float(runs[c][i])] for c in features}
     else:

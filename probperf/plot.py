@@ -90,6 +90,30 @@ def _whole(model, vs: str, end) -> bool:
     return all(float(v).is_integer() for v in [*values, *([end] if end is not None else [])])
 
 
+def unwhole(model, points, given) -> list[tuple[int, str]]:
+    """``(row, parameter)`` where a parameter worked out from the others (not in
+    ``given``, a per-row mask or a set of names) is not whole although :func:`_whole`
+    says the parameter keeps to whole values (``p``; ranks per node measured 1, 2, 4):
+    ``ppn = p / nodes`` at ``p=16, nodes=3`` is no layout a machine runs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Fitted:
+    ...     train_points_ = {"ppn": [1, 2, 4]}
+    >>> unwhole(Fitted(), pd.DataFrame({"nodes": [4.0, 3.0], "ppn": [4.0, 16 / 3]}), {"nodes"})
+    [(1, 'ppn')]
+    """
+    out = []
+    for c in points.columns:
+        derived = ~given[c].to_numpy() if hasattr(given, "columns") and c in given else np.full(len(points), c not in given)
+        x = points[c].to_numpy(dtype=float)
+        bad = derived & ~np.isclose(x, np.round(x), rtol=1e-9, atol=0.0) & ~np.isnan(x)
+        if bad.any() and _whole(model, c, None):
+            out += [(int(i), c) for i in np.flatnonzero(bad)]
+    return sorted(out)
+
+
 def log_axis(lo: float) -> bool:
     """Whether a sweep from ``lo`` runs on a log scale: sizes, workers and cut-offs grow
     by factors, but a parameter reaching 0 or below (a code, an offset) has no log.
@@ -161,8 +185,11 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         raise TypeError(f"data must be a probperf Measurements table (pp.Measurements(frame)), got {type(data).__name__}")
     from .models.laws import complete_points, relations_of
 
-    # a parameter the others make (p = nnodes * ppn), left out of ``at``, follows the sweep
+    # a parameter the others make (p = nnodes * ppn), left out of ``at``, follows the sweep,
+    # at the points where it is whole if it always was (ranks per node)
     pts = complete_points(sweep(model, vs, at), relations_of(model))
+    given = {vs, *at, *getattr(model, "defaults_", {})}
+    pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, given)})]).reset_index(drop=True)
     # the parameters held fixed (given or constant in training), not those that follow the sweep
     defaults = getattr(model, "defaults_", {})
     given = {k: v for k, v in pts.iloc[0].to_dict().items() if k == vs or k in at or k in defaults}

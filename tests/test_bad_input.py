@@ -144,8 +144,13 @@ BAD_FILES = [
     ("algo_name.jsonl", '{"n": 1, "p": 1, "algo": "tree", "time": 1.0}\n',
      "algo_name.jsonl, line 1, column algo: unknown column 'algo'"),
     ("algo_inf.csv", "n,p,algo,time\n10,1,inf,1.0\n", "algo_inf.csv, line 1, column algo: unknown column 'algo'"),
-    ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n",
-     "tme_name.csv, line 1, column tme: unknown column 'tme' (a typo for the metric 'time'?)"),
+    # time is a column already: no typo of it is offered
+    ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n", "tme_name.csv, line 1, column tme: unknown column 'tme'; declare"),
+    ("tme_only.csv", "n,p,tme\n10,1,1.0\n",
+     "tme_only.csv, line 1, column tme: unknown column 'tme' (a typo for the metric 'time'?)"),
+    # the worker count under another name: said before the column is called unknown
+    ("threads.csv", "n,threads,time\n10,1,1.0\n", "threads.csv, line 1, column p: required parameter column 'p' is "
+     "missing (the number of workers: name that column p; the file's other columns are threads)"),
     ("nodes_ppn.csv", "n,p,nnodes,ppn,time\n10,1,1,1,1.0\n", "nodes_ppn.csv, line 1, column nnodes: unknown column"),
 ]
 
@@ -297,6 +302,13 @@ CLI_CASES = [
     case("predict-at-empty-range", ["predict", MODEL, "--at", "n=5..3"], "--at n: 5..3 is an empty range"),
     case("predict-at-too-many", ["predict", MODEL, "--at", "n=1..40,p=1..40"],
          "--at: 1600 points, above the limit 1000 (MAX_LIST_VALUES)"),
+    # counted before the combinations are made (10^9 of them would fill the memory)
+    case("predict-at-a-billion", ["predict", MODEL, "--at", "n=1..1000,p=1..1000,q=1..1000"],
+         "--at: 1000000000 points, above the limit 1000 (MAX_LIST_VALUES)"),
+    case("predict-at-fractional-range", ["predict", MODEL, "--at", "n=0.5..1.5"],
+         "--at n: 0.5 is not an integer (a range steps through whole numbers, 16..64, or powers"),
+    case("predict-at-range-and-a-bare-value", ["predict", MODEL, "--at", "n=2**5..2**6,8"],
+         "--at 'n=2**5..2**6,8': expected NAME=VALUE pairs, e.g. n=2**30,p=36; got '8'"),
     case("predict-format-csv-explain", ["predict", MODEL, "--at", "n=200", "--format", "csv", "--explain"],
          "--explain adds nested blocks that a CSV row cannot hold"),
     # one point twice would get two rows that differ by the draws' Monte Carlo error

@@ -523,6 +523,9 @@ def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
     fig = plot_band(persist.load(mpi_runs / "mpi.model"), vs="nodes", at={"n": 2**14, "ppn": 4, "nodes": 4})
     nodes, median = fig.axes[0].lines[0].get_xydata().T
     assert np.allclose(median, 1e-6 * 2**14 / (4 * nodes) + 1e-3 * np.log2(4 * nodes), rtol=0.05)
+    # with p fixed, ppn = p / nodes follows: drawn where it is whole, as in every run
+    fig = plot_band(persist.load(mpi_runs / "mpi.model"), vs="nodes", at={"n": 2**14, "p": 4, "nodes": 4})
+    assert fig.axes[0].lines[0].get_xdata().tolist() == [1.0, 2.0, 4.0]
 
 
 def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
@@ -537,7 +540,19 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
     assert [line.split(",")[:4] for line in res.stdout.splitlines()[1:]] == [
         ["65536", "4", "1", "4"], ["65536", "8", "2", "4"], ["65536", "12", "3", "4"], ["65536", "16", "4", "4"]]
     res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=8")  # two of three left out: said
-    assert res.exit_code == 2 and "give p, ppn too" in res.stderr
+    assert res.exit_code == 2 and "give one of p, ppn too" in res.stderr
+    # ranks per node were whole in every run: a layout that would need 1.5 is refused, by name
+    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=4,p=6")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        "error: --at n=2^16,nodes=4,p=6: ppn worked out from the others is 1.5, not whole as every training value "
+        "of ppn is; give a point where it is")
+    # 16 / 3 as Python divides it, not through exp and log
+    from probperf import persist
+    from probperf.models.laws import complete_points, relations_of
+
+    done = complete_points(pd.DataFrame({"n": [2.0**16], "nodes": [3.0], "p": [16.0]}),
+                           relations_of(persist.load(mpi_runs / "mpi.model")))
+    assert done["ppn"].tolist() == [16 / 3]
 
 
 def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_runs):

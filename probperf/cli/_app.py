@@ -419,6 +419,7 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
     [{'n': 1024, 'p': 4}, {'n': 1024, 'p': 5}, {'n': 2048, 'p': 4}, {'n': 2048, 'p': 5}, {'n': 8, 'p': 1}]
     """
     import itertools
+    import math
 
     from ..limits import MAX_LIST_VALUES
 
@@ -428,24 +429,33 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
         ranged = [t for t in pairs if ".." in t.partition("=")[2]]
         if not ranged:  # one point, read as every NAME=VALUE list is
             points.append(parse_assignments(text, option, example))
-        else:
-            plain = [t for t in pairs if t not in ranged]
-            fixed = parse_assignments(",".join(plain), option, example) if plain else {}
-            ranges = {}
-            for item in ranged:
-                name, _, value = (t.strip() for t in item.partition("="))
-                if not name:
-                    fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
-                if name in fixed or name in ranges:
-                    fail(f"{option} {text!r}: {name} is given twice")
-                ranges[name] = parse_list(value, f"{option} {name}")
-            order = [t.partition("=")[0].strip() for t in pairs]
-            for combo in itertools.product(*ranges.values()):
-                point = {**fixed, **dict(zip(ranges, combo))}
-                points.append({name: point[name] for name in order})
-        if len(points) > MAX_LIST_VALUES:
-            fail(f"{option}: {len(points)} points, above the limit {MAX_LIST_VALUES} (MAX_LIST_VALUES); "
+            if len(points) > MAX_LIST_VALUES:
+                fail(f"{option}: more than {MAX_LIST_VALUES} points (MAX_LIST_VALUES); predict fewer at once")
+            continue
+        names = []
+        for item in pairs:  # the shape of every pair first, each named as the user wrote the item
+            name, eq, _ = (t.strip() for t in item.partition("="))
+            if not eq or not name:
+                fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
+            if name in names:
+                fail(f"{option} {text!r}: {name} is given twice")
+            names.append(name)
+        fixed = parse_assignments([t for t in pairs if t not in ranged], option, example)
+        ranges = {}
+        for item in ranged:
+            name, _, value = (t.strip() for t in item.partition("="))
+            try:
+                ranges[name] = limits_parse_list(value)
+            except NumberError as exc:  # a range steps through whole numbers or powers, never fractions
+                fail(f"{option} {name}: {exc} (a range steps through whole numbers, 16..64, or powers, "
+                     "2**4..2**6; give a fractional value as a point of its own)")
+        count = len(points) + math.prod(len(v) for v in ranges.values())
+        if count > MAX_LIST_VALUES:  # said before the combinations are made: 1000^3 would fill the memory
+            fail(f"{option}: {count} points, above the limit {MAX_LIST_VALUES} (MAX_LIST_VALUES); "
                  "predict fewer at once")
+        for combo in itertools.product(*ranges.values()):
+            point = {**fixed, **dict(zip(ranges, combo))}
+            points.append({name: point[name] for name in names})
     return points
 
 

@@ -118,7 +118,7 @@ def _loads_back(output: Path) -> None:
     user's input) is removed and reported now, not after the user has moved on."""
     from .. import persist
 
-    if str(output) in ("/dev/stdout", "-") or not output.is_file():  # sent down a pipe: nothing to read back
+    if not output.is_file():  # sent down a pipe (-o /dev/stdout): nothing to read back
         return
     try:
         persist.load(output)
@@ -272,6 +272,7 @@ def checked_points(model, rows, option: str):
     import pandas as pd
 
     from ..models.laws import complete_points, relations_of
+    from ..plot import unwhole
     from ..predict import prediction_points
 
     frame = pd.DataFrame(rows)
@@ -281,15 +282,21 @@ def checked_points(model, rows, option: str):
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
                          f"its parameters are {', '.join(features)}")
     # a parameter the others make in every run (p = nnodes * ppn) may be left out
+    given = frame.notna()
     frame = complete_points(frame, relations_of(model))
+    for i, c in unwhole(model, frame, given)[:1]:
+        raise ValueError(f"{option} {point_text(pd.Series(rows[i]))}: {c} worked out from the others is "
+                         f"{frame[c].iloc[i]:.6g}, not whole as every training value of {c} is; give a point "
+                         f"where it is")
     defaults = getattr(model, "defaults_", None) or {}
     missing = [c for c in features if c not in frame.columns and c not in defaults]
     if missing:  # a parameter constant in training may be left out; the others not
-        raise ValueError(f"{option}: give {', '.join(missing)} too (the model's parameters are {', '.join(features)})")
+        raise ValueError(f"{option}: give {_lacking(model, missing)} too (the model's parameters are "
+                         f"{', '.join(features)})")
     for i, row in enumerate(rows):  # several points: each gives what the others give, or takes the default
         lacking = [c for c in frame.columns if pd.isna(frame[c].iloc[i]) and c not in defaults]
         if lacking:
-            raise ValueError(f"{option} {point_text(pd.Series(row))} (point {i + 1}): give {', '.join(lacking)} "
+            raise ValueError(f"{option} {point_text(pd.Series(row))} (point {i + 1}): give {_lacking(model, lacking)} "
                              f"too, as the other points do")
     frame = frame.fillna({c: v for c, v in defaults.items() if c in frame})
     try:
@@ -297,6 +304,30 @@ def checked_points(model, rows, option: str):
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
     return frame
+
+
+def _lacking(model, names) -> str:
+    """What a point must add, of the parameters ``names`` it lacks: each, except that of
+    the members of a relation one may stay out (the others make it): ``p, one of nodes,
+    ppn`` rather than ``nodes, ppn`` when ``ppn = p / nodes``.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     relations_ = {"ppn": {"kind": "log", "terms": [["log", "p"], ["log", "nodes"]], "coef": [0.0, 1.0, -1.0]}}
+    >>> _lacking(Fitted(), ["n", "nodes", "ppn"]), _lacking(Fitted(), ["n", "ppn"])
+    ('n, one of nodes, ppn', 'n, ppn')
+    """
+    from ..models.laws import relation_groups
+
+    parts, left = [], list(names)
+    for members in relation_groups(model):
+        group = [m for m in left if m in members]
+        if len(group) >= 2:  # all but one of them
+            k = len(group) - 1
+            parts.append(f"{'one' if k == 1 else k} of {', '.join(group)}")
+            left = [m for m in left if m not in group]
+    return ", ".join([*left, *parts])
 
 
 def distinct_points(frame):
@@ -393,27 +424,29 @@ def _attach(rows, key, table, as_json):
         row[key] = as_json(block)
 
 
-
-
 def beyond_factor(ranges, points) -> list[float]:
     """Per point, how far it lies outside the training range, as the largest factor over
     its parameters: above a range ``x / largest``, below it ``smallest / x``; 1 inside
-    (parameters with a zero or negative value, codes, are left out: no factor measures
-    them). The far-out warnings name one point and a count; this names each.
+    (below a range that reaches 0, or at a value of 0 or less, no factor measures the
+    distance). The far-out warnings name one point and a count; this names each.
 
     Examples
     --------
     >>> import pandas as pd
     >>> beyond_factor({"n": [1024, 4096, 3], "p": [1, 8, 4]}, pd.DataFrame({"n": [2048, 65536, 512], "p": [4, 8, 16]}))
     [1.0, 16.0, 2.0]
+    >>> beyond_factor({"c": [0, 4, 5]}, pd.DataFrame({"c": [400, 0]}))
+    [100.0, 1.0]
     """
     out = np.ones(len(points))
     for c, (lo, hi, *_) in ranges.items():
-        if c in points and lo > 0:
-            x = points[c].to_numpy(dtype=float)
-            with np.errstate(divide="ignore"):
-                factor = np.where(x > hi, x / hi, np.where((x < lo) & (x > 0), lo / np.where(x > 0, x, 1.0), 1.0))
-            out = np.maximum(out, factor)
+        if c not in points:
+            continue
+        x = points[c].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            above = np.where((x > hi) & (hi > 0), x / hi, 1.0)  # a range from 0 up still has a largest value
+            below = np.where((x < lo) & (x > 0) & (lo > 0), lo / np.where(x > 0, x, 1.0), 1.0)
+        out = np.maximum(out, np.maximum(above, below))
     return [float(f) for f in out]
 
 
@@ -605,19 +638,17 @@ def plot(
 
 def _members(model, vs: str) -> list[str]:
     """The parameters of the relations ``vs`` is in (``vs`` included)."""
-    from ..models.laws import relation_members, relations_of
+    from ..models.laws import relation_groups
 
-    members = [relation_members(c, rel) for c, rel in relations_of(model).items()]
-    return list(dict.fromkeys(m for group in members if vs in group for m in group))
+    return list(dict.fromkeys(m for group in relation_groups(model) if vs in group for m in group))
 
 
 def _carried(model, vs: str, point) -> bool:
     """Whether a sweep of ``vs`` keeps its relations: the point leaves out a parameter
     of each, which :func:`probperf.models.laws.complete_points` works out per point."""
-    from ..models.laws import relation_members, relations_of
+    from ..models.laws import relation_groups
 
-    groups = [relation_members(c, rel) for c, rel in relations_of(model).items()]
-    return all(any(m not in point and m != vs for m in group) for group in groups if vs in group)
+    return all(any(m not in point and m != vs for m in group) for group in relation_groups(model) if vs in group)
 
 
 def swept_relation(model, vs: str) -> str:
@@ -635,11 +666,10 @@ def swept_relation(model, vs: str) -> str:
     >>> swept_relation(Fitted(), "p"), swept_relation(Fitted(), "n")
     ('ppn = p / nodes', '')
     """
-    from ..models.laws import relation_text, relations_of
+    from ..models.laws import relation_members, relation_text, relations_of
 
     for c, rel in relations_of(model).items():
-        used = [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
-        if vs == c or vs in used:
+        if vs in relation_members(c, rel):
             return f"{c} = {relation_text(rel)}"
     return ""
 

@@ -2204,6 +2204,20 @@ def relation_members(c: str, rel) -> list[str]:
     return [c] + [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
 
 
+def relation_groups(model) -> list[list[str]]:
+    """Per relation a fitted model's laws keep (:func:`relations_of`), its members
+    (:func:`relation_members`): the parameters of which a point may leave one out.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     relations_ = {"ppn": {"kind": "log", "terms": [["log", "p"], ["log", "nodes"]], "coef": [0.0, 1.0, -1.0]}}
+    >>> relation_groups(Fitted())
+    [['ppn', 'p', 'nodes']]
+    """
+    return [relation_members(c, rel) for c, rel in relations_of(model).items()]
+
+
 def complete_points(points, relations: dict):
     """``points`` with each parameter of a relation that a point leaves out (a missing
     column, or NaN) worked out from the others, where it is the only member missing:
@@ -2223,28 +2237,52 @@ def complete_points(points, relations: dict):
     [4.0]
     """
     out = points.copy()
+    for _ in range(len(relations)):  # a value one relation works out may complete another
+        changed = False
+        for c, rel in relations.items():
+            changed |= _complete(out, c, rel)
+        if not changed:
+            break
+    return out
+
+
+def _complete(out, c: str, rel) -> bool:
+    """Fill in ``out`` (in place) the one missing member of the relation of ``c`` per
+    point; whether any was. Where every term is a log (a product of powers), the value
+    is that product, its exponents and factor snapped to whole numbers within 1e-9, so
+    that ``16 / 3`` comes out as Python divides it, not through exp and log."""
+    members = relation_members(c, rel)
     n = len(out)
-    for c, rel in relations.items():
-        members = relation_members(c, rel)
-        kinds = {c: rel["kind"], **{col: kind for kind, col in rel["terms"]}}
-        coef = {col: b for b, (_, col) in zip(rel["coef"][1:], rel["terms"])}
-        values = {m: out[m].to_numpy(dtype=np.float64) if m in out else np.full(n, np.nan) for m in members}
-        missing = np.column_stack([np.isnan(values[m]) for m in members])
-        for j, m in enumerate(members):
-            rows = missing[:, j] & (missing.sum(axis=1) == 1)
-            if not rows.any():
-                continue
-            with np.errstate(divide="ignore", invalid="ignore"):
+    kinds = {c: rel["kind"], **{col: kind for kind, col in rel["terms"]}}
+    coef = {col: b for b, (_, col) in zip(rel["coef"][1:], rel["terms"])}
+    values = {m: out[m].to_numpy(dtype=np.float64) if m in out else np.full(n, np.nan) for m in members}
+    missing = np.column_stack([np.isnan(values[m]) for m in members])
+    one = missing.sum(axis=1) == 1
+    if not one.any():
+        return False
+
+    def snap(x):
+        return np.round(x) if abs(x - np.round(x)) < 1e-9 * max(1.0, abs(x)) else x
+
+    product = all(kinds[k] == "log" for k in members)
+    for j, m in enumerate(members):
+        rows = one & missing[:, j]
+        if not rows.any():
+            continue
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if product:  # c = factor * prod x_i^b_i, solved for the member missing
+                factor = snap(np.exp(rel["coef"][0]))
+                others = factor * np.prod([values[k] ** snap(coef[k]) for k in members[1:] if k != m], axis=0)
+                value = others if m == c else (values[c] / others) ** (1.0 / snap(coef[m]))
+            else:
                 t = {k: np.log(v) if kinds[k] == "log" else v for k, v in values.items()}
                 others = rel["coef"][0] + sum(coef[k] * t[k] for k in members[1:] if k != m)
                 term = others if m == c else (t[c] - others) / coef[m]
                 value = np.exp(term) if kinds[m] == "log" else term
-            whole = np.isclose(value, np.round(value), rtol=1e-9, atol=0.0)
-            value = np.where(whole, np.round(value), value)
-            filled = np.where(rows, value, values[m])
-            out[m] = filled
-            values[m] = filled
-    return out
+        whole = np.isclose(value, np.round(value), rtol=1e-9, atol=0.0)
+        values[m] = np.where(rows, np.where(whole, np.round(value), value), values[m])
+        out[m] = values[m]
+    return True
 
 
 def relation_text(rel) -> str:
