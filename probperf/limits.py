@@ -66,6 +66,17 @@ MAX_SIM_OVERHEAD = 10**9
 #: a table of 10^5 rows of the smallest DAGs already takes hours to simulate.
 MAX_SIM_RUNS = 100_000
 
+#: Worker counts ``probperf record`` runs a program with: the OMPT tool keeps one event
+#: buffer per thread in a fixed table of this size (``MAX_THREADS`` in
+#: probperf/record/ompt_tool.c); a program run with more aborted midway
+#: (``--workers 100000``: "cannot track thread 4096").
+MAX_RECORD_WORKERS = 4096
+
+#: Longest ``probperf record --timeout``, in seconds (11.6 days). The operating
+#: system's wait takes milliseconds in a 32-bit count, so past about 2.1e6 s Python
+#: refused the value with an internal error (``--timeout 1e9``).
+MAX_TIMEOUT = 10**6
+
 #: Predictive draws (``predict --draws``). The 5 % tail quantile of 10^5 draws has a
 #: standard error of 0.07 % of the spread, far below any model's own uncertainty,
 #: while the DAG model holds several (draws x points) float64 arrays at once:

@@ -555,6 +555,17 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
     assert done["ppn"].tolist() == [16 / 3]
 
 
+def test_plot_names_the_point_asked_when_the_model_refuses_it(tmp_path):
+    # runs on 1 and 2 workers cannot reach p=64: the refusal names p=64, the point
+    # asked, not p=3, the sweep's first point past the data
+    rows = [(n, p, 1e-6 * n / p) for n in (2**10, 2**11, 2**12, 2**13) for p in (1, 2)]
+    pd.DataFrame(rows, columns=["n", "p", "time"]).to_csv(tmp_path / "runs.csv", index=False)
+    assert run("fit", tmp_path / "runs.csv", "-q", "-o", tmp_path / "m.model").exit_code == 0
+    res = run("plot", tmp_path / "m.model", "--vs", "p", "--at", "n=2**14,p=64", "-o", tmp_path / "p.png")
+    assert res.exit_code == 2 and not (tmp_path / "p.png").exists()
+    assert "cannot predict p=64" in res.stderr, res.stderr
+
+
 def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_runs):
     """plot has no --config: a --data column the model does not have, or a model
     parameter the file lacks, is said in terms of the model, not of --config."""

@@ -622,3 +622,47 @@ def test_depend_pairs_match_the_rules_on_random_programs():
         src, dst = _depend_pairs(dep, parent, created)
         assert set(zip(src.tolist(), dst.tolist())) == expected
         assert len(src) == len(expected)  # no pair twice
+
+
+def test_record_keeps_its_own_thread_pools_to_one_thread_while_programs_run(monkeypatch):
+    # between runs this process turns traces into metrics; a BLAS pool of its own left
+    # spinning took a core from the next 2-worker run on a 2-core machine (its time
+    # booked as delay), so while record runs programs its pools hold one thread
+    from threadpoolctl import threadpool_info
+
+    import probperf.record.run as run_module
+
+    before = [pool["num_threads"] for pool in threadpool_info()]
+    seen = []
+
+    def runs_nothing(cmd, p, tool=None, timeout=None, **_):
+        seen.append([pool["num_threads"] for pool in threadpool_info()])
+        raise RecordError("stopped here")
+
+    monkeypatch.setattr(run_module, "run_program", runs_nothing)
+    with pytest.raises(RecordError, match="stopped here"):
+        record(["prog"], workers=[2], params={"n": 1})
+    assert seen and seen[0] and all(threads == 1 for threads in seen[0]), seen
+    assert [pool["num_threads"] for pool in threadpool_info()] == before  # given back after
+
+
+def test_an_interrupted_recording_says_what_it_kept(bench_bin, tmp_path):
+    # SIGTERM (as Ctrl-C) after the first rows: exit 130, the rows kept, and one line
+    # saying so (the exit was silent)
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "runs.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "probperf", "record", "--workers", "1", "--reps", "1000",
+                             "--no-untraced", "--param", "n=22", "-o", str(out), "--", str(bench_bin / "fib"), "22", "8"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == f"interrupted; the runs recorded before it are in {out}"
+    assert len(pd.read_csv(out)) >= 1
+

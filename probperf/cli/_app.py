@@ -170,7 +170,8 @@ class _OneLineErrors(_Group):
         try:
             with _one_line_warnings():
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except typer.Abort:
+        except typer.Abort:  # Ctrl-C or SIGTERM: said, not a silent exit
+            err_console.print("interrupted", highlight=False)
             code = 130
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)

@@ -595,6 +595,9 @@ def plot(
         model = persist.load(model_file)
         check_sweep(model, vs)
         frame = checked_points(model, [point], "--at")
+        with warnings.catch_warnings(), np.errstate(all="ignore"):  # a refusal names the point asked, not the
+            warnings.simplefilter("ignore")  # sweep's first point past the data; warnings come with the sweep
+            model.predict(frame, n_draws=2, seed=0)
         broken, kept = swept_relation(model, vs), _carried(model, vs, point)
         if broken and not kept:  # refused here: the laws would blame the sweep's first point, which no one gave
             others = [m for m in _members(model, vs) if m != vs]

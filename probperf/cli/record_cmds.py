@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from ._app import (app, bad_input, bench_app, console, err_console, fail, number, parse_assignments,
-                   parse_list, shown)
+                   parse_list, shown, warn)
 
 
 class _RowWriter:
@@ -33,7 +33,7 @@ class _RowWriter:
         """Before any run: the ``--param`` values as a recorded row would hold them, and
         the rows already in ``out`` (readable, with this recording's parameters), so that
         a mistake is not found only after the program has run."""
-        from ..data import MeasurementError, Measurements
+        from ..data import MISSING_CONFIG, MeasurementError, Measurements
         from ..formats import read
 
         config = [k for k in params if k != "n"]
@@ -42,7 +42,14 @@ class _RowWriter:
         except MeasurementError as exc:
             raise ValueError(f"--param {exc.column}: {exc.message.removeprefix('1st row: ')}") from None
         if self.out.exists():
-            self.old, self.loaded = read(self.out, config=config), True
+            try:
+                self.old, self.loaded = read(self.out, config=config), True
+            except MeasurementError as exc:
+                if not exc.message.startswith(MISSING_CONFIG):
+                    raise
+                # a --param this file's runs never had: the file is not wrong, the pairing is
+                fail(f"{self.out}: its runs have no column {exc.column} (--param {exc.column} is new to it); "
+                     "write these runs to another file, or record without that --param")
             self._same_params(probe.params)
 
     def _same_params(self, params) -> None:
@@ -86,16 +93,28 @@ def record_cmd(
 
     Example: probperf record --workers 1,2 --reps 2 --param n=30 -o runs.csv -- ./fib 30
     """
-    from ..limits import MAX_LIST_VALUES
+    import os
+
+    from ..limits import MAX_LIST_VALUES, MAX_RECORD_WORKERS, MAX_TIMEOUT
     from ..formats import TABLE_FORMATS, output_format
     from ..outputs import check_output
     from ..record import BuildError, RecordError, record
 
-    ps = parse_list(workers, "--workers", low=1)
+    ps = parse_list(workers, "--workers", low=1, high=MAX_RECORD_WORKERS, limit="MAX_RECORD_WORKERS")
+    twice = sorted({p for p in ps if ps.count(p) > 1})
+    if twice:  # one worker count twice is repetitions, which --reps asks for
+        fail(f"--workers {workers}: p={twice[0]} is given twice; give --reps for repeated runs")
     reps = number("--reps", reps, integer=True, low=1, high=MAX_LIST_VALUES, limit="MAX_LIST_VALUES")
     if timeout is not None:
-        timeout = float(number("--timeout", timeout, low=0, low_open=True))
+        timeout = float(number("--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT, limit="MAX_TIMEOUT"))
     params = parse_assignments(param, "--param", "n=30")
+    if "p" in params:
+        fail("--param p: p is the worker count; give it with --workers")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if max(ps) > cores:  # measured, but not the program's scaling: said before the runs
+        warn(f"--workers {workers}: p={max(ps)} is more than the {cores} cores this process may use; such runs "
+             "measure workers sharing cores (their waiting counts as delay), not the program's scaling, and a "
+             "model fitted on them predicts that sharing at every larger p")
     writer = _RowWriter(output)
     with bad_input():
         check_output(output, "-o")
@@ -111,6 +130,12 @@ def record_cmd(
             kept = (f"; the {writer.written} row(s) recorded before it are in {output}"
                     if writer.written else "; nothing was written")
             fail(f"{str(exc).removesuffix('.')}{kept}")  # the error's own full stop would end up before the "; "
+        except KeyboardInterrupt:  # Ctrl-C mid-recording: what was kept, said (not counted: it may
+            # have come between a row's write and its count)
+            kept = (f"the runs recorded before it are in {output}" if writer.written or output.exists()
+                    else "nothing was written")
+            err_console.print(shown(f"interrupted; {kept}"), highlight=False, soft_wrap=True)
+            raise typer.Exit(130) from None
     if untraced:
         console.print(_overhead_table(rec.overhead))
     console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({writer.total} in total)")
