@@ -213,6 +213,30 @@ def unmeasured_setting(model, points) -> list[str]:
             "training runs): the prediction there is the model's guess"]
 
 
+#: How the caution about an unreliable mean begins (:func:`unreliable_mean`).
+MEAN_CAUTION = "the mean at "
+
+
+@contextlib.contextmanager
+def without_mean_caution():
+    """No caution about the mean inside: for a caller that shows medians and quantiles
+    only (a band plot, the demo's table), where it warned about a number not shown.
+
+    Examples
+    --------
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with without_mean_caution():
+    ...         warnings.warn(MEAN_CAUTION + "n=2^24 rests on a few extreme draws", ExtrapolationWarning)
+    ...         warnings.warn("n=2^24 is 256x the largest training value", ExtrapolationWarning)
+    >>> [str(w.message) for w in caught]
+    ['n=2^24 is 256x the largest training value']
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=re.escape(MEAN_CAUTION), category=ExtrapolationWarning)
+        yield
+
+
 def unreliable_mean(points, pred) -> list[str]:
     """A message (in a list, empty if none) when the mean of some points' draws rests on
     a few extreme draws (:attr:`probperf.predict.Predictive.mean_reliable`), naming the
@@ -236,7 +260,7 @@ def unreliable_mean(points, pred) -> list[str]:
     i = bad[np.argmax(k[bad])]
     more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
     digits = next((d for d in range(2, 17) if round(k[i], d) > round(limit, d)), 17)  # never "0.67 > 0.67"
-    return [f"the mean at {point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
+    return [f"{MEAN_CAUTION}{point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
             f"right tail {k[i]:.{digits}f} > {limit:.{digits}f}; at k >= 1 there is no finite mean): read the median "
             "and the interval"]
 

@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .cautions import number_text
+from .cautions import number_text, without_mean_caution
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
 from .predict import Predictive, check_level, level_text, point_table
 
@@ -196,7 +196,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     if len(pts) < 2:
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
-    with np.errstate(all="ignore"):  # overflow far out is refused below, once
+    # overflow far out is refused below, once; the band shows no mean, so no caution about it
+    with np.errstate(all="ignore"), without_mean_caution():
         pred = model.predict(pts, n_draws=n_draws)
     x = pts[vs].to_numpy()
     bad = ~np.all(np.isfinite(pred.draws), axis=0)

@@ -555,6 +555,18 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
     assert done["ppn"].tolist() == [16 / 3]
 
 
+def test_a_band_plot_has_no_caution_about_the_mean_it_does_not_draw(shared_dir, tmp_path):
+    # far out the draws' right tail is heavy: predict, which prints the mean, says so;
+    # plot draws medians and quantile bands only, and keeps the far-out warning alone
+    model = tmp_path / "g.model"
+    assert run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "-q", "-o", model).exit_code == 0
+    res = run("predict", model, "--at", "n=5000")
+    assert res.exit_code == 0 and "the mean at n=5000,p=8 rests on a few extreme draws" in res.stderr
+    res = run("plot", model, "--vs", "n", "--at", "n=5000", "-o", tmp_path / "g.png")
+    assert res.exit_code == 0 and "the mean at" not in res.stderr
+    assert "n=5000 is 50x the largest training value" in res.stderr
+
+
 def test_plot_names_the_point_asked_when_the_model_refuses_it(tmp_path):
     # runs on 1 and 2 workers cannot reach p=64: the refusal names p=64, the point
     # asked, not p=3, the sweep's first point past the data

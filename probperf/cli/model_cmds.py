@@ -16,7 +16,7 @@ from .. import registry
 from ..data import BASE_PARAMS, COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
-from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text
+from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
 from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
                    say_written, shown, split_rows, warn)
 from .reading import read_measurements, reads_measurements
@@ -731,7 +731,8 @@ def demo(
         generate("sort", far, [36], reps=1, seed=seed + 1000, progress=not quiet).frame])
 
     points = pd.DataFrame(targets, columns=["n", "p"])
-    pred = model.predict(points, n_draws=2000, seed=seed)
+    with without_mean_caution():  # the table shows medians and intervals, no mean
+        pred = model.predict(points, n_draws=2000, seed=seed)
     table = _demo_table(pred, truth, targets, sizes[-1])
     console.print(table)
     decomp = pred[[2]].decomposition(0.9)
