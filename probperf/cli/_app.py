@@ -489,10 +489,11 @@ def split_rows(m, split, verb: str):
             fail(f"--split {split}: {m.source or 'the table'} has no split column; leave --split out to use every row")
         return m
     if not split:
-        err_console.print(f"{verb} all {len(m)} rows (--split empty: the split labels are not used)", highlight=False)
+        err_console.print(f"{verb} all {len(m)} rows (--split empty: the split labels are not used)",
+                          highlight=False, soft_wrap=True)
         return m
     m = m.select(split=split)
-    err_console.print(f"{verb} the {len(m)} rows with split={shown(repr(split))}", highlight=False)
+    err_console.print(f"{verb} the {len(m)} rows with split={shown(repr(split))}", highlight=False, soft_wrap=True)
     return m
 
 

@@ -123,7 +123,8 @@ def record_cmd(
         try:
             rec = record(
                 command, ps, params, reps, untraced=untraced, timeout=timeout,
-                progress=lambda msg: err_console.print(shown(msg), highlight=False),
+                # soft_wrap: a log keeps each run's line whole
+                progress=lambda msg: err_console.print(shown(msg), highlight=False, soft_wrap=True),
                 sink=writer,
             )
         except (RecordError, BuildError) as exc:
