@@ -68,7 +68,8 @@ def messages(model, points, pred) -> list[str]:
     ['n=10000 is 100x the largest training value', 'n=10000 lies beyond the training data']
     """
     return (far_beyond(points, getattr(model, "train_ranges_", {})) + not_finite(points, pred)
-            + unreliable_mean(points, pred) + fixed_width(model, points) + unmeasured_setting(model, points))
+            + unreliable_mean(points, pred) + fixed_width(model, points) + unmeasured_setting(model, points)
+            + unwhole_setting(model, points))
 
 
 def not_finite(points, pred) -> list[str]:
@@ -178,6 +179,33 @@ def fixed_width(model, points) -> list[str]:
     return [f"{beyond[0]} lies beyond the training data, and this {type(model).__name__}'s interval does not widen "
             "there (it learns no growth of its error beyond the data; the default law models do): read it as a "
             "lower bound on the uncertainty"]
+
+
+def unwhole_setting(model, points) -> list[str]:
+    """A message (in a list, empty if none) when a point gives a configuration parameter
+    a fraction although every training value of it is whole (``nnodes=0.5``, a cut-off
+    of 100.5): a typo more often than a question, and no run can have it. ``n`` is a
+    size and may fall between whole values; ``p`` is refused elsewhere.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_points_={"n": [8, 16], "nnodes": [1, 2, 4], "alpha": [1, 1.5]})
+    >>> unwhole_setting(m, pd.DataFrame({"n": [12.5, 16], "nnodes": [2, 0.5], "alpha": [1.25, 1]}))
+    ['nnodes=0.5 is not whole, though every training value of nnodes is (and no run can have it)']
+    """
+    runs = getattr(model, "train_points_", None) or {}
+    out = []
+    for c in points.columns:
+        if c in ("n", "p") or c not in runs or not all(float(v).is_integer() for v in runs[c]):
+            continue
+        x = points[c].to_numpy(dtype=float)
+        off = ~np.isclose(x, np.round(x), rtol=1e-9, atol=0.0)
+        if off.any():
+            out.append(f"{c}={number_text(x[off][0])} is not whole, though every training value of {c} is "
+                       "(and no run can have it)")
+    return out
 
 
 def unmeasured_setting(model, points) -> list[str]:

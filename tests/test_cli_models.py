@@ -546,6 +546,10 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
     assert res.exit_code == 2 and res.stderr.strip() == (
         "error: --at n=2^16,nodes=4,p=6: ppn worked out from the others is 1.5, not whole as every training value "
         "of ppn is; give a point where it is")
+    # a fraction given where every run had a whole value: predicted, and said
+    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=0.5,ppn=4,p=2")
+    assert res.exit_code == 0 and ("warning: nodes=0.5 is not whole, though every training value of nodes is "
+                                   "(and no run can have it)") in res.stderr
     # 16 / 3 as Python divides it, not through exp and log
     from probperf import persist
     from probperf.models.laws import complete_points, relations_of
