@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .limits import is_whole
 from .selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor
 
 
@@ -181,6 +182,22 @@ def fixed_width(model, points) -> list[str]:
             "lower bound on the uncertainty"]
 
 
+def trained_whole(model, c: str) -> bool:
+    """Whether every training value of parameter ``c`` is whole (cut-offs, block sizes,
+    ranks per node), as the model's runs (``train_points_``) record them; False when
+    they do not.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_points_={"cutoff": [8, 64], "alpha": [1, 1.25]})
+    >>> trained_whole(m, "cutoff"), trained_whole(m, "alpha"), trained_whole(m, "depth")
+    (True, False, False)
+    """
+    values = (getattr(model, "train_points_", None) or {}).get(c)
+    return values is not None and len(values) > 0 and bool(np.all(is_whole(values)))
+
+
 def unwhole_setting(model, points) -> list[str]:
     """A message (in a list, empty if none) when a point gives a configuration parameter
     a fraction although every training value of it is whole (``nnodes=0.5``, a cut-off
@@ -195,13 +212,12 @@ def unwhole_setting(model, points) -> list[str]:
     >>> unwhole_setting(m, pd.DataFrame({"n": [12.5, 16], "nnodes": [2, 0.5], "alpha": [1.25, 1]}))
     ['nnodes=0.5 is not whole, though every training value of nnodes is (and no run can have it)']
     """
-    runs = getattr(model, "train_points_", None) or {}
     out = []
     for c in points.columns:
-        if c in ("n", "p") or c not in runs or not all(float(v).is_integer() for v in runs[c]):
+        if c in ("n", "p") or not trained_whole(model, c):
             continue
         x = points[c].to_numpy(dtype=float)
-        off = ~np.isclose(x, np.round(x), rtol=1e-9, atol=0.0)
+        off = ~is_whole(x)
         if off.any():
             out.append(f"{c}={number_text(x[off][0])} is not whole, though every training value of {c} is "
                        "(and no run can have it)")

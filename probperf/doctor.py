@@ -183,14 +183,14 @@ def _broken_relations(m: Measurements) -> list[str]:
     ([], 'ppn = p / nnodes in 44 of 45 runs, but not at n=128,p=64,nnodes=4,ppn=4')
     """
     from .cautions import point_text
-    from .models.laws import RELATION_TOL, relation_text, relations, term_values
+    from .models.laws import breaks_relation, natural_term, relation_text, relations, term_values
 
     names = list(m.params)
     X = m.frame[names].to_numpy(dtype=np.float64)
     if _relations(m):  # the relations hold in every run: nothing broken
         return []
     varying = [c for i, c in enumerate(names) if len(np.unique(X[:, i])) >= 2]
-    terms = {c: term_values(("log" if np.all(X[:, names.index(c)] > 0) else "lin", c), X, names) for c in varying}
+    terms = {c: term_values(natural_term(X, names, c), X, names) for c in varying}
     limit = max(1, int(MAX_BREAKING_SHARE * len(X)))
     rng = np.random.default_rng(0)
     for c in varying:
@@ -204,8 +204,9 @@ def _broken_relations(m: Measurements) -> list[str]:
         for _ in range(8):
             some = rng.choice(len(X), size=A.shape[1] + 2, replace=False)
             coef = np.linalg.lstsq(A[some], terms[c][some], rcond=None)[0]
-            implied = A @ coef
-            off = np.abs(terms[c] - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+            trial = {"kind": natural_term(X, names, c)[0], "terms": [natural_term(X, names, o) for o in others],
+                     "coef": coef}
+            off, _ = breaks_relation(c, trial, X, names)
             if 0 < off.sum() <= limit:
                 break
         else:
@@ -213,10 +214,7 @@ def _broken_relations(m: Measurements) -> list[str]:
         # the relation as doctor words a kept one (ppn = p / nnodes), over the runs that keep it
         out = []
         for d, rel in relations(X[~off], names).items():
-            given = term_values((rel["kind"], d), X, names)
-            implied = rel["coef"][0] + sum(b * term_values(tuple(t), X, names)
-                                           for b, t in zip(rel["coef"][1:], rel["terms"]))
-            broken = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+            broken, _ = breaks_relation(d, rel, X, names)
             if 0 < broken.sum() <= limit:
                 rows = np.flatnonzero(broken)
                 where = "; ".join(point_text(m.frame[names].iloc[i]) for i in rows[:3])

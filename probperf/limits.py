@@ -382,6 +382,19 @@ def parse_list(text: str, *, integer: bool = True, low=None, high=None, limit: s
     return values
 
 
+def is_whole(x) -> np.ndarray:
+    """Per value, whether it is a whole number up to the float rounding of a product
+    or a quotient (relative 1e-9: ``16 / 4 * 4`` is whole, ``1.5`` is not). NaN is not.
+
+    Examples
+    --------
+    >>> is_whole([4.0, 1.5, 5.000000000000001, float("nan")]).tolist()
+    [True, False, True, False]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return np.isclose(x, np.round(x), rtol=1e-9, atol=0.0)
+
+
 def draw_count(n_draws, default: int) -> int:
     """The number of joint draws a ``predict`` call makes: ``default`` when ``None``,
     else a whole number in 1..:data:`MAX_DRAWS` (0 is an error, not the default).

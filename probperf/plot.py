@@ -13,7 +13,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .cautions import number_text, without_mean_caution
+from .cautions import number_text, trained_whole, without_mean_caution
+from .limits import is_whole
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
 from .predict import Predictive, check_level, level_text, point_table
 
@@ -84,10 +85,8 @@ def _whole(model, vs: str, end) -> bool:
     """
     if vs in ("p", "n"):
         return vs == "p"
-    values = (getattr(model, "train_points_", None) or {}).get(vs)
-    if values is None or not len(values):  # nothing known of its values: drawn as continuous
-        return False
-    return all(float(v).is_integer() for v in [*values, *([end] if end is not None else [])])
+    # nothing known of its values: drawn as continuous
+    return trained_whole(model, vs) and (end is None or bool(is_whole(end)))
 
 
 def unwhole(model, points, given) -> list[tuple[int, str]]:
@@ -108,7 +107,7 @@ def unwhole(model, points, given) -> list[tuple[int, str]]:
     for c in points.columns:
         derived = ~given[c].to_numpy() if hasattr(given, "columns") and c in given else np.full(len(points), c not in given)
         x = points[c].to_numpy(dtype=float)
-        bad = derived & ~np.isclose(x, np.round(x), rtol=1e-9, atol=0.0) & ~np.isnan(x)
+        bad = derived & ~is_whole(x) & ~np.isnan(x)
         if bad.any() and _whole(model, c, None):
             out += [(int(i), c) for i in np.flatnonzero(bad)]
     return sorted(out)
@@ -187,12 +186,11 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
 
     # a parameter the others make (p = nnodes * ppn), left out of ``at``, follows the sweep,
     # at the points where it is whole if it always was (ranks per node)
-    pts = complete_points(sweep(model, vs, at), relations_of(model))
-    given = {vs, *at, *getattr(model, "defaults_", {})}
-    pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, given)})]).reset_index(drop=True)
-    # the parameters held fixed (given or constant in training), not those that follow the sweep
     defaults = getattr(model, "defaults_", {})
-    given = {k: v for k, v in pts.iloc[0].to_dict().items() if k == vs or k in at or k in defaults}
+    held = {vs, *at, *defaults}  # swept, given or constant in training; the rest follows the sweep
+    pts = complete_points(sweep(model, vs, at), relations_of(model))
+    pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, held)})]).reset_index(drop=True)
+    given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
     if len(pts) < 2:
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")

@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import persist
 from ..data import BASE_PARAMS
+from ..limits import is_whole
 from . import noise as noise_profile, residual, rowsets
 from ..selection import (MIN_DISTINCT, RANGE_RTOL, distance_directions, doublings_beyond, forward_splits,
                          independent, stacking_weights)
@@ -629,6 +630,19 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 1}
 
 
+def natural_term(X, names, c) -> tuple:
+    """How the laws take parameter ``c`` of runs ``X``: its log where every value is
+    positive, else its value (a code, an offset).
+
+    Examples
+    --------
+    >>> natural_term(np.array([[1.0, 0.0], [2.0, 1.0]]), ["p", "code"], "p"), natural_term(
+    ...     np.array([[1.0, 0.0], [2.0, 1.0]]), ["p", "code"], "code")
+    (('log', 'p'), ('lin', 'code'))
+    """
+    return ("log", c) if np.all(X[:, list(names).index(c)] > 0) else ("lin", c)
+
+
 def _power_terms(X, names, distinct) -> list[tuple]:
     """The power law's terms: log (or, for a non-positive parameter, linear) in each
     varying parameter that is not a product of the others already in."""
@@ -636,7 +650,7 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     order = sorted((c for c in names if distinct[c] >= 2), key=lambda c: c != "p")
     base, cols = [], []
     for c in order:
-        term = ("log", c) if np.all(X[:, names.index(c)] > 0) else ("lin", c)
+        term = natural_term(X, names, c)
         v = term_values(term, X, names)
         if independent(cols, v):
             base.append(term)
@@ -2132,10 +2146,28 @@ def relations(X, names) -> dict:
     out = {}
     for c in names:
         if distinct[c] >= 2 and c not in kept:
-            kind = "log" if np.all(X[:, names.index(c)] > 0) else "lin"
+            kind = natural_term(X, names, c)[0]
             coef = np.linalg.lstsq(A, term_values((kind, c), X, names), rcond=None)[0]
             out[c] = {"kind": kind, "terms": [list(t) for t in base], "coef": [float(b) for b in coef]}
     return out
+
+
+def breaks_relation(c: str, rel, X, names) -> tuple[np.ndarray, np.ndarray]:
+    """Per run of ``X``, whether it breaks the relation ``rel`` of ``c`` (beyond
+    :data:`RELATION_TOL`), and the value of ``c`` the relation implies there (on its
+    log or value scale, as ``rel["kind"]``).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> rel = relations(X, ["nnodes", "ppn", "p"])["ppn"]
+    >>> off, implied = breaks_relation("ppn", rel, np.array([[2.0, 2.0, 4.0], [2.0, 2.0, 5.0]]), ["nnodes", "ppn", "p"])
+    >>> off.tolist(), np.exp(implied).round(6).tolist()
+    ([False, True], [2.0, 2.5])
+    """
+    implied = rel["coef"][0] + sum(b * term_values(tuple(t), X, names) for b, t in zip(rel["coef"][1:], rel["terms"]))
+    given = term_values((rel["kind"], c), X, names)
+    return np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied)), implied
 
 
 def check_points(X, names, ranges, relations) -> None:
@@ -2161,10 +2193,7 @@ def check_points(X, names, ranges, relations) -> None:
             raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: {c} enters on the log scale (every training value "
                              f"is positive, {_range(*ranges[c][:2])}); predict at {c} > 0")
     for c, rel in relations.items():
-        terms = [tuple(t) for t in rel["terms"]]
-        implied = rel["coef"][0] + sum(b * term_values(t, X, names) for b, t in zip(rel["coef"][1:], terms))
-        given = term_values((rel["kind"], c), X, names)
-        off = np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied))
+        off, implied = breaks_relation(c, rel, X, names)
         if off.any():
             j = int(np.argmax(off))
             value = np.exp(implied[j]) if rel["kind"] == "log" else implied[j]
@@ -2279,8 +2308,7 @@ def _complete(out, c: str, rel) -> bool:
                 others = rel["coef"][0] + sum(coef[k] * t[k] for k in members[1:] if k != m)
                 term = others if m == c else (t[c] - others) / coef[m]
                 value = np.exp(term) if kinds[m] == "log" else term
-        whole = np.isclose(value, np.round(value), rtol=1e-9, atol=0.0)
-        values[m] = np.where(rows, np.where(whole, np.round(value), value), values[m])
+        values[m] = np.where(rows, np.where(is_whole(value), np.round(value), value), values[m])
         out[m] = values[m]
     return True
 
