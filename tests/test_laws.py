@@ -828,3 +828,36 @@ def test_affine_power_law_exponents_do_not_depend_on_a_parameters_unit():
         found.append(law.exponents * [1.0, unit])
     np.testing.assert_allclose(found[1], found[0], rtol=1e-4)
     np.testing.assert_allclose(found[0], [1.0, 0.5], atol=0.05)  # the truth, up to the 2 % noise
+
+
+def test_saturating_law_levels_an_idle_ratio_off_where_a_power_of_p_minus_1_grows_on(tmp_path):
+    # an idle ratio 0.8 u / (u + 2) per (p - 1) T_inf, u = p - 1, on 2-9 workers: it levels
+    # off at 0.8; without the law, a power of u or its parabola in log p misses the level
+    # at 1024 workers several times over (here the parabola, bending down)
+    rng = np.random.default_rng(3)
+    n, p = np.repeat([2.0**12, 2.0**13, 2.0**14, 2.0**15], 8), np.tile(np.arange(2.0, 10.0), 4)
+    u = p - 1
+    y = 0.8 * u / (u + 2.0) * np.exp(0.03 * rng.standard_normal(len(n)))
+    far = np.array([[2.0**15, 1024.0]])
+    truth = 0.8 * 1023 / 1025
+    fits = {sat: LawMixture(saturating=sat).fit(np.c_[n, p], y, features=["n", "p"]) for sat in (False, True)}
+    assert "sat(p-1)" not in fits[False].weights_
+    assert fits[True].weights_.get("sat(p-1)", 0) > 0.5
+    assert abs(np.log(fits[False].predict(far, n_draws=2000, seed=0).median[0] / truth)) > np.log(3)
+    pred = fits[True].predict(far, n_draws=2000, seed=0)
+    lo, hi = pred.interval(0.9)
+    assert abs(pred.median[0] / truth - 1) < 0.15 and lo[0] < truth < hi[0]
+    fits[True].save(tmp_path / "sat.model")
+    back = persist.load(tmp_path / "sat.model")
+    np.testing.assert_array_equal(back.predict(far, n_draws=200, seed=2).draws,
+                                  fits[True].predict(far, n_draws=200, seed=2).draws)
+
+
+def test_saturating_law_only_where_every_run_has_another_worker():
+    n, p = np.repeat([64.0, 128, 256, 512], 4), np.tile([1.0, 2, 3, 4], 4)
+    token = laws._SATURATING.set(True)
+    try:
+        assert "sat(p-1)" not in laws.candidate_laws(np.c_[n, p], ["n", "p"])
+        assert laws.candidate_laws(np.c_[n, p + 1], ["n", "p"])["sat(p-1)"] == [("satm1", "p", None), ("log", "n")]
+    finally:
+        laws._SATURATING.reset(token)

@@ -287,6 +287,25 @@ AMDAHL = False
 #: from perfect scaling; 0.9 is a program that barely speeds up.
 AMDAHL_FRACTIONS = np.geomspace(1e-6, 0.9, 40)
 
+#: Whether the saturating law ``sat(p-1)``, ``log y = c + b . log x + a log(u / (u + k))``
+#: with ``u = p - 1`` (:class:`_SaturatingLaw`), competes where every training run has
+#: ``p >= 2`` (the DAG model's idle part) and ``p`` may bend: growth like ``u^a`` below a
+#: knee k and a level beyond it. Why (first principles): the idle part is idle time per
+#: ``(p - 1) T_inf``, and for a fixed size the parallel time levels off as p grows
+#: (Graham 1969: a greedy schedule idles at most ``(p - 1) T_inf``; Blumofe & Leiserson
+#: 1999: work stealing's expected idle time is ``O(p T_inf)``), so the ratio tends to a
+#: constant, where a power of ``p - 1`` grows without bound. A knee beyond the data
+#: reproduces ``power(p-1)`` there, so the forward splits weigh the two. Off by default
+#: in time modelled directly (a time does not level off in that sense); the DAG model
+#: decides for its parts (:data:`probperf.dag.PART_SATURATING`).
+SATURATING = False
+
+#: Knees k of the saturating law, on a log grid (the fit refines between neighbours):
+#: from a quarter of a worker (the ratio already level from ``p = 2``) to 4096 other
+#: workers (no level inside any worker count probperf records, where the law is a
+#: power of ``p - 1``). The evidence picks k; the law's evidence averages the grid's.
+SATURATION_KNEES = np.geomspace(0.25, 4096.0, 40)
+
 #: Whether ``checked_curvature`` also leaves out the laws with a free extra shape in n,
 #: ``power+loglog(n)`` (and its ``p - 1`` form) and ``c+b^n``, where n has only
 #: MIN_DISTINCT values: 3 sizes fit that shape exactly too, and no split checks it
@@ -542,7 +561,7 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
     [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
-    if term[0] == "amdahl":  # one value per serial fraction tried: not worth keeping
+    if term[0] in ("amdahl", "satm1"):  # one value per fraction or knee tried: not worth keeping
         return _term_values(term, X, names)
     return rowsets.computed(X, (term, *names), lambda: _term_values(term, X, names))
 
@@ -569,6 +588,9 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
         if kind == "amdahl":  # log(s + (1 - s) / p), the serial fraction s fitted
             fraction = cols[1]
             return np.log(fraction + (1.0 - fraction) / x[0])
+        if kind == "satm1":  # log(u / (u + k)), u = p - 1 (at least 1, as for logm1), knee k fitted
+            u = np.maximum(x[0] - 1.0, 1.0)
+            return np.log(u / (u + cols[1]))
         if kind == "shape":
             j, k = cols[1:]
             return j * np.log(x[0]) + k * np.log(np.log2(np.maximum(x[0], 2.0)))
@@ -672,6 +694,8 @@ def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str,
         # the runs with p > 1 (at least two worker counts) alone decide the power
         laws["power+one(p)"] = base + [("one", "p")]
         laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
+    if _SATURATING.get() and "p" in bent and column("p").min() >= 2:  # k is checked as a bend is
+        laws["sat(p-1)"] = _swap(base, ("log", "p"), ("satm1", "p", None))
     if AMDAHL and "p" in bent and column("p").min() >= 1:  # s is checked as a bend is
         laws["amdahl(p)"] = [t for t in base if t != ("log", "p")] + [("amdahl", "p", None)]
     for c in bent:
@@ -772,7 +796,8 @@ def _n_coefficients(terms) -> int:
         return {0: 2, 1: 4 + overhead, 2: 3 + overhead}[form] + sizes
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
-    return 1 + sum(t[0] not in OFFSET_TERMS for t in terms) + sum(t[0] == "amdahl" for t in terms)
+    # and the Amdahl law's serial fraction, the saturating law's knee
+    return 1 + sum(t[0] not in OFFSET_TERMS for t in terms) + sum(t[0] in ("amdahl", "satm1") for t in terms)
 
 
 # -- measurement resolution ----------------------------------------------------------
@@ -1390,6 +1415,56 @@ class _AmdahlLaw(_Law):
         self.fraction = float(next(t[2] for t in self.offsets if t[0] == "amdahl"))
 
 
+@persist.register
+class _SaturatingLaw(_Law):
+    """``log y = c + b . log x + a log(u / (u + k))``, ``u = p - 1`` (:data:`SATURATING`):
+    a power law of the other parameters times a worker term that grows like ``u^a``
+    below the knee k and levels off beyond it. For each k the law is the conjugate
+    regression; k is fitted on :data:`SATURATION_KNEES` (refined between the best one's
+    neighbours) by the evidence, and the law's evidence averages the grid's (a uniform
+    prior on log k), as :class:`_AmdahlLaw` does for its fraction.
+
+    Examples
+    --------
+    An idle ratio ``0.5 u / (u + 3)`` on 2-9 workers, predicted at 1024:
+
+    >>> u = np.tile(np.arange(1.0, 9.0), 3)
+    >>> n = np.repeat([1e3, 2e3, 4e3], 8)
+    >>> law = _SaturatingLaw([("log", "n"), ("satm1", "p", None)]).fit(
+    ...     np.c_[n, u + 1], ["n", "p"], np.log(0.5 * u / (u + 3.0)))
+    >>> far = float(np.exp(law.predictive(np.array([[4e3, 1024.0]]), ["n", "p"])[1][0]))
+    >>> round(law.knee, 2), round(far / (0.5 * 1023 / 1026), 2)
+    (3.0, 1.0)
+    """
+
+    def _set_knee(self, knee: float) -> None:
+        self.knee = float(knee)
+        self.terms = [(t[0], t[1], self.knee) if t[0] == "satm1" else t for t in self.terms]
+
+    def _raw(self, X, names) -> np.ndarray:
+        # not shared across laws: one matrix per knee tried
+        return np.column_stack([_term_values(t, X, names) for t in self.terms])
+
+    def fit(self, X, names, logy, w=None) -> "_SaturatingLaw":
+        w = np.ones(len(logy)) if w is None else w
+
+        def evidence_at(log_knee):
+            self._set_knee(np.exp(log_knee))
+            self._fit_linear(X, names, logy, w)
+            return self.log_evidence
+
+        self.log_evidence = _profiled_evidence(evidence_at, np.log(SATURATION_KNEES), xatol=1e-3)
+        return self._fit_residual(X, names, logy, w)
+
+    def label(self, name: str) -> str:
+        """The law's name with its fitted knee: ``sat(p-1) k=3.1``."""
+        return f"{name} k={self.knee:.2g}"
+
+    def _loaded(self) -> None:
+        super()._loaded()
+        self.knee = float(next(t[2] for t in self.terms if t[0] == "satm1"))
+
+
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
     """Stacking weights of the candidate laws from forward splits of the runs, and each
     law's mean held-out log density (``None`` where it could not be validated on every
@@ -1695,6 +1770,8 @@ def _make_law(terms) -> _Law:
     kind = terms[0][0] if terms else None
     if any(t[0] == "amdahl" for t in terms):
         return _AmdahlLaw(terms)
+    if any(t[0] == "satm1" for t in terms):
+        return _SaturatingLaw(terms)
     return {"affine": _AffineLaw, "affexp": _AffineExpLaw, "affpow": _AffinePowerLaw}.get(kind, _Law)(terms)
 
 
@@ -1715,6 +1792,9 @@ _LOWER = contextvars.ContextVar("lower_order", default=None)
 #: whether the candidate laws include the affine power laws (LawMixture's
 #: ``affine_power``), set likewise; None outside a mixture's fit (AFFINE_POWER then)
 _AFFPOW = contextvars.ContextVar("affine_power", default=None)
+#: whether the candidate laws include the saturating law (LawMixture's ``saturating``),
+#: set likewise; False outside a mixture's fit
+_SATURATING = contextvars.ContextVar("saturating", default=False)
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
@@ -1810,6 +1890,10 @@ class LawMixture(MetricModel):
         Also weigh the affine power laws where parameters besides n and p vary
         (:data:`AFFINE_POWER`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_AFFINE_POWER`, off).
+    saturating : bool or None
+        Also weigh the saturating law ``sat(p-1)`` where every run has ``p >= 2``
+        (:data:`SATURATING`); None: that constant. The DAG model decides for its
+        parts (:data:`probperf.dag.PART_SATURATING`).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
         earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
@@ -1895,9 +1979,10 @@ class LawMixture(MetricModel):
     def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
                  checked_curvature: bool = False, lower_order: bool | None = None,
-                 noise_profile: bool | None = None, affine_power: bool | None = None, seed: int = 0,
-                 n_draws: int = 1000):
+                 noise_profile: bool | None = None, affine_power: bool | None = None,
+                 saturating: bool | None = None, seed: int = 0, n_draws: int = 1000):
         self.guard = guard
+        self.saturating = saturating
         self.affine_power = affine_power
         self.noise_profile = noise_profile
         self.checked_curvature = checked_curvature
@@ -1926,6 +2011,7 @@ class LawMixture(MetricModel):
         token, grown, checked = _RESIDUAL.set(columns), _GROWTH.set(growth), _CHECKED.set(checked_curvature)
         lowered = _LOWER.set(lower_order)
         powered = _AFFPOW.set(AFFINE_POWER if self.affine_power is None else bool(self.affine_power))
+        saturated = _SATURATING.set(SATURATING if self.saturating is None else bool(self.saturating))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -1936,6 +2022,7 @@ class LawMixture(MetricModel):
             _CHECKED.reset(checked)
             _LOWER.reset(lowered)
             _AFFPOW.reset(powered)
+            _SATURATING.reset(saturated)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
