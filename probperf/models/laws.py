@@ -1370,15 +1370,53 @@ def _profiled_evidence(evidence_at, grid: np.ndarray, xatol: float) -> float | N
     return float(logsumexp(evidence) - np.log(len(grid)))
 
 
+class _ProfiledLaw(_Law):
+    """A law with one shape parameter in a term of kind :attr:`kind` (a serial fraction,
+    a knee), fitted on the grid :meth:`grid` by the evidence: for each value the law is
+    the conjugate regression of its other terms; the grid's best is refined between its
+    neighbours (:func:`_profiled_evidence`), and the law's evidence averages the grid's
+    (a uniform prior on the parameter's log). Draws use the fitted value; what it leaves
+    uncertain far out is the mixture's discrepancy. The value is kept in the term (so a
+    model file holds it) and in the attribute :attr:`attribute`.
+    """
+
+    #: the term kind holding the parameter, the attribute it is kept in, its label symbol
+    kind = attribute = symbol = ""
+
+    def grid(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _set(self, value: float) -> None:
+        setattr(self, self.attribute, float(value))
+        self.terms, self.offsets = ([(t[0], t[1], float(value)) if t[0] == self.kind else t for t in ts]
+                                    for ts in (self.terms, self.offsets))
+
+    def fit(self, X, names, logy, w=None) -> "_ProfiledLaw":
+        w = np.ones(len(logy)) if w is None else w
+
+        def evidence_at(log_value):
+            self._set(np.exp(log_value))
+            self._fit_linear(X, names, logy, w)
+            return self.log_evidence
+
+        self.log_evidence = _profiled_evidence(evidence_at, np.log(self.grid()), xatol=1e-3)
+        return self._fit_residual(X, names, logy, w)
+
+    def label(self, name: str) -> str:
+        """The law's name with its fitted parameter: ``amdahl(p) s=0.031``, ``sat(p-1) k=3.1``."""
+        return f"{name} {self.symbol}={getattr(self, self.attribute):.2g}"
+
+    def _loaded(self) -> None:
+        super()._loaded()
+        setattr(self, self.attribute, float(next(t[2] for t in self.terms + self.offsets if t[0] == self.kind)))
+
+
 @persist.register
-class _AmdahlLaw(_Law):
+class _AmdahlLaw(_ProfiledLaw):
     """``log y = c + b . log x + log(s + (1 - s) / p)`` (:data:`AMDAHL`): a power law of
     every parameter but ``p``, the work, run on ``p`` workers but for a serial fraction
-    ``s``. For each s the law is the conjugate regression of the others; s is fitted on
-    :data:`AMDAHL_FRACTIONS` (refined between the best one's neighbours) by the
-    evidence, and the law's evidence averages the grid's (a uniform prior on log s), as
-    :class:`_AffineExpLaw` does for its base. Draws use the fitted s; what it leaves
-    uncertain far out is the mixture's discrepancy.
+    ``s``, fitted on :data:`AMDAHL_FRACTIONS` (:class:`_ProfiledLaw`), as
+    :class:`_AffineExpLaw` fits its base.
 
     Examples
     --------
@@ -1391,38 +1429,18 @@ class _AmdahlLaw(_Law):
     (0.05, True)
     """
 
-    def _set_fraction(self, fraction: float) -> None:
-        self.fraction = float(fraction)
-        self.offsets = [(t[0], t[1], self.fraction) if t[0] == "amdahl" else t for t in self.offsets]
+    kind, attribute, symbol = "amdahl", "fraction", "s"
 
-    def fit(self, X, names, logy, w=None) -> "_AmdahlLaw":
-        w = np.ones(len(logy)) if w is None else w
-
-        def evidence_at(log_fraction):
-            self._set_fraction(np.exp(log_fraction))
-            self._fit_linear(X, names, logy, w)
-            return self.log_evidence
-
-        self.log_evidence = _profiled_evidence(evidence_at, np.log(AMDAHL_FRACTIONS), xatol=1e-3)
-        return self._fit_residual(X, names, logy, w)
-
-    def label(self, name: str) -> str:
-        """The law's name with its fitted serial fraction: ``amdahl(p) s=0.031``."""
-        return f"{name} s={self.fraction:.2g}"
-
-    def _loaded(self) -> None:
-        super()._loaded()
-        self.fraction = float(next(t[2] for t in self.offsets if t[0] == "amdahl"))
+    def grid(self) -> np.ndarray:
+        return AMDAHL_FRACTIONS
 
 
 @persist.register
-class _SaturatingLaw(_Law):
+class _SaturatingLaw(_ProfiledLaw):
     """``log y = c + b . log x + a log(u / (u + k))``, ``u = p - 1`` (:data:`SATURATING`):
     a power law of the other parameters times a worker term that grows like ``u^a``
-    below the knee k and levels off beyond it. For each k the law is the conjugate
-    regression; k is fitted on :data:`SATURATION_KNEES` (refined between the best one's
-    neighbours) by the evidence, and the law's evidence averages the grid's (a uniform
-    prior on log k), as :class:`_AmdahlLaw` does for its fraction.
+    below the knee k and levels off beyond it; k is fitted on :data:`SATURATION_KNEES`
+    (:class:`_ProfiledLaw`).
 
     Examples
     --------
@@ -1437,32 +1455,14 @@ class _SaturatingLaw(_Law):
     (3.0, 1.0)
     """
 
-    def _set_knee(self, knee: float) -> None:
-        self.knee = float(knee)
-        self.terms = [(t[0], t[1], self.knee) if t[0] == "satm1" else t for t in self.terms]
+    kind, attribute, symbol = "satm1", "knee", "k"
+
+    def grid(self) -> np.ndarray:
+        return SATURATION_KNEES
 
     def _raw(self, X, names) -> np.ndarray:
         # not shared across laws: one matrix per knee tried
         return np.column_stack([_term_values(t, X, names) for t in self.terms])
-
-    def fit(self, X, names, logy, w=None) -> "_SaturatingLaw":
-        w = np.ones(len(logy)) if w is None else w
-
-        def evidence_at(log_knee):
-            self._set_knee(np.exp(log_knee))
-            self._fit_linear(X, names, logy, w)
-            return self.log_evidence
-
-        self.log_evidence = _profiled_evidence(evidence_at, np.log(SATURATION_KNEES), xatol=1e-3)
-        return self._fit_residual(X, names, logy, w)
-
-    def label(self, name: str) -> str:
-        """The law's name with its fitted knee: ``sat(p-1) k=3.1``."""
-        return f"{name} k={self.knee:.2g}"
-
-    def _loaded(self) -> None:
-        super()._loaded()
-        self.knee = float(next(t[2] for t in self.terms if t[0] == "satm1"))
 
 
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
