@@ -235,7 +235,8 @@ PART_AFFINE_POWER = False
 #: Whether the parts' law mixtures also weigh the saturating law ``sat(p-1)``
 #: (LawMixture's ``saturating``, :data:`probperf.models.laws.SATURATING`, where the why
 #: is): in practice the idle part, the only one fitted on runs with ``p >= 2`` alone.
-#: Registered 2026-11-27 07:05 UTC, before any run: adopted if nested forward
+#: Registered 2026-11-27 about 07:02 UTC, just before the first run (07:05 first written here
+#: was a slip: that run finished at 07:05): adopted if nested forward
 #: validation on the 14 simulated training sets (``python benchmarks/choose_laws.py
 #: --only sim``, suffix ``+partsat``) scores higher on seed 0 and not lower on seed 1.
 #: (Prompted by session 28's far-worker check of sort on our simulator, trained on

@@ -58,6 +58,10 @@ FORMAT = "probperf-model"
 #: Version 9: an affine law may carry a lower-order term (an eighth element of its term,
 #: :data:`probperf.models.laws.LOWER_ORDER`) and law mixtures carry ``lower_order``; a
 #: version 8 reader would build such a law without the column (refused, re-fit).
+#: Still 9 with the saturating law (``_SaturatingLaw``, LawMixture's ``saturating``):
+#: every version 9 file reads and predicts as before under the new code, and an older
+#: reader refuses a file holding the law ("unknown model kind" or an inconsistent
+#: state, with "re-fit"); a bump would refuse every model file users already have.
 VERSION = 9
 
 _REGISTRY: dict[str, type] = {}

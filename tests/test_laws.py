@@ -833,7 +833,7 @@ def test_affine_power_law_exponents_do_not_depend_on_a_parameters_unit():
 def test_saturating_law_levels_an_idle_ratio_off_where_a_power_of_p_minus_1_grows_on(tmp_path):
     # an idle ratio 0.8 u / (u + 2) per (p - 1) T_inf, u = p - 1, on 2-9 workers: it levels
     # off at 0.8; without the law, a power of u or its parabola in log p misses the level
-    # at 1024 workers several times over (here the parabola, bending down)
+    # at 1024 workers by orders of magnitude (here the parabola, bending down)
     rng = np.random.default_rng(3)
     n, p = np.repeat([2.0**12, 2.0**13, 2.0**14, 2.0**15], 8), np.tile(np.arange(2.0, 10.0), 4)
     u = p - 1
@@ -849,15 +849,28 @@ def test_saturating_law_levels_an_idle_ratio_off_where_a_power_of_p_minus_1_grow
     assert abs(pred.median[0] / truth - 1) < 0.15 and lo[0] < truth < hi[0]
     fits[True].save(tmp_path / "sat.model")
     back = persist.load(tmp_path / "sat.model")
+    law, again = fits[True].laws_["sat(p-1)"], back.laws_["sat(p-1)"]
+    assert 0.5 < law.knee < 8 and again.knee == law.knee  # the knee, fitted near the true 2, kept
+    assert again.label("sat(p-1)") == law.label("sat(p-1)") == f"sat(p-1) k={law.knee:.2g}"
     np.testing.assert_array_equal(back.predict(far, n_draws=200, seed=2).draws,
                                   fits[True].predict(far, n_draws=200, seed=2).draws)
 
 
-def test_saturating_law_only_where_every_run_has_another_worker():
+def test_saturating_law_only_where_every_run_has_another_worker(monkeypatch):
     n, p = np.repeat([64.0, 128, 256, 512], 4), np.tile([1.0, 2, 3, 4], 4)
-    token = laws._SATURATING.set(True)
-    try:
-        assert "sat(p-1)" not in laws.candidate_laws(np.c_[n, p], ["n", "p"])
-        assert laws.candidate_laws(np.c_[n, p + 1], ["n", "p"])["sat(p-1)"] == [("satm1", "p", None), ("log", "n")]
-    finally:
-        laws._SATURATING.reset(token)
+    assert "sat(p-1)" not in laws.candidate_laws(np.c_[n, p + 1], ["n", "p"])  # off outside the DAG parts
+    monkeypatch.setattr(laws, "SATURATING", True)
+    assert "sat(p-1)" not in laws.candidate_laws(np.c_[n, p], ["n", "p"])
+    assert laws.candidate_laws(np.c_[n, p + 1], ["n", "p"])["sat(p-1)"] == [("satm1", "p", None), ("log", "n")]
+    # a mixture told not to leaves it out, and its fit leaves no setting behind
+    model = LawMixture(saturating=False, discrepancy=False).fit(np.c_[n, p + 1], n / (p + 1), features=["n", "p"])
+    assert "sat(p-1)" not in model.weights_ and laws._SATURATING.get() is None
+
+
+def test_dag_model_offers_the_saturating_law_to_its_idle_part_only():
+    from probperf.sim.datasets import generate
+    runs = generate("fib", [16, 18, 20], [1, 2, 3, 4, 5, 6], reps=1, seed=0)
+    model = DagModel().fit(runs)
+    # scores_ names every law a mixture weighed, kept or not
+    offered = [c for c, m in model.components_.items() if "sat(p-1)" in getattr(m, "scores_", {})]
+    assert offered == ["no_work"]

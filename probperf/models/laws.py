@@ -694,7 +694,8 @@ def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str,
         # the runs with p > 1 (at least two worker counts) alone decide the power
         laws["power+one(p)"] = base + [("one", "p")]
         laws["power(p-1)+one(p)"] = _swap(base, ("log", "p"), ("logm1", "p")) + [("one", "p")]
-    if _SATURATING.get() and "p" in bent and column("p").min() >= 2:  # k is checked as a bend is
+    saturating = SATURATING if _SATURATING.get() is None else _SATURATING.get()
+    if saturating and "p" in bent and column("p").min() >= 2:  # k is checked as a bend is
         laws["sat(p-1)"] = _swap(base, ("log", "p"), ("satm1", "p", None))
     if AMDAHL and "p" in bent and column("p").min() >= 1:  # s is checked as a bend is
         laws["amdahl(p)"] = [t for t in base if t != ("log", "p")] + [("amdahl", "p", None)]
@@ -1793,8 +1794,8 @@ _LOWER = contextvars.ContextVar("lower_order", default=None)
 #: ``affine_power``), set likewise; None outside a mixture's fit (AFFINE_POWER then)
 _AFFPOW = contextvars.ContextVar("affine_power", default=None)
 #: whether the candidate laws include the saturating law (LawMixture's ``saturating``),
-#: set likewise; False outside a mixture's fit
-_SATURATING = contextvars.ContextVar("saturating", default=False)
+#: set likewise; None outside a mixture's fit (SATURATING then)
+_SATURATING = contextvars.ContextVar("saturating", default=None)
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
