@@ -69,8 +69,8 @@ def messages(model, points, pred) -> list[str]:
     ['n=10000 is 100x the largest training value', 'n=10000 lies beyond the training data']
     """
     return (far_beyond(points, getattr(model, "train_ranges_", {})) + not_finite(points, pred)
-            + unreliable_mean(points, pred) + fixed_width(model, points) + unmeasured_setting(model, points)
-            + unwhole_setting(model, points))
+            + unreliable_mean(points, pred) + on_critical_path(points, pred) + fixed_width(model, points)
+            + unmeasured_setting(model, points) + unwhole_setting(model, points))
 
 
 def not_finite(points, pred) -> list[str]:
@@ -307,6 +307,50 @@ def unreliable_mean(points, pred) -> list[str]:
     return [f"{MEAN_CAUTION}{point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
             f"right tail {k[i]:.{digits}f} > {limit:.{digits}f}; at k >= 1 there is no finite mean): read the median "
             "and the interval"]
+
+
+#: the share of a point's draws lifted to the critical path from which the time there
+#: is said to rest on it: a majority, so that its median is the critical path's
+ON_SPAN_SHARE = 0.5
+
+
+def on_critical_path(points, pred) -> list[str]:
+    """A message (in a list, empty if none) when most draws of a DAG model's time at
+    some points were lifted to the critical path (the span law, ``time >= T_inf``),
+    naming the point with the largest such share. There the parts' time per worker fell
+    below the span: the lower end of the interval is firm, but its width is only the
+    span's own uncertainty, and the overheads that come on top of the span on that many
+    workers (steals along the critical path, contention) are what the training runs
+    did not show.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from probperf.dag import Prediction
+    >>> points = pd.DataFrame({"n": [2.0**20, 64], "p": [36, 2]})
+    >>> parts = np.full((4, 2), [36.0, 2.0])  # time 1 in every draw at both points
+    >>> span = np.array([[1.0, 0.5], [1.0, 0.5], [1.0, 0.5], [0.9, 0.5]])
+    >>> pred = Prediction({"work": parts, "delay": 0 * parts, "no_work": 0 * parts, "critical_path": span,
+    ...                    "serial_work": parts}, points)
+    >>> on_critical_path(points, pred)[0].split(":")[0]
+    'at n=2^20,p=36 the time is the critical path in 3 of its 4 draws (their work, delay and idle time per worker fell below it)'
+    >>> on_critical_path(points, pred[1:])  # at p=2 the parts stay above it
+    []
+    """
+    components = getattr(pred, "components", {})
+    if "critical_path" not in components:
+        return []
+    span = components["critical_path"].draws
+    lifted = np.mean(pred.draws <= span * (1 + 1e-9), axis=0)
+    bad = np.flatnonzero(lifted > ON_SPAN_SHARE)
+    if not len(bad):
+        return []
+    i = bad[np.argmax(lifted[bad])]
+    more = f" (and {len(bad) - 1} more point{'s' * (len(bad) > 2)})" if len(bad) > 1 else ""
+    return [f"at {point_text(points.iloc[i])} the time is the critical path in {int(round(lifted[i] * pred.n_draws))} "
+            f"of its {pred.n_draws} draws (their work, delay and idle time per worker fell below it): the interval's "
+            "lower end is firm, its width only the critical path's uncertainty; overheads on this many workers "
+            f"(steals, contention) that the training runs do not show come on top{more}"]
 
 
 #: fewer draws than this expected beyond each end of an interval: its ends are a few

@@ -424,3 +424,36 @@ def test_decomposition_level_and_seed_are_checked_by_name(fitted, far):
         far.decomposition(2)
     with pytest.raises(ValueError, match="seed must be a whole number >= 0, got -1"):
         fitted.predict(n=2**12, p=8, seed=-1)
+
+
+def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it():
+    # runs whose idle time is 0.3 (p - 1) T_inf: far beyond the parallelism (T1 / T_inf =
+    # 64) the parts' time per worker, about 0.3 T_inf, falls below the span; the span
+    # law lifts those draws to it, and predict says the interval is then the span's
+    import warnings
+
+    from probperf.cautions import ExtrapolationWarning
+
+    rng = np.random.default_rng(0)
+    n = np.repeat(2.0 ** np.arange(10, 15), 12)
+    p = np.tile(np.repeat([1.0, 2, 3, 4, 6, 8], 2), 5)
+    serial = 3.0 * n * np.log2(n)
+    span = serial / 64
+    jitter = lambda: np.exp(rng.normal(0.0, 0.02, len(n)))  # noqa: E731
+    work, delay = serial * jitter(), n / 64 * 40 * jitter()
+    no_work = np.where(p > 1, 0.3 * (p - 1) * span * jitter(), 0.0)
+    model = DagModel(seed=1).fit(Measurements(pd.DataFrame(dict(
+        n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
+        critical_path=span, serial_work=serial, time=(work + delay + no_work) / p))))
+    points = pd.DataFrame({"n": [2.0**12, 2.0**12], "p": [2.0**16, 4]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pred = model.predict(points, n_draws=1000, seed=0)
+    spans = pred["critical_path"].draws
+    lifted = np.mean(pred.draws <= spans * (1 + 1e-9), axis=0)
+    assert lifted[0] > 0.5 and lifted[1] == 0.0
+    assert pred.median[0] == pytest.approx(3.0 * 2**12 * 12 / 64, rel=0.05)  # the span itself
+    said = [str(w.message) for w in caught if issubclass(w.category, ExtrapolationWarning)
+            and "the time is the critical path" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(f"at n=2^12,p=2^16 the time is the critical path in "
+                                                 f"{int(round(lifted[0] * 1000))} of its 1000 draws")
