@@ -874,3 +874,17 @@ def test_dag_model_offers_the_saturating_law_to_its_idle_part_only():
     # scores_ names every law a mixture weighed, kept or not
     offered = [c for c, m in model.components_.items() if "sat(p-1)" in getattr(m, "scores_", {})]
     assert offered == ["no_work"]
+
+
+def test_a_mixture_bounded_in_size_offers_no_law_that_can_only_grow_with_it():
+    # an idle ratio that falls with the size (the parallelism grows): bounded, the
+    # mixture has no n^3 or c + n^j law to spread its tail with far out
+    n, p = np.repeat(2.0 ** np.arange(10, 15), 4), np.tile([2.0, 3, 4, 5], 5)
+    y = 0.5 * (n / 1024) ** -0.3 * np.log2(p)
+    free = LawMixture(discrepancy=False).fit(np.c_[n, p], y, features=["n", "p"])
+    bounded = LawMixture(discrepancy=False, bounded_in_size=True).fit(np.c_[n, p], y, features=["n", "p"])
+    growing = [k for k in free.scores_ if k.startswith("c+") or (k.startswith("n^") and not k.startswith("n^0 "))]
+    assert growing and not any(k in bounded.scores_ for k in growing)
+    assert {"power", "n^0 log^1 n"} <= set(bounded.scores_) and laws._BOUNDED.get() is False
+    pred = bounded.predict(np.array([[2.0**20, 4.0]]), n_draws=2000, seed=0)
+    assert pred.median[0] == pytest.approx(0.5 * 1024**-0.3 * 2, rel=0.05)

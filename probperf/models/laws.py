@@ -640,9 +640,10 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     def column(c):
         return X[:, names.index(c)]
 
-    laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent),
-            **_shape_laws(base, logged, curved, column, bent, lower),
-            **(_affine_power_laws(base, logged, bent, column) if affine_power else {})}
+    bounded = _BOUNDED.get()
+    laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent, bounded),
+            **_shape_laws(base, logged, curved, column, bent, lower, bounded),
+            **(_affine_power_laws(base, logged, bent, column) if affine_power and not bounded else {})}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -680,11 +681,13 @@ def _power_terms(X, names, distinct) -> list[tuple]:
     return base
 
 
-def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str, list[tuple]]:
+def _power_variants(base, logged, curved, column, one_worker, bent, bounded=False) -> dict[str, list[tuple]]:
     """The power law with one change: ``p - 1``, curvature, log log n, interactions,
     all of those (quadratic), or exponential in ``n``; with ``one_worker``, its own
     level at one worker. ``column(c)`` is parameter c; ``bent``: the directions of
-    ``curved`` that may curve (see :func:`candidate_laws`' ``checked``)."""
+    ``curved`` that may curve (see :func:`candidate_laws`' ``checked``); ``bounded``:
+    not the affine exponential law, which can only grow with n (LawMixture's
+    ``bounded_in_size``)."""
     sizes = [c for c in bent if c != "p"]
     laws = {}
     if "p" in logged and column("p").min() >= 2:
@@ -714,26 +717,30 @@ def _power_variants(base, logged, curved, column, one_worker, bent) -> dict[str,
             ("cross", a, b) for i, a in enumerate(bent) for b in bent[i + 1:]]
     if "n" in curved and column("n").max() <= EXP_MAX_N:
         laws["exp(n)"] = _swap(base, ("log", "n"), ("lin", "n"))
-        if AFFINE_EXP and "n" in shaped and {t[1] for t in base} <= {"n", "p"}:  # no other parameter
+        if AFFINE_EXP and not bounded and "n" in shaped and {t[1] for t in base} <= {"n", "p"}:  # no other parameter
             with_p = int("p" in logged)
             laws["c+b^n" + ("(1,1/p)" if with_p else "")] = [("affexp", "n", with_p)]
     return laws
 
 
-def _shape_laws(base, logged, curved, column, bent, lower) -> dict[str, list[tuple]]:
+def _shape_laws(base, logged, curved, column, bent, lower, bounded=False) -> dict[str, list[tuple]]:
     """Fixed shapes ``n^j log^k n`` (:data:`FIXED_SHAPES`) in place of the power of n,
     and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``, with their
     overheads (:data:`OVERHEADS`) where p may bend (``p`` in ``bent``): with
     two worker counts ``h(p)`` is a combination of 1 and 1/p, and with three (unless
     they need no check, see :class:`LawMixture`'s ``checked_curvature``) it fits their
     levels exactly, like a curvature. With ``lower``, each affine law also comes with
-    the next term of its expansion (:data:`LOWER_ORDER`)."""
+    the next term of its expansion (:data:`LOWER_ORDER`). ``bounded``: only the shapes
+    ``log^k n`` (j = 0), no affine laws (LawMixture's ``bounded_in_size``)."""
     overheads = OVERHEADS if "p" in bent and column("p").min() >= 1 else ()
     laws = {}
     if "n" in curved and column("n").min() >= 2:
         others = [t for t in base if t != ("log", "n")]
         for j, k in FIXED_SHAPES:
-            laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
+            if not (bounded and j > 0):
+                laws[f"n^{j:g} log^{k} n"] = others + [("shape", "n", j, k)]
+        if bounded:
+            return laws
         # the affine laws know n and p only: not offered when any other parameter
         # varies, whether it enters logged or (with values <= 0) linearly
         if {t[1] for t in base} <= {"n", "p"}:
@@ -1796,6 +1803,9 @@ _AFFPOW = contextvars.ContextVar("affine_power", default=None)
 #: whether the candidate laws include the saturating law (LawMixture's ``saturating``),
 #: set likewise; None outside a mixture's fit (SATURATING then)
 _SATURATING = contextvars.ContextVar("saturating", default=None)
+#: whether the metric is bounded in the size (LawMixture's ``bounded_in_size``), set
+#: likewise: no law that can only grow with n
+_BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
@@ -1895,6 +1905,11 @@ class LawMixture(MetricModel):
         Also weigh the saturating law ``sat(p-1)`` where every run has ``p >= 2``
         (:data:`SATURATING`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_SATURATING`).
+    bounded_in_size : bool
+        The metric is bounded whatever the size: leave out the laws that can only grow
+        with n, the fixed shapes ``n^j log^k n`` with j > 0 and the affine laws of n
+        (the free power law and the others keep fitted coefficients). The DAG model
+        decides for its idle part (:data:`probperf.dag.IDLE_BOUNDED`).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
         earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
@@ -1981,8 +1996,10 @@ class LawMixture(MetricModel):
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
                  checked_curvature: bool = False, lower_order: bool | None = None,
                  noise_profile: bool | None = None, affine_power: bool | None = None,
-                 saturating: bool | None = None, seed: int = 0, n_draws: int = 1000):
+                 saturating: bool | None = None, bounded_in_size: bool = False, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
+        self.bounded_in_size = bounded_in_size
         self.saturating = saturating
         self.affine_power = affine_power
         self.noise_profile = noise_profile
@@ -2013,6 +2030,7 @@ class LawMixture(MetricModel):
         lowered = _LOWER.set(lower_order)
         powered = _AFFPOW.set(AFFINE_POWER if self.affine_power is None else bool(self.affine_power))
         saturated = _SATURATING.set(SATURATING if self.saturating is None else bool(self.saturating))
+        bounded = _BOUNDED.set(bool(self.bounded_in_size))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -2024,6 +2042,7 @@ class LawMixture(MetricModel):
             _LOWER.reset(lowered)
             _AFFPOW.reset(powered)
             _SATURATING.reset(saturated)
+            _BOUNDED.reset(bounded)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
