@@ -2,6 +2,7 @@
 (the Pareto k of their right tail, checked against ArviZ's PSIS and against tails of
 known index), and how points, levels and seeds are checked."""
 
+import json
 import warnings
 
 import arviz as az
@@ -83,6 +84,14 @@ def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
     assert line.startswith("warning: the mean at n=") and "and 1 more point rests on a few extreme draws" in line
     res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"])
     assert res.exit_code == 0 and res.stderr == ""
+    # the rows say which means to trust; the table shows none where the warning applies
+    res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2", "--at", "n=4096,p=2", "--format", "json"])
+    assert [row["mean_reliable"] for row in json.loads(res.stdout)] == [True, False]
+    res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2", "--at", "n=4096,p=2"])
+    rows = [line for line in res.stdout.splitlines() if line.startswith(("│   64", "│ 2^12"))]
+    means = [line.split("│")[3].strip() for line in rows]  # n, p, then the mean
+    assert means[1] == "-" and float(means[0]) == pytest.approx(1.0, abs=0.05)
+    assert "-: the mean rests on a few extreme draws (see the warning); read the median" in " ".join(res.stdout.split())
 
 
 # -- points, levels and seeds from Python: refused by name, never NaN or a dropped parameter --

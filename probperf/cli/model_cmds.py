@@ -212,9 +212,13 @@ def predict(
         warn(line)  # after any refusal: one line then
     unit = getattr(model, "unit_", "s")
     rows = _json_rows(summary)
-    for row, beyond in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame)):
+    reliable = pred.mean_reliable
+    for row, beyond, sound in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame), reliable):
         row["unit"] = "count" if pred.name in COUNT_METRICS else unit  # seconds, clock cycles or a task count
         row["beyond"] = beyond  # which rows the far-out warnings are about
+        # false: the mean rests on a few extreme draws (the caution on stderr); a script
+        # choosing by expected time would choose by noise there
+        row["mean_reliable"] = bool(sound)
     if format == "csv":  # one line per point, the JSON rows' columns (a spreadsheet's or pandas' input)
         import csv
         import sys
@@ -243,7 +247,7 @@ def predict(
         print(text)
         return
     _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level_text(level)} interval",
-                 list(getattr(model, "features_", frame.columns)))
+                 list(getattr(model, "features_", frame.columns)), unreliable_mean=~reliable)
     if laws is not None:
         _print_laws(laws, level, "counts" if pred.name in COUNT_METRICS else unit)
     elif explain:
@@ -460,14 +464,22 @@ def _json_rows(summary):
     return [{k: value(k, v) for k, v in rec.items()} for rec in summary.to_dict("records")]
 
 
-def _print_table(summary, title, params=()):
+#: what the table shows for a mean that rests on a few extreme draws, and why
+NO_MEAN, NO_MEAN_NOTE = "-", "-: the mean rests on a few extreme draws (see the warning); read the median"
+
+
+def _print_table(summary, title, params=(), unreliable_mean=None):
     """The predictions, numbers never wrapped: a configuration parameter with one value
-    at every point moves to the title, so that at 80 columns the numbers keep the room."""
+    at every point moves to the title, so that at 80 columns the numbers keep the room.
+    A mean that rests on a few extreme draws (``unreliable_mean``, per row) is shown as
+    :data:`NO_MEAN`, with a note: its digits would be noise, read as a number."""
     fixed = [c for c in params if c not in ("n", "p") and c in summary and summary[c].nunique() == 1]
     if fixed:
         title += " at " + ", ".join(f"{c}={number_text(summary[c].iloc[0])}" for c in fixed)
     summary = summary.drop(columns=fixed)
-    cells = [[number_text(v) for v in rec] for rec in summary.itertuples(index=False)]
+    blank = np.zeros(len(summary), dtype=bool) if unreliable_mean is None else np.asarray(unreliable_mean)
+    cells = [[NO_MEAN if c == "mean" and blank[i] else number_text(v) for c, v in zip(summary.columns, rec)]
+             for i, rec in enumerate(summary.itertuples(index=False))]
     widths = [max(len(str(c)), *(len(row[j]) for row in cells)) for j, c in enumerate(summary.columns)]
     table = Table(title=shown(title))
     if sum(widths) + 3 * len(widths) + 1 <= console.width:
@@ -484,6 +496,8 @@ def _print_table(summary, title, params=()):
         for rec, row in zip(summary.to_dict("records"), cells):
             point = ", ".join(f"{c}={number_text(rec[c])}" for c in varying)
             table.add_row(shown(point), *(row[list(summary.columns).index(c)] for c in results))
+    if blank.any():
+        table.caption = NO_MEAN_NOTE
     console.print(table)
 
 
