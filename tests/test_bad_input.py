@@ -309,6 +309,9 @@ CLI_CASES = [
          "--at n: 0.5 is not an integer (a range steps through whole numbers, 16..64, or powers"),
     case("predict-at-range-and-a-bare-value", ["predict", MODEL, "--at", "n=2**5..2**6,8"],
          "--at 'n=2**5..2**6,8': expected NAME=VALUE pairs, e.g. n=2**30,p=36; got '8'"),
+    case("predict-at-value-list", ["predict", MODEL, "--at", "n=200,p=2,4"],
+         "got '4' (a list of values for p? a point takes one: give one --at per value, or a range such as "
+         "p=2**6..2**8 or p=1..4)"),
     case("predict-format-csv-explain", ["predict", MODEL, "--at", "n=200", "--format", "csv", "--explain"],
          "--explain adds nested blocks that a CSV row cannot hold"),
     # one point twice would get two rows that differ by the draws' Monte Carlo error

@@ -377,6 +377,29 @@ def parse_list(text: str, what: str, **limits) -> list:
         fail(f"{what}: {exc}")
 
 
+def _not_a_pair(option: str, text: str, item: str, example: str):
+    """Exit naming ``item`` of ``text`` that is not NAME=VALUE; a bare value after a pair
+    is a list of values (``c=64,256``), which a point cannot hold: say what can.
+
+    Examples
+    --------
+    >>> import typer
+    >>> try:
+    ...     _not_a_pair("--at", "n=8,c=64,256", "256", "n=2**30,p=36")
+    ... except typer.Exit as exc:
+    ...     exc.exit_code
+    2
+    """
+    pairs = [t.strip() for t in text.split(",") if t.strip()]
+    before = pairs[:pairs.index(item)] if item in pairs else []
+    named = [p.partition("=")[0].strip() for p in before if "=" in p]
+    hint = ""
+    if item[:1].isdigit() and named and named[-1]:
+        hint = (f" (a list of values for {named[-1]}? a point takes one: give one {option} per value, or a range "
+                f"such as {named[-1]}=2**6..2**8 or {named[-1]}=1..4)")
+    fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}{hint}")
+
+
 def parse_assignments(items, option: str, example: str = "p=4") -> dict:
     """``["n=2**20", "p=4"]`` or ``"n=2**20,p=4"`` -> ``{"n": 1048576, "p": 4}``.
 
@@ -397,7 +420,7 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
         for item in filter(None, (t.strip() for t in text.split(","))):
             name, eq, value = (s.strip() for s in item.partition("="))
             if not eq or not name:
-                fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
+                _not_a_pair(option, text, item, example)
             if name in out:
                 fail(f"{option} {text!r}: {name} is given twice")
             out[name] = number(f"{option} {name}", value)
@@ -437,7 +460,7 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
         for item in pairs:  # the shape of every pair first, each named as the user wrote the item
             name, eq, _ = (t.strip() for t in item.partition("="))
             if not eq or not name:
-                fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}")
+                _not_a_pair(option, text, item, example)
             if name in names:
                 fail(f"{option} {text!r}: {name} is given twice")
             names.append(name)
