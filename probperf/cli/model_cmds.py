@@ -586,6 +586,9 @@ def _print_decomposition(decomp, level, unit="s"):
             number_text(r["median"]),
             f"[{number_text(r['lower'])}, {number_text(r['upper'])}]",
         )
+    # each share is a median over the draws, of a different draw each time: they need
+    # not add up (the shares of any one draw do)
+    table.caption = "shares: medians over the draws, which need not add up to 100 %"
     console.print(table)
 
 
