@@ -477,6 +477,12 @@ def test_plot_sweeps_a_cut_off_and_its_band_has_the_fastest_cut_off(tmp_path):
     x, median = fig.axes[0].lines[0].get_xydata().T  # the median's line (the bands are patches)
     assert fig.axes[0].get_xlabel() == "cutoff" and x.min() == 2 and x.max() == 128
     assert 16 <= x[np.argmin(median)] <= 32
+    # predict --fastest: the chance of each cut-off being the fastest, from the joint
+    # draws; 16 and 32 tie in truth (1 + 1/2 + 1/4 either way), the others are slower
+    res = run("predict", model, "--at", "n=64000,p=8,cutoff=2**1..2**7", "--fastest", "--format", "json")
+    chance = {row["cutoff"]: row["prob_fastest"] for row in json.loads(res.stdout)}
+    assert list(chance) == [2, 4, 8, 16, 32, 64, 128] and sum(chance.values()) == pytest.approx(1.0)
+    assert chance[16] + chance[32] > 0.8, chance
     res = run("plot", model, "--vs", "depth", "--at", "n=64000,p=8", "-o", tmp_path / "d.png")
     assert res.exit_code == 2 and not (tmp_path / "d.png").exists()
     assert res.stderr.strip() == "error: --vs must be one of the model's parameters (n, p, cutoff), got 'depth'"

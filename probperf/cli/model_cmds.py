@@ -182,6 +182,9 @@ def predict(
                                  "prediction and weight (time-only law mixture)."),
     draws: str = typer.Option("1000", metavar="INTEGER", help=f"Number of joint predictive draws (at most {MAX_DRAWS})."),
     seed: str = typer.Option("0", metavar="INTEGER", help="Seed of the draws."),
+    fastest: bool = typer.Option(False, "--fastest", help="Add prob_fastest: the chance, from the joint draws, that "
+                                 "each point is the fastest of the points asked (to choose a setting, e.g. "
+                                 "--at n=2**24,p=36,cutoff=2**4..2**10)."),
 ):
     """Predict at one or more points: median, mean and a central interval."""
     from .. import persist
@@ -203,10 +206,13 @@ def predict(
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
             pred = model.predict(unique, n_draws=draws, seed=seed)
+            chance = pred.chance_smallest()[where] if fastest else None  # among distinct points: one asked twice ties itself
             laws = _laws_behind(model, pred, unique, level, draws, seed) if explain else None
             pred = pred[where]  # every point asked, in the order asked
             laws = None if laws is None else _per_point(laws, len(unique), where)
             summary = pred.summary(level)
+            if chance is not None:
+                summary["prob_fastest"] = chance
     _refuse_impossible(summary, laws, frame, pred.name)
     for line in cautions + few_tail_draws(level, draws):
         warn(line)  # after any refusal: one line then
