@@ -206,7 +206,7 @@ def predict(
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
             pred = model.predict(unique, n_draws=draws, seed=seed)
-            chance = pred.chance_smallest()[where] if fastest else None  # among distinct points: one asked twice ties itself
+            chance = pred.chance_smallest()[where] if fastest else None  # among the distinct points
             laws = _laws_behind(model, pred, unique, level, draws, seed) if explain else None
             pred = pred[where]  # every point asked, in the order asked
             laws = None if laws is None else _per_point(laws, len(unique), where)
