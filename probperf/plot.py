@@ -143,7 +143,7 @@ def check_sweep(model, vs: str) -> None:
 
 
 def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurements | None = None,
-              levels=(0.5, 0.9), n_draws: int = 500, ax=None, title: str | None = None):
+              levels=(0.5, 0.9), n_draws: int = 2000, ax=None, title: str | None = None):
     """Median and central bands of predicted time along ``n``, ``p`` or a configuration
     parameter of the model (a task cut-off: which one is fastest at the target size).
 
@@ -216,6 +216,10 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
+    measured = np.unique((getattr(model, "train_points_", None) or {}).get(vs, []))
+    if len(measured):  # where the runs were, even where none matches the fixed point (n=2^24)
+        ax.plot(measured, np.full(len(measured), 0.03), "^", color="C1", ms=6, clip_on=False,
+                transform=ax.get_xaxis_transform(), label=f"{vs} of the training runs")
     if log_axis(x.min()):
         ax.set_xscale("log", base=2)
     ax.set_yscale("log")

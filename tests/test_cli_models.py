@@ -477,6 +477,9 @@ def test_plot_sweeps_a_cut_off_and_its_band_has_the_fastest_cut_off(tmp_path):
     x, median = fig.axes[0].lines[0].get_xydata().T  # the median's line (the bands are patches)
     assert fig.axes[0].get_xlabel() == "cutoff" and x.min() == 2 and x.max() == 128
     assert 16 <= x[np.argmin(median)] <= 32
+    # where the runs were is marked, though none was at n=64000
+    (runs,) = [line for line in fig.axes[0].lines if line.get_label() == "cutoff of the training runs"]
+    assert runs.get_xdata().tolist() == [2, 4, 8, 16, 32, 64, 128]
     # predict --fastest: the chance of each cut-off being the fastest, from the joint
     # draws; 16 and 32 tie in truth (1 + 1/2 + 1/4 either way), the others are slower
     res = run("predict", model, "--at", "n=64000,p=8,cutoff=2**1..2**7", "--fastest", "--format", "json")
