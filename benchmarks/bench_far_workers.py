@@ -41,8 +41,9 @@ FAR_P = (64, 256, 1024)
 REPS = 2
 
 
-def far_case(app: str) -> list[tuple]:
-    """Rows (p, truth median, predicted median, lower, upper, all reps inside) of one program."""
+def far_case(app: str) -> tuple[float, list[tuple]]:
+    """The size predicted and rows (p, truth median, predicted median, lower, upper, all
+    reps inside) of one program."""
     data = dataset(app, "A", seed=0)
     frame = data.frame
     train = pp.Measurements(frame[frame["split"] == "train"].drop(columns="split"), config=data.config,

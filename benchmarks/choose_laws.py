@@ -221,7 +221,7 @@ lower by more than 0.002) and 0.708 against 0.707 on seed 1, adopted by the rule
 before the runs (higher on seed 0, not lower on seed 1; results/choose_laws_partsat.md,
 choose_laws_partsat_seed1.md). The DAG default is now
 ``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+ovh+base16+partspanl2b+partwavg+wavg+l2``. ``+idlebnd``
-(stripped before ``+partsat``) leaves the laws that can only grow with the size out of the
+(stripped before ``+partsat``) leaves the laws that grow like a power of the size out of the
 idle part (dag.IDLE_BOUNDED): 0.732 against 0.751 on seed 0, rejected by the rule fixed
 before the run (results/choose_laws_idlebnd.md).
 """

@@ -89,8 +89,7 @@ def not_finite(points, pred) -> list[str]:
     if not bad.any():
         return []
     i = int(np.argmax(bad.sum(axis=0)))
-    more = int(bad.any(axis=0).sum()) - 1
-    where = point_text(points.iloc[i]) + (f" and {more} more point{'s' * (more > 1)}" if more else "")
+    where = point_text(points.iloc[i]) + more_points(int(bad.any(axis=0).sum()) - 1, parens=False)
     return [f"the prediction at {where} is not finite in {int(bad[:, i].sum())} of its {pred.n_draws} draws "
             "(overflow far beyond the data): predict closer to the measured range"]
 
@@ -148,8 +147,7 @@ def far_beyond(points, ranges) -> list[str]:
             where = f"{x[k] / hi:.4g}x the largest training value ({hi:g})"
         else:
             where = (f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g})"
-        more = int(above.sum() + below.sum()) - 1
-        more = f" (and {more} more point{'s' * (more > 1)})" if more else ""
+        more = more_points(int(above.sum() + below.sum()) - 1)
         out.append(f"{c}={number_text(x[k])} is {where}{spans}: the interval there rests on the model's form (its laws "
                    f"or kernel), not on validated predictions{more}")
     return out
@@ -182,6 +180,34 @@ def fixed_width(model, points) -> list[str]:
             "lower bound on the uncertainty"]
 
 
+def training_values(model, c: str) -> np.ndarray:
+    """The values of parameter ``c`` in the model's training runs (``train_points_``), one
+    per run; empty when the model does not record them.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> training_values(SimpleNamespace(train_points_={"cutoff": [8, 64]}), "cutoff"), training_values(object(), "n")
+    (array([ 8., 64.]), array([], dtype=float64))
+    """
+    return np.asarray((getattr(model, "train_points_", None) or {}).get(c, []), dtype=float)
+
+
+def more_points(k: int, parens: bool = True) -> str:
+    """What follows a point named among ``k + 1``: `` (and 2 more points)`` (without
+    ``parens``: `` and 2 more points``), nothing when ``k`` is 0.
+
+    Examples
+    --------
+    >>> more_points(2), more_points(1, parens=False), more_points(0)
+    (' (and 2 more points)', ' and 1 more point', '')
+    """
+    if k <= 0:
+        return ""
+    text = f"and {k} more point{'s' * (k > 1)}"
+    return f" ({text})" if parens else f" {text}"
+
+
 def trained_whole(model, c: str) -> bool:
     """Whether every training value of parameter ``c`` is whole (cut-offs, block sizes,
     ranks per node), as the model's runs (``train_points_``) record them; False when
@@ -194,8 +220,8 @@ def trained_whole(model, c: str) -> bool:
     >>> trained_whole(m, "cutoff"), trained_whole(m, "alpha"), trained_whole(m, "depth")
     (True, False, False)
     """
-    values = (getattr(model, "train_points_", None) or {}).get(c)
-    return values is not None and len(values) > 0 and bool(np.all(is_whole(values)))
+    values = training_values(model, c)
+    return len(values) > 0 and bool(np.all(is_whole(values)))
 
 
 def unwhole_setting(model, points) -> list[str]:
@@ -252,7 +278,7 @@ def unmeasured_setting(model, points) -> list[str]:
     if not new:
         return []
     setting = ", ".join(f"{c}={number_text(x)}" for c, x in zip(few, new[0]))
-    more = f" (and {len(new) - 1} more point{'s' * (len(new) > 2)})" if len(new) > 1 else ""
+    more = more_points(len(new) - 1)
     return [f"{setting}{more} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
             "training runs): the prediction there is the model's guess"]
 
@@ -302,7 +328,7 @@ def unreliable_mean(points, pred) -> list[str]:
     if not len(bad):
         return []
     i = bad[np.argmax(k[bad])]
-    more = f" and {len(bad) - 1} more point{'s' * (len(bad) > 2)}" if len(bad) > 1 else ""
+    more = more_points(len(bad) - 1, parens=False)
     digits = next((d for d in range(2, 17) if round(k[i], d) > round(limit, d)), 17)  # never "0.67 > 0.67"
     return [f"{MEAN_CAUTION}{point_text(points.iloc[i])}{more} rests on a few extreme draws (Pareto k of their "
             f"right tail {k[i]:.{digits}f} > {limit:.{digits}f}; at k >= 1 there is no finite mean): read the median "
@@ -337,16 +363,14 @@ def on_critical_path(points, pred) -> list[str]:
     >>> on_critical_path(points, pred[1:])  # at p=2 the parts stay above it
     []
     """
-    components = getattr(pred, "components", {})
-    if "critical_path" not in components:
+    if not hasattr(pred, "on_span"):  # not a DAG model's prediction
         return []
-    span = components["critical_path"].draws
-    lifted = np.mean(pred.draws <= span * (1 + 1e-9), axis=0)
+    lifted = pred.on_span()
     bad = np.flatnonzero(lifted > ON_SPAN_SHARE)
     if not len(bad):
         return []
     i = bad[np.argmax(lifted[bad])]
-    more = f" (and {len(bad) - 1} more point{'s' * (len(bad) > 2)})" if len(bad) > 1 else ""
+    more = more_points(len(bad) - 1)
     return [f"at {point_text(points.iloc[i])} the time is the critical path in {int(round(lifted[i] * pred.n_draws))} "
             f"of its {pred.n_draws} draws (their work, delay and idle time per worker fell below it): the interval's "
             "lower end is firm, its width only the critical path's uncertainty; overheads on this many workers "

@@ -58,11 +58,14 @@ FORMAT = "probperf-model"
 #: Version 9: an affine law may carry a lower-order term (an eighth element of its term,
 #: :data:`probperf.models.laws.LOWER_ORDER`) and law mixtures carry ``lower_order``; a
 #: version 8 reader would build such a law without the column (refused, re-fit).
-#: Still 9 with the saturating law (``_SaturatingLaw``, LawMixture's ``saturating``):
-#: every version 9 file reads and predicts as before under the new code, and an older
-#: reader refuses a file holding the law ("unknown model kind" or an inconsistent
-#: state, with "re-fit"); a bump would refuse every model file users already have.
-VERSION = 9
+#: Version 10: law mixtures may hold the saturating law (``_SaturatingLaw``) and carry
+#: ``saturating`` and ``bounded_in_size``, which a version 9 reader cannot build (it
+#: failed with a TypeError; refused by the version now). A version 9 file holds none of
+#: them and predicts the same under this code, so it is still read (READS): a bump
+#: need not refuse the model files users already have.
+VERSION = 10
+#: The versions this code reads (their files predict as when they were written).
+READS = ("9", "10")
 
 _REGISTRY: dict[str, type] = {}
 
@@ -214,10 +217,10 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path}: not a probperf model file")
     if not meta.get("kind"):
         raise ModelFileError(f"{path}: the model file names no model kind; {REFIT}")
-    if meta.get("version") != str(VERSION):
+    if meta.get("version") not in READS:
         raise ModelFileError(
             f"{path}: model file version {meta.get('version')} was written by another probperf "
-            f"(this one reads version {VERSION}); {REFIT}")
+            f"(this one reads versions {', '.join(READS)}); {REFIT}")
     config_json = meta.get("config", "")
     if _digest(config_json, tensors) != meta.get("sha256"):
         raise ModelFileError(f"{path}: checksum mismatch; the file was modified or damaged")

@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .cautions import number_text, trained_whole, without_mean_caution
+from .cautions import number_text, trained_whole, training_values, without_mean_caution
 from .limits import is_whole
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
 from .predict import Predictive, check_level, level_text, point_table
@@ -216,7 +216,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
-    measured = np.unique((getattr(model, "train_points_", None) or {}).get(vs, []))
+    measured = np.unique(training_values(model, vs))
     if len(measured):  # where the runs were, even where none matches the fixed point (n=2^24)
         ax.plot(measured, np.full(len(measured), 0.03), "^", color="C1", ms=6, clip_on=False,
                 transform=ax.get_xaxis_transform(), label=f"{vs} of the training runs")

@@ -121,8 +121,8 @@ class Predictive:
 
     def chance_smallest(self) -> np.ndarray:
         """Per point, the share of the joint draws in which its value is the smallest of
-        all the points' (a tie shared among the tied points; draws with a value that is
-        not finite left out). For points that differ in one setting, cut-offs at one n
+        all the points' (a tie shared among the tied points; +inf, an overflow, is the
+        slowest; draws holding a NaN left out). For points that differ in one setting, cut-offs at one n
         and p say, the chance that each is the fastest: the draws are joint, one law and
         its coefficients at every point of a draw, so this compares the settings pair by
         pair, which their intervals (overlapping by what they share) cannot.
@@ -131,8 +131,10 @@ class Predictive:
         --------
         >>> Predictive(np.array([[1.0, 2.0, 3.0], [2.0, 1.0, 3.0], [1.0, 3.0, 2.0], [4.0, 4.0, 1.0]])).chance_smallest()
         array([0.5 , 0.25, 0.25])
+        >>> Predictive(np.array([[1.0, 2.0], [1.0, np.inf], [1.0, np.inf], [3.0, 2.0]])).chance_smallest()
+        array([0.75, 0.25])
         """
-        draws = self.draws[np.isfinite(self.draws).all(axis=1)]
+        draws = self.draws[~np.isnan(self.draws).any(axis=1)]
         if not len(draws):
             return np.full(self.n_points, np.nan)
         lowest = draws == draws.min(axis=1, keepdims=True)

@@ -178,6 +178,10 @@ def test_bad_param_option(tmp_path):
     path.write_text(STAT_OK)
     r = run("validate", path, "--param", "p4")
     assert r.exit_code == 2 and "expected NAME=VALUE" in r.stderr
+    # a list of values: --param takes one value and no range, so no hint to give one
+    # --param per value or a range (predict --at's hint)
+    r = run("validate", path, "--param", "x=4,8")
+    assert r.exit_code == 2 and r.stderr.strip() == "error: --param 'x=4,8': expected NAME=VALUE pairs, e.g. p=4; got '8'"
 
 
 # -- round trip CSV -> Parquet -> JSON lines -> Extra-P -> CSV --------------------------

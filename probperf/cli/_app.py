@@ -377,26 +377,31 @@ def parse_list(text: str, what: str, **limits) -> list:
         fail(f"{what}: {exc}")
 
 
-def _not_a_pair(option: str, text: str, item: str, example: str):
-    """Exit naming ``item`` of ``text`` that is not NAME=VALUE; a bare value after a pair
-    is a list of values (``c=64,256``), which a point cannot hold: say what can.
+def _not_a_pair(option: str, text: str, item: str, example: str, before=(), ranges: bool = False):
+    """Exit naming ``item`` of ``text`` that is not NAME=VALUE. With ``ranges`` (an option
+    that takes ranges and repeats, ``predict --at``), a bare number after the pairs
+    ``before`` it is read as a list of values (``c=64,256``), which a point cannot hold:
+    the message says what can.
 
     Examples
     --------
     >>> import typer
     >>> try:
-    ...     _not_a_pair("--at", "n=8,c=64,256", "256", "n=2**30,p=36")
+    ...     _not_a_pair("--at", "n=8,c=64,256", "256", "n=2**30,p=36", ["n=8", "c=64"], ranges=True)
     ... except typer.Exit as exc:
     ...     exc.exit_code
     2
     """
-    pairs = [t.strip() for t in text.split(",") if t.strip()]
-    before = pairs[:pairs.index(item)] if item in pairs else []
-    named = [p.partition("=")[0].strip() for p in before if "=" in p]
     hint = ""
-    if item[:1].isdigit() and named and named[-1]:
-        hint = (f" (a list of values for {named[-1]}? a point takes one: give one {option} per value, or a range "
-                f"such as {named[-1]}=2**6..2**8 or {named[-1]}=1..4)")
+    named = [p.partition("=")[0].strip() for p in before if "=" in p]
+    if ranges and named and named[-1]:
+        try:
+            parse_expression(item)
+        except NumberError:
+            pass
+        else:
+            hint = (f" (a list of values for {named[-1]}? a point takes one: give one {option} per value, or a range "
+                    f"such as {named[-1]}=2**6..2**8 or {named[-1]}=1..4)")
     fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}{hint}")
 
 
@@ -450,6 +455,10 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
     points = []
     for text in items:
         pairs = [t.strip() for t in text.split(",") if t.strip()]
+        for i, item in enumerate(pairs):  # the shape of every pair first, each named as the user wrote the item
+            name, eq, _ = (t.strip() for t in item.partition("="))
+            if not eq or not name:
+                _not_a_pair(option, text, item, example, pairs[:i], ranges=True)
         ranged = [t for t in pairs if ".." in t.partition("=")[2]]
         if not ranged:  # one point, read as every NAME=VALUE list is
             points.append(parse_assignments(text, option, example))
@@ -457,10 +466,8 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
                 fail(f"{option}: more than {MAX_LIST_VALUES} points (MAX_LIST_VALUES); predict fewer at once")
             continue
         names = []
-        for item in pairs:  # the shape of every pair first, each named as the user wrote the item
-            name, eq, _ = (t.strip() for t in item.partition("="))
-            if not eq or not name:
-                _not_a_pair(option, text, item, example)
+        for item in pairs:
+            name = item.partition("=")[0].strip()
             if name in names:
                 fail(f"{option} {text!r}: {name} is given twice")
             names.append(name)

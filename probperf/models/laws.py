@@ -1906,9 +1906,10 @@ class LawMixture(MetricModel):
         (:data:`SATURATING`); None: that constant. The DAG model decides for its
         parts (:data:`probperf.dag.PART_SATURATING`).
     bounded_in_size : bool
-        The metric is bounded whatever the size: leave out the laws that can only grow
-        with n, the fixed shapes ``n^j log^k n`` with j > 0 and the affine laws of n
-        (the free power law and the others keep fitted coefficients). The DAG model
+        The metric is bounded whatever the size: leave out the laws that grow like a
+        power of n, the fixed shapes ``n^j log^k n`` with j > 0 and the affine laws of n
+        (the free power law and the others keep fitted coefficients; the fixed
+        ``log^k n`` shapes stay). The DAG model
         decides for its idle part (:data:`probperf.dag.IDLE_BOUNDED`).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
