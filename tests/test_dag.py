@@ -121,6 +121,7 @@ def test_discrepancy_factors_on_work_and_overhead(fitted):
     def with_rates(work, overhead):
         model = copy.copy(fitted)
         model.discrepancy_ = {"work": work, "overhead": overhead}
+        model.monotone_beyond_ = False  # the factors alone, not held at the edge values after them
         return model.predict(points, n_draws=2000, seed=5)
 
     plain, wide, same = with_rates(0.0, 0.0), with_rates(0.0, 0.1), with_rates(0.1, 0.1)  # 0.1: no span-law lift
@@ -453,6 +454,30 @@ def test_decomposition_level_and_seed_are_checked_by_name(fitted, far):
         far.decomposition(2)
     with pytest.raises(ValueError, match="seed must be a whole number >= 0, got -1"):
         fitted.predict(n=2**12, p=8, seed=-1)
+
+
+def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
+    # a per-task delay falling like p^-1.5 on 1-8 workers: its law goes on falling beyond
+    # them, which more workers (more steals, more contention) cannot do; predict holds
+    # each draw's delay at least at its value at 8 workers (MONOTONE_BEYOND)
+    rng = np.random.default_rng(1)
+    n = np.repeat(2.0 ** np.arange(10, 15), 16)
+    p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
+    serial = 3.0 * n * np.log2(n)
+    jitter = lambda: np.exp(rng.normal(0.0, 0.02, len(n)))  # noqa: E731
+    work, delay = serial * jitter(), n / 64 * 400 * p**-1.5 * jitter()
+    no_work = np.where(p > 1, 0.5 * (p - 1) * serial / 64 * jitter(), 0.0)
+    model = DagModel(seed=1).fit(Measurements(pd.DataFrame(dict(
+        n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
+        critical_path=serial / 64, serial_work=serial, time=(work + delay + no_work) / p))))
+    assert model.monotone_beyond_
+    points = pd.DataFrame({"n": [2.0**14, 2.0**14], "p": [8.0, 1024.0]})
+    held = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
+    model.monotone_beyond_ = False
+    free = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
+    assert free[1] < 0.05 * free[0]  # the law alone: 128^-1.5 of the delay at 8 workers
+    assert held[1] == pytest.approx(held[0], rel=0.05)  # held at the edge
+    assert held[0] == pytest.approx(free[0], rel=0.02)  # inside the data nothing moves
 
 
 def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it():
