@@ -122,6 +122,8 @@ def far_beyond(points, ranges) -> list[str]:
     >>> import pandas as pd
     >>> far_beyond(pd.DataFrame({"n": [2.0**24], "p": [36]}), {"n": [4096, 65536], "p": [1, 8]})
     ["n=2^24 is 256x the largest training value (65536): the interval there rests on the model's form (its laws or kernel), not on validated predictions"]
+    >>> far_beyond(pd.DataFrame({"p": [1024]}), {"p": [1, 8]})[0].split("; ")[1]
+    'nor does it hold overheads that grow only past the measured workers (contention, steals): runs at more workers are what would show them'
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
@@ -148,8 +150,11 @@ def far_beyond(points, ranges) -> list[str]:
         else:
             where = (f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g})"
         more = more_points(int(above.sum() + below.sum()) - 1)
+        # many more workers than measured: what no run showed is the first thing to fear
+        workers = ("; nor does it hold overheads that grow only past the measured workers (contention, steals): "
+                   "runs at more workers are what would show them") if c == "p" and above[k] else ""
         out.append(f"{c}={number_text(x[k])} is {where}{spans}: the interval there rests on the model's form (its laws "
-                   f"or kernel), not on validated predictions{more}")
+                   f"or kernel), not on validated predictions{more}{workers}")
     return out
 
 
