@@ -59,8 +59,9 @@ FORMAT = "probperf-model"
 #: :data:`probperf.models.laws.LOWER_ORDER`) and law mixtures carry ``lower_order``; a
 #: version 8 reader would build such a law without the column (refused, re-fit).
 #: Version 10: law mixtures may hold the saturating law (``_SaturatingLaw``) and carry
-#: ``saturating`` and ``bounded_in_size``, which a version 9 reader cannot build (it
-#: failed with a TypeError; refused by the version now). A version 9 file holds none of
+#: ``saturating`` and ``bounded_in_size``, and DAG models ``monotone_beyond_``, which a
+#: version 9 reader cannot build (it failed with a TypeError; refused by the version
+#: now). A version 9 file holds none of
 #: them and predicts the same under this code, so it is still read (READS): a bump
 #: need not refuse the model files users already have.
 VERSION = 10
