@@ -40,7 +40,7 @@ REQUIRED_PARAMS: tuple[str, ...] = ("p",)
 #: would hold two columns of one name (ExaFMM's tree ``level`` crashed predict's table
 #: and was dropped from its JSON).
 RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "prob_fastest", "unit", "beyond",
-                                   "mean_reliable", "laws", "decomposition", "noise_spread")
+                                   "mean_reliable", "on_span", "laws", "decomposition", "noise_spread")
 
 #: Metric columns a table may hold. ``serial_time`` is the measured run time of the
 #: sequential program T(n) (the published Lobachev data), ``serial_work`` the work T1'

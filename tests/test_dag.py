@@ -480,7 +480,7 @@ def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
     assert held[0] == pytest.approx(free[0], rel=0.02)  # inside the data nothing moves
 
 
-def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it():
+def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):
     # runs whose idle time is 0.3 (p - 1) T_inf: far beyond the parallelism (T1 / T_inf =
     # 64) the parts' time per worker, about 0.3 T_inf, falls below the span; the span
     # law lifts those draws to it, and predict says the interval is then the span's
@@ -512,3 +512,15 @@ def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it():
             and "the time is the critical path" in str(w.message)]
     assert len(said) == 1 and said[0].startswith(f"at n=2^12,p=2^16 the time is the critical path in "
                                                  f"{int(round(lifted[0] * 1000))} of its 1000 draws")
+    # and predict's rows carry the share, for a script that plans from the JSON
+    import json
+
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+
+    model.save(tmp_path / "m.model")
+    res = CliRunner().invoke(app, ["predict", str(tmp_path / "m.model"), "--at", "n=2**12,p=2**16", "--at",
+                                   "n=2**12,p=4", "--format", "json"])
+    rows = json.loads(res.stdout)
+    assert rows[0]["on_span"] == pytest.approx(lifted[0], abs=0.05) and rows[1]["on_span"] == 0.0

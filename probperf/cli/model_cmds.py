@@ -225,6 +225,9 @@ def predict(
         # false: the mean rests on a few extreme draws (the caution on stderr); a script
         # choosing by expected time would choose by noise there
         row["mean_reliable"] = bool(sound)
+    if hasattr(pred, "on_span"):  # a DAG model: the share of draws resting on the critical path
+        for row, share in zip(rows, pred.on_span()):
+            row["on_span"] = float(share)
     if format == "csv":  # one line per point, the JSON rows' columns (a spreadsheet's or pandas' input)
         import csv
         import sys
