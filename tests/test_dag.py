@@ -376,15 +376,21 @@ def test_a_version_9_model_file_is_still_read_and_predicts_as_written(tmp_path, 
     kind, config, tensors = persist.load_state(tmp_path / "new.model")
     text = json.dumps(config)
     assert '"saturating"' in text and '"bounded_in_size"' in text
-    old = json.dumps(json.loads(text.replace(', "saturating": true', "").replace(', "saturating": null', "")
-                                .replace(', "bounded_in_size": false', "").replace(', "bounded_in_size": true', "")))
-    assert '"saturating"' not in old and '"bounded_in_size"' not in old
+    old = json.loads(text.replace(', "saturating": true', "").replace(', "saturating": null', "")
+                     .replace(', "bounded_in_size": false', "").replace(', "bounded_in_size": true', ""))
+    old["state"]["fitted"].pop("monotone_beyond_")
+    old = json.dumps(old)
+    assert '"saturating"' not in old and '"bounded_in_size"' not in old and "monotone_beyond_" not in old
     meta = {"format": persist.FORMAT, "version": "9", "kind": kind, "config": old,
             "sha256": persist._digest(old, tensors)}
     save_file(tensors, str(tmp_path / "v9.model"), metadata=meta)
-    at = pd.DataFrame({"n": [2**16], "p": [16]})
-    np.testing.assert_array_equal(persist.load(tmp_path / "v9.model").predict(at, seed=1).draws,
-                                  model.predict(at, seed=1).draws)
+    at = pd.DataFrame({"n": [2**16], "p": [16]})  # beyond the workers: a v9 file holds nothing there
+    back = persist.load(tmp_path / "v9.model")
+    assert not hasattr(back, "monotone_beyond_")
+    held = copy.copy(model)
+    held.monotone_beyond_ = True
+    assert not np.array_equal(held.predict(at, seed=1).draws, model.predict(at, seed=1).draws)
+    np.testing.assert_array_equal(back.predict(at, seed=1).draws, model.predict(at, seed=1).draws)
     monkeypatch.setattr(persist, "READS", ("10",))  # a reader of 10 alone names what it reads
     with pytest.raises(persist.ModelFileError, match=r"version 9 was written by another probperf \(this one reads "
                                                      r"versions 10\); re-fit"):
@@ -456,10 +462,13 @@ def test_decomposition_level_and_seed_are_checked_by_name(fitted, far):
         fitted.predict(n=2**12, p=8, seed=-1)
 
 
-def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
+def test_work_and_delay_do_not_fall_beyond_the_measured_workers(monkeypatch):
     # a per-task delay falling like p^-1.5 on 1-8 workers: its law goes on falling beyond
     # them, which more workers (more steals, more contention) cannot do; predict holds
     # each draw's delay at least at its value at 8 workers (MONOTONE_BEYOND)
+    import probperf.dag as dag
+
+    monkeypatch.setattr(dag, "MONOTONE_BEYOND", True)  # an option, off by default (see its comment)
     rng = np.random.default_rng(1)
     n = np.repeat(2.0 ** np.arange(10, 15), 16)
     p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
