@@ -533,3 +533,18 @@ def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):
                                    "n=2**12,p=4", "--format", "json"])
     rows = json.loads(res.stdout)
     assert rows[0]["on_span"] == pytest.approx(lifted[0], abs=0.05) and rows[1]["on_span"] == 0.0
+
+
+def test_predict_rows_carry_on_span_only_where_a_span_was_traced(tmp_path):
+    # without a traced critical path there is no span law, so no share resting on it
+    import json
+
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+
+    model = DagModel(seed=1).fit(Measurements(paper_table().frame.drop(columns="critical_path")))
+    model.save(tmp_path / "m.model")
+    res = CliRunner().invoke(app, ["predict", str(tmp_path / "m.model"), "--at", "n=2**14,p=16", "--format", "json"])
+    (row,) = json.loads(res.stdout)
+    assert "on_span" not in row and row["mean_reliable"] in (True, False)

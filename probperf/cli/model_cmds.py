@@ -225,7 +225,7 @@ def predict(
         # false: the mean rests on a few extreme draws (the caution on stderr); a script
         # choosing by expected time would choose by noise there
         row["mean_reliable"] = bool(sound)
-    if hasattr(pred, "on_span"):  # a DAG model: the share of draws resting on the critical path
+    if getattr(model, "has_span_", False):  # a DAG model with a traced span: the share of draws resting on it
         for row, share in zip(rows, pred.on_span()):
             row["on_span"] = float(share)
     if format == "csv":  # one line per point, the JSON rows' columns (a spreadsheet's or pandas' input)
