@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .cautions import number_text, trained_whole, training_values, without_mean_caution
+from .selection import far_factor
 from .limits import is_whole
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
 from .predict import Predictive, check_level, level_text, point_table
@@ -216,6 +217,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:
         ax.axvline(ranges[vs][1], color="gray", ls=":", lw=1, label="largest training value")
+        far = far_factor(*ranges[vs][:2]) * ranges[vs][1]
+        if ranges[vs][1] > 0 and x.max() > far:  # where predict starts to warn: the laws' form alone
+            ax.axvline(far, color="gray", ls="--", lw=1, label=f"{far_factor(*ranges[vs][:2]):.3g}x beyond: the laws' form alone")
     measured = np.unique(training_values(model, vs))
     if len(measured):  # where the runs were, even where none matches the fixed point (n=2^24)
         ax.plot(measured, np.full(len(measured), 0.03), "^", color="C1", ms=6, clip_on=False,

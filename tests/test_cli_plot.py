@@ -57,3 +57,26 @@ def test_a_title_without_spaces_is_broken_inside_the_figure():
     assert_title_inside(fig)
     plt.close(fig)
 
+
+
+def test_a_sweep_far_beyond_the_data_marks_where_the_laws_form_alone_holds_it():
+    # predict warns past far_factor times the largest training value (16x, or the
+    # range's own ratio: 8x for p = 1..8); the band marks that place, 64 workers here
+    import numpy as np
+
+    from probperf.plot import plot_band
+    from probperf.predict import Predictive
+
+    class PowerLaw:
+        train_ranges_ = {"n": [2**10, 2**14], "p": [1, 8]}
+        train_points_ = {"n": [2**10, 2**14], "p": [1, 8]}
+
+        def predict(self, pts, n_draws):
+            t = 1e-8 * pts["n"].to_numpy() / pts["p"].to_numpy()
+            return Predictive(t * np.random.default_rng(0).lognormal(0, 0.05, (n_draws, len(pts))), pts)
+
+    far = plot_band(PowerLaw(), vs="p", at={"n": 2**16, "p": 1024})
+    lines = {line.get_label(): line for line in far.axes[0].lines}
+    assert lines["8x beyond: the laws' form alone"].get_xdata()[0] == 64
+    near = plot_band(PowerLaw(), vs="p", at={"n": 2**16, "p": 32})  # not that far: no mark
+    assert not any("beyond" in line.get_label() for line in near.axes[0].lines)
