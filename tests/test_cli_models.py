@@ -243,6 +243,12 @@ def test_dag_fit_reports_components_and_predict_explains(tmp_path):
     assert "at cutoff=6" in res.stdout and "…" not in res.stdout, res.stdout
     assert f"{row['median']:.4g}" in res.stdout
     assert "terms in s" in res.stdout
+    # each term's model, with its heaviest law, as fit named it
+    from probperf import persist
+    from probperf.cli.model_cmds import _component_models
+
+    named = _component_models(persist.load(model), ("work", "delay", "no_work"))
+    assert named.count("=laws(") == 3 and named in " ".join(res.stdout.split())
 
 
 def test_predict_explains_a_time_only_model_by_its_laws(tmp_path):

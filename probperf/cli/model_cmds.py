@@ -107,8 +107,7 @@ def fit(
         _loads_back(output)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
-        parts = [f"{k}={v}{_leading_law(fitted.components_.get(k))}" for k, v in fitted.specs_.items()]
-        say_written(output, "components: " + ", ".join(parts), markup=False)
+        say_written(output, "components: " + _component_models(fitted), markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
         say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
 
@@ -151,6 +150,22 @@ def _check_spec(option: str, value: str) -> None:
             parse_kernel(spec.kernel)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
+
+
+def _component_models(model, names=None) -> str:
+    """Which model each metric of a DAG model got, with a law mixture's heaviest law:
+    ``work=laws(power+one(p) 61%), ...`` (``names``: those metrics only).
+
+    Examples
+    --------
+    >>> class Dag:
+    ...     specs_ = {"work": "laws", "delay": "matern52"}
+    ...     components_ = {}
+    >>> _component_models(Dag())
+    'work=laws, delay=matern52'
+    """
+    return ", ".join(f"{k}={v}{_leading_law(model.components_.get(k))}" for k, v in model.specs_.items()
+                     if names is None or k in names)
 
 
 def _leading_law(model) -> str:
@@ -260,7 +275,8 @@ def predict(
     if laws is not None:
         _print_laws(laws, level, "counts" if pred.name in COUNT_METRICS else unit)
     elif explain:
-        _print_decomposition(pred.decomposition(level), level, unit)
+        _print_decomposition(pred.decomposition(level), level, unit,
+                             _component_models(model, ("work", "delay", "no_work")) if hasattr(model, "specs_") else "")
 
 
 def _level(text: str) -> float:
@@ -581,7 +597,7 @@ def _print_laws(laws, level, unit="s"):
     console.print(table)
 
 
-def _print_decomposition(decomp, level, unit="s"):
+def _print_decomposition(decomp, level, unit="s", models=""):
     table = Table(title=shown(f"decomposition of p * time ({level_text(level)} intervals, terms in {unit})"))
     params = _shown_params(decomp, ("term", "share", "share_lower", "share_upper", "median", "lower", "upper"))
     for c in [*params, "term", "share", "share interval", "median", "interval"]:
@@ -597,7 +613,8 @@ def _print_decomposition(decomp, level, unit="s"):
         )
     # each share is a median over the draws, of a different draw each time: they need
     # not add up (the shares of any one draw do)
-    table.caption = "shares: medians over the draws, which need not add up to 100 %"
+    table.caption = "shares: medians over the draws, which need not add up to 100 %" + (
+        f"\nterms' models (their heaviest law): {models}" if models else "")
     console.print(table)
 
 
