@@ -231,6 +231,10 @@ at that count (dag.MONOTONE_BEYOND): 0.756 against 0.751 on seed 0 and 0.709 aga
 review found that the maximum over two independently noisy draws lifts far points by
 about half a noise sd (dag.MONOTONE_BEYOND's comment): the DAG default stays
 ``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+ovh+base16+partspanl2b+partwavg+wavg+l2``.
+
+``+spaninfl`` (session 31, stripped first of the on/off switches) models the critical
+path as a per-size span times the run's work inflation (dag.SPAN_INFLATED): 0.750 against
+0.751 on seed 0, rejected by the rule fixed before the run (results/choose_laws_spaninfl.md).
 """
 
 from __future__ import annotations
@@ -318,7 +322,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

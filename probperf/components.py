@@ -226,9 +226,10 @@ WIRING = (
     Component("serial_work", over_p=False, candidates=_size_candidates, one_per_size=True),
     Component("create_task", over_p=False, candidates=_size_candidates),
     Component("wait_tasks", over_p=False, candidates=_size_candidates),
-    Component("critical_path", over_p=False, candidates=_size_candidates),
     Component("work", over_p=True, candidates=lambda _: ["matern52", "basis"], parents=("serial_work",),
               design=_work_design, per=lambda parents, p: parents["serial_work"]),
+    # after the work: a span inflated as the run's work is (probperf.dag.SPAN_INFLATED)
+    Component("critical_path", over_p=False, candidates=_size_candidates, parents=("serial_work", "work")),
     Component("delay", over_p=True, candidates=lambda _: ["matern52", STEAL_SPEC, "basis"],
               parents=("create_task", "wait_tasks", "critical_path"), design=_delay_design, per=_per_task),
     Component("no_work", over_p=True, candidates=lambda _: ["matern52", "basis"], parents=("critical_path",),

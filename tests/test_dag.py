@@ -489,6 +489,34 @@ def test_work_and_delay_do_not_fall_beyond_the_measured_workers(monkeypatch):
     assert held[0] == pytest.approx(free[0], rel=0.02)  # inside the data nothing moves
 
 
+def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(monkeypatch):
+    # runs whose span is a per-size span times the run's work inflation 1 + 0.02 (p - 1):
+    # with SPAN_INFLATED the span drawn at 64 workers is the per-size span times the
+    # work drawn there (2.26 x); without, the span is one per size whatever p
+    import probperf.dag as dag
+
+    rng = np.random.default_rng(2)
+    n = np.repeat(2.0 ** np.arange(10, 15), 16)
+    p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
+    serial = 3.0 * n * np.log2(n)
+    inflation = (1 + 0.02 * (p - 1)) * np.exp(rng.normal(0.0, 0.01, len(n)))
+    work, delay = serial * inflation, n / 64 * (50 + 10 * (p - 1))
+    no_work = np.where(p > 1, 0.5 * (p - 1) * serial / 64, 0.0)
+    table = Measurements(pd.DataFrame(dict(
+        n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
+        critical_path=serial / 64 * inflation, serial_work=serial, time=(work + delay + no_work) / p)))
+    points = pd.DataFrame({"n": [2.0**14] * 3, "p": [1.0, 8.0, 64.0]})
+    spans = {}
+    for inflated in (True, False):
+        monkeypatch.setattr(dag, "SPAN_INFLATED", inflated)
+        model = DagModel(kernel="basis", effort="quick", seed=1, calibrate=False).fit(table)
+        assert model.span_inflated_ is inflated
+        spans[inflated] = np.median(model.predict(points, n_draws=1000, seed=0)["critical_path"].draws, axis=0)
+    base = 3.0 * 2**14 * 14 / 64
+    assert spans[True] / base == pytest.approx([1.0, 1.14, 2.26], rel=0.03)
+    assert spans[False][0] == spans[False][1] == spans[False][2]  # one span per size
+
+
 def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):
     # runs whose idle time is 0.3 (p - 1) T_inf: far beyond the parallelism (T1 / T_inf =
     # 64) the parts' time per worker, about 0.3 T_inf, falls below the span; the span
