@@ -307,7 +307,7 @@ IDLE_BOUNDED = False
 #: their coefficients and their run-to-run noise (checked before the run: log(work at
 #: p=9 / work at p=8) has sd 0.004 over the draws where each carries 5 % noise, a
 #: correlation of 0.996) and the hold compares curves, not noises; the discrepancy
-#: widening is applied after the hold. Registered 2026-11-27 09:52 UTC, before its
+#: widening is applied after the hold. Registered 2026-11-27 09:24 UTC, before its
 #: run: adopted if nested forward validation on the 14 simulated training sets (suffix
 #: ``+mono``) scores higher than the default (0.751) on seed 0 and not lower (0.708)
 #: on seed 1.
