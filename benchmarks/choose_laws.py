@@ -235,6 +235,12 @@ about half a noise sd (dag.MONOTONE_BEYOND's comment): the DAG default stays
 ``+spaninfl`` (session 31, stripped first of the on/off switches) models the critical
 path as a per-size span times the run's work inflation (dag.SPAN_INFLATED): 0.750 against
 0.751 on seed 0, rejected by the rule fixed before the run (results/choose_laws_spaninfl.md).
+``+mono`` again (session 31), in a new form: the edge is a second draw at the largest
+training worker count from the same seeds, sharing the coefficients and the run-to-run
+noise, not a twin column with its own noise: 0.760 against 0.751 on seed 0 and 0.713
+against 0.708 on seed 1, adopted by the rule fixed before the runs
+(results/choose_laws_mono2.md, choose_laws_mono2_seed1.md). The DAG default is now
+``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+mono+ovh+base16+partspanl2b+partwavg+wavg+l2``.
 """
 
 from __future__ import annotations

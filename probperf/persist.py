@@ -64,9 +64,14 @@ FORMAT = "probperf-model"
 #: now). A version 9 file holds none of
 #: them and predicts the same under this code, so it is still read (READS): a bump
 #: need not refuse the model files users already have.
-VERSION = 10
+#: Version 11: DAG models hold work and delay beyond the measured workers by default
+#: (``monotone_beyond_``, :data:`probperf.dag.MONOTONE_BEYOND`) in a new form, a second
+#: draw at the edge from the same seeds; a version 10 reader would hold them by its
+#: biased twin columns instead (refused by it now). They also carry ``span_inflated_``.
+#: A version 9 or 10 file predicts as written, with the new form where it asked for a hold.
+VERSION = 11
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10")
+READS = ("9", "10", "11")
 
 _REGISTRY: dict[str, type] = {}
 
