@@ -41,7 +41,8 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
-from .models.laws import relations, widens
+from .models.laws import widens
+from .models.points import relations
 from .predict import Predictive, check_level, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
@@ -523,7 +524,7 @@ class DagModel(TableModel):
         The spec each component was fitted with (``"auto"`` resolved).
     relations_ : dict
         Parameters that the others make in every run (see
-        :func:`probperf.models.laws.relations`): a point must keep them.
+        :func:`probperf.models.points.relations`): a point must keep them.
     monotone_beyond_ : bool
         Whether predict holds each draw's work and delay beyond the largest training
         worker count at least at their values there (:data:`MONOTONE_BEYOND` at fit;
@@ -825,7 +826,8 @@ class DagModel(TableModel):
             Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
             parameters that were constant in the training data may be omitted.
         """
-        from .models.laws import check_extrapolation, check_points, discrepancy_factors
+        from .models.laws import discrepancy_factors
+        from .models.points import check_extrapolation, check_points
 
         pts = self._points(X, params)  # an unfitted model says so
         values = pts[self.features_].to_numpy(dtype=np.float64)

@@ -5,7 +5,7 @@ Before a first fit a user wants to know what the runs allow: in which directions
 range, how far before ``probperf predict`` warns, whether the DAG model can be used,
 and whether the traced metrics add up. :func:`diagnose` answers from the rules the
 models themselves apply, never from a second copy of them: a direction is
-extrapolated only if :func:`~probperf.models.laws.check_extrapolation` lets a point
+extrapolated only if :func:`~probperf.models.points.check_extrapolation` lets a point
 beyond the range through, the far warning starts at
 :func:`~probperf.selection.far_factor` times the largest value, the DAG model needs
 :data:`~probperf.data.DAG_METRICS` and a sequential baseline, and the identity is
@@ -183,7 +183,8 @@ def _broken_relations(m: Measurements) -> list[str]:
     ([], 'ppn = p / nnodes in 44 of 45 runs, but not at n=128,p=64,nnodes=4,ppn=4')
     """
     from .cautions import point_text
-    from .models.laws import breaks_relation, natural_term, relation_text, relations, term_values
+    from .models.points import breaks_relation, relation_text, relations
+    from .models.terms import natural_term, term_values
 
     names = list(m.params)
     X = m.frame[names].to_numpy(dtype=np.float64)
@@ -238,7 +239,7 @@ def _relations(m: Measurements) -> list[str]:
     >>> _relations(m)
     ['ppn = p / nnodes in every run: the laws take ppn from the others, so a prediction must keep that']
     """
-    from .models.laws import relation_text, relations
+    from .models.points import relation_text, relations
 
     X = m.frame[m.params].to_numpy(dtype=np.float64)
     return [f"{c} = {relation_text(rel)} in every run: the laws take {c} from the others, so a prediction "
@@ -266,9 +267,9 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
 
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
     """Whether ``predict`` accepts a point beyond ``hi``: asks the very check the law
-    models run (:func:`~probperf.models.laws.check_extrapolation`), so doctor and
+    models run (:func:`~probperf.models.points.check_extrapolation`), so doctor and
     predict cannot disagree."""
-    from .models.laws import check_extrapolation
+    from .models.points import check_extrapolation
 
     try:
         check_extrapolation(np.array([[hi + max(1.0, abs(hi))]]), [name], {name: [lo, hi, k]})

@@ -183,7 +183,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     levels = [check_level(level) for level in np.atleast_1d(levels).tolist()]
     if data is not None and not isinstance(data, Measurements):
         raise TypeError(f"data must be a probperf Measurements table (pp.Measurements(frame)), got {type(data).__name__}")
-    from .models.laws import complete_points, relations_of
+    from .models.points import complete_points, relations_of
 
     # a parameter the others make (p = nnodes * ppn), left out of ``at``, follows the sweep,
     # at the points where it is whole if it always was (ranks per node)

@@ -38,7 +38,7 @@ CORNER_CUT = 0.75
 MIN_DISTINCT = 3
 
 #: Relative tolerance of a point against a training range (the refusal of
-#: probperf.models.laws.check_extrapolation, and the far-beyond warnings of
+#: probperf.models.points.check_extrapolation, and the far-beyond warnings of
 #: ``probperf predict``): a value measured and written back with a rounding error is
 #: the measured value, not a new one.
 RANGE_RTOL = 1e-9
@@ -253,7 +253,7 @@ def distance_directions(X, names) -> list[str]:
     positive) are a linear combination of the earlier ones'. ``p`` comes last, so
     ``p = nnodes * ppn`` leaves ``p`` out: a step beyond in ``nnodes`` is one step, not
     two. (The laws keep ``p`` instead, for their ``1/p`` terms, and give ``ppn`` by a
-    relation, probperf.models.laws.relations; both use :func:`independent`. The
+    relation, probperf.models.points.relations; both use :func:`independent`. The
     distance counts the parameters a user sets, and a Euclidean norm depends on which
     are counted.)
 

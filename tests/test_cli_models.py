@@ -567,7 +567,7 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
                                    "(and no run can have it)") in res.stderr
     # 16 / 3 as Python divides it, not through exp and log
     from probperf import persist
-    from probperf.models.laws import complete_points, relations_of
+    from probperf.models.points import complete_points, relations_of
 
     done = complete_points(pd.DataFrame({"n": [2.0**16], "nodes": [3.0], "p": [16.0]}),
                            relations_of(persist.load(mpi_runs / "mpi.model")))

@@ -15,6 +15,7 @@ from probperf.data import Measurements
 from probperf.timemodels import DirectModel
 from probperf.cli import app
 from probperf.models import BayesianBasisRegression, LawMixture, laws, rowsets
+from probperf.models.points import check_extrapolation
 from probperf.selection import forward_splits, stacking_weights
 
 runner = CliRunner()
@@ -770,7 +771,7 @@ def test_a_point_just_off_a_single_measured_value_is_named_exactly():
     # %g would print 1024.001 as 1024, the one value measured: the refusal would read
     # as a refusal of the measured size itself
     with pytest.raises(ValueError, match=r"cannot predict n=1024\.001;"):
-        laws.check_extrapolation(np.array([[1024.001, 4.0]]), ["n", "p"], {"n": [1024, 1024, 1], "p": [1, 8, 4]})
+        check_extrapolation(np.array([[1024.001, 4.0]]), ["n", "p"], {"n": [1024, 1024, 1], "p": [1, 8, 4]})
 
 
 def test_the_penalty_model_predicts_one_worker_points_its_penalty_runs_never_held():

@@ -300,7 +300,7 @@ def checked_points(model, rows, option: str):
     """
     import pandas as pd
 
-    from ..models.laws import complete_points, relations_of
+    from ..models.points import complete_points, relations_of
     from ..plot import unwhole
     from ..predict import prediction_points
 
@@ -347,7 +347,7 @@ def _lacking(model, names) -> str:
     >>> _lacking(Fitted(), ["n", "nodes", "ppn"]), _lacking(Fitted(), ["n", "ppn"])
     ('n, one of nodes, ppn', 'n, ppn')
     """
-    from ..models.laws import relation_groups
+    from ..models.points import relation_groups
 
     parts, left = [], list(names)
     for members in relation_groups(model):
@@ -684,15 +684,15 @@ def plot(
 
 def _members(model, vs: str) -> list[str]:
     """The parameters of the relations ``vs`` is in (``vs`` included)."""
-    from ..models.laws import relation_groups
+    from ..models.points import relation_groups
 
     return list(dict.fromkeys(m for group in relation_groups(model) if vs in group for m in group))
 
 
 def _carried(model, vs: str, point) -> bool:
     """Whether a sweep of ``vs`` keeps its relations: the point leaves out a parameter
-    of each, which :func:`probperf.models.laws.complete_points` works out per point."""
-    from ..models.laws import relation_groups
+    of each, which :func:`probperf.models.points.complete_points` works out per point."""
+    from ..models.points import relation_groups
 
     return all(any(m not in point and m != vs for m in group) for group in relation_groups(model) if vs in group)
 
@@ -712,7 +712,7 @@ def swept_relation(model, vs: str) -> str:
     >>> swept_relation(Fitted(), "p"), swept_relation(Fitted(), "n")
     ('ppn = p / nodes', '')
     """
-    from ..models.laws import relation_members, relation_text, relations_of
+    from ..models.points import relation_members, relation_text, relations_of
 
     for c, rel in relations_of(model).items():
         if vs in relation_members(c, rel):

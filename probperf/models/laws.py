@@ -15,7 +15,8 @@ coefficients' covariance. A joint draw picks one law, then its noise scale and
 coefficients, then (optionally) run-to-run noise, the same law and coefficients at
 every point of the draw.
 
-Terms (``n^j log^k n`` and the worker terms written on the log scale):
+Terms (``n^j log^k n`` and the worker terms written on the log scale; their values in
+:mod:`probperf.models.terms`):
 
 * ``log x``: a power law ``x^b`` (for ``p``: a power-law speed-up or overhead);
 * ``log log2 n``: the ``log^k n`` factor of ``n^j log^k n``;
@@ -35,11 +36,12 @@ import numpy as np
 
 from .. import persist
 from ..data import BASE_PARAMS
-from ..limits import is_whole
 from . import noise as noise_profile, residual, rowsets
-from ..selection import (MIN_DISTINCT, RANGE_RTOL, distance_directions, doublings_beyond, forward_splits,
-                         independent, stacking_weights)
+from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits,
+                         stacking_weights)
 from .base import MetricModel
+from .points import check_extrapolation, check_points, relations
+from .terms import OFFSET_TERMS, power_terms, term_values
 
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
 #: this: with a branching factor b >= 1.5 (fib's is 1.618), 1.5^64 ~ 2e11 operations is
@@ -544,59 +546,6 @@ WEIGHTINGS = {"stacking": ("stacking",), "evidence": ("evidence",), "averaged": 
 MIN_WEIGHT = 1e-3
 
 
-# -- terms -------------------------------------------------------------------------
-
-#: term kinds that enter a law as a fixed offset of ``log y`` (coefficient 1), not a
-#: fitted coefficient: a fixed size shape, the Amdahl law's speed-up
-OFFSET_TERMS = ("shape", "amdahl")
-
-
-def term_values(term, X: np.ndarray, names) -> np.ndarray:
-    """Values of one term (a tuple ``(kind, feature[, feature])``) at the rows of ``X``.
-
-    Examples
-    --------
-    >>> X = np.array([[16.0, 3.0]])
-    >>> [float(term_values(t, X, ["n", "p"])[0]) for t in
-    ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
-    [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
-    """
-    if term[0] in ("amdahl", "satm1"):  # one value per fraction or knee tried: not worth keeping
-        return _term_values(term, X, names)
-    return rowsets.computed(X, (term, *names), lambda: _term_values(term, X, names))
-
-
-def _term_values(term, X: np.ndarray, names) -> np.ndarray:
-    kind, *cols = term
-    x = [X[:, list(names).index(c)] for c in cols if isinstance(c, str)]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if kind == "log":
-            return np.log(x[0])
-        if kind == "loglog":
-            return np.log(np.log2(np.maximum(x[0], 2.0)))
-        if kind == "logm1":
-            # 0 at one worker, where a law with ("one", "p") has its own level
-            return np.log(np.maximum(x[0] - 1.0, 1.0))
-        if kind == "one":
-            return (x[0] == 1.0).astype(np.float64)
-        if kind == "sq":
-            return np.log(x[0]) ** 2
-        if kind == "cross":
-            return np.log(x[0]) * np.log(x[1])
-        if kind == "lin":
-            return x[0].copy()
-        if kind == "amdahl":  # log(s + (1 - s) / p), the serial fraction s fitted
-            fraction = cols[1]
-            return np.log(fraction + (1.0 - fraction) / x[0])
-        if kind == "satm1":  # log(u / (u + k)), u = p - 1 (at least 1, as for logm1), knee k fitted
-            u = np.maximum(x[0] - 1.0, 1.0)
-            return np.log(u / (u + cols[1]))
-        if kind == "shape":
-            j, k = cols[1:]
-            return j * np.log(x[0]) + k * np.log(np.log2(np.maximum(x[0], 2.0)))
-    raise ValueError(f"unknown law term {term!r}")
-
-
 def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: bool = False,
                    checked: bool | None = None, lower: bool | None = None) -> dict[str, list[tuple]]:
     """The candidate laws for parameters ``X`` (columns ``names``), by name.
@@ -630,7 +579,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     affine_power = _AFFPOW.get()
     affine_power = AFFINE_POWER if affine_power is None else affine_power
     distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
-    base = _power_terms(X, names, distinct)
+    base = power_terms(X, names, distinct)
     logged = [t[1] for t in base if t[0] == "log"]
     curved = [c for c in logged if distinct[c] >= MIN_DISTINCT]
     # with ``checked``, a curvature in size or workers only where a forward split can
@@ -651,34 +600,6 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     # Dataset A. The fix is the rule's first-principles minimum plus evidence weights
     # when nothing can be validated, not a tuned number.)
     return {k: v for k, v in laws.items() if n_rows >= _n_coefficients(v) + 1}
-
-
-def natural_term(X, names, c) -> tuple:
-    """How the laws take parameter ``c`` of runs ``X``: its log where every value is
-    positive, else its value (a code, an offset).
-
-    Examples
-    --------
-    >>> natural_term(np.array([[1.0, 0.0], [2.0, 1.0]]), ["p", "code"], "p"), natural_term(
-    ...     np.array([[1.0, 0.0], [2.0, 1.0]]), ["p", "code"], "code")
-    (('log', 'p'), ('lin', 'code'))
-    """
-    return ("log", c) if np.all(X[:, list(names).index(c)] > 0) else ("lin", c)
-
-
-def _power_terms(X, names, distinct) -> list[tuple]:
-    """The power law's terms: log (or, for a non-positive parameter, linear) in each
-    varying parameter that is not a product of the others already in."""
-    # p first: when p = nnodes * ppn, keep p and one of the two
-    order = sorted((c for c in names if distinct[c] >= 2), key=lambda c: c != "p")
-    base, cols = [], []
-    for c in order:
-        term = natural_term(X, names, c)
-        v = term_values(term, X, names)
-        if independent(cols, v):
-            base.append(term)
-            cols.append(v)
-    return base
 
 
 def _power_variants(base, logged, curved, column, one_worker, bent, bounded=False) -> dict[str, list[tuple]]:
@@ -1469,8 +1390,8 @@ class _SaturatingLaw(_ProfiledLaw):
         return SATURATION_KNEES
 
     def _raw(self, X, names) -> np.ndarray:
-        # not shared across laws: one matrix per knee tried
-        return np.column_stack([_term_values(t, X, names) for t in self.terms])
+        # the knee's term is computed afresh (term_values keeps none per knee tried)
+        return np.column_stack([term_values(t, X, names) for t in self.terms])
 
 
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
@@ -1860,8 +1781,8 @@ class LawMixture(MetricModel):
     ----------
     guard : bool
         Refuse to predict outside the training range of a parameter with fewer than 3
-        distinct training values (:func:`check_extrapolation`), and at points the laws
-        cannot take (:func:`check_points`: a relation of the training runs broken, a
+        distinct training values (:func:`~probperf.models.points.check_extrapolation`), and at points the laws
+        cannot take (:func:`~probperf.models.points.check_points`: a relation of the training runs broken, a
         parameter they take the log of not positive). The DAG model turns it
         off for its components and checks its whole training table instead (its
         idle-time component sees only the runs with ``p > 1``).
@@ -1962,7 +1883,7 @@ class LawMixture(MetricModel):
     relations_ : dict
         Each varying parameter that the others make in every training run (``ppn`` next
         to ``p`` and ``nnodes``, a copy of ``n``): the laws leave it out, so a point must
-        keep the relation (:func:`check_points`); name -> ``{"kind", "terms", "coef"}``,
+        keep the relation (:func:`~probperf.models.points.check_points`); name -> ``{"kind", "terms", "coef"}``,
         its log (``kind`` "log") or value ("lin") as an affine function (intercept
         first in ``coef``) of the kept parameters' law ``terms``.
     directions_ : list of str
@@ -2023,7 +1944,7 @@ class LawMixture(MetricModel):
         columns = ()
         if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
             distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
-            columns = tuple(self.features_.index(t[1]) for t in _power_terms(X, self.features_, distinct))
+            columns = tuple(self.features_.index(t[1]) for t in power_terms(X, self.features_, distinct))
         # checked before any context is set: a refusal leaves none behind
         growth, checked_curvature = self._growth(), bool(self.checked_curvature)
         lower_order = LOWER_ORDER if self.lower_order is None else bool(self.lower_order)
@@ -2228,256 +2149,4 @@ class LawMixture(MetricModel):
             raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
 
-#: Tolerance of a point against a relation of :func:`relations`, on its log (or value)
-#: scale, relative to the value where it exceeds 1: the relations are exact in the
-#: data (a product, a copy), and a point typed with 6 significant digits keeps them.
-RELATION_TOL = 1e-6
-
-
-def relations(X, names) -> dict:
-    """The varying parameters the law terms leave out because the others make them
-    (:func:`_power_terms`), each as its log (or, not all positive, its value) = an
-    affine function of the kept parameters' terms (see ``relations_`` of
-    :class:`LawMixture`).
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> rel = relations(X, ["nnodes", "ppn", "p"])["ppn"]
-    >>> rel["kind"], rel["terms"], np.round(rel["coef"], 12).tolist()
-    ('log', [['log', 'p'], ['log', 'nnodes']], [0.0, 1.0, -1.0])
-    """
-    distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(names)}
-    base = _power_terms(X, names, distinct)
-    kept = {t[1] for t in base}
-    A = np.column_stack([np.ones(len(X)), *(term_values(t, X, names) for t in base)])
-    out = {}
-    for c in names:
-        if distinct[c] >= 2 and c not in kept:
-            kind = natural_term(X, names, c)[0]
-            coef = np.linalg.lstsq(A, term_values((kind, c), X, names), rcond=None)[0]
-            out[c] = {"kind": kind, "terms": [list(t) for t in base], "coef": [float(b) for b in coef]}
-    return out
-
-
-def breaks_relation(c: str, rel, X, names) -> tuple[np.ndarray, np.ndarray]:
-    """Per run of ``X``, whether it breaks the relation ``rel`` of ``c`` (beyond
-    :data:`RELATION_TOL`), and the value of ``c`` the relation implies there (on its
-    log or value scale, as ``rel["kind"]``).
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> rel = relations(X, ["nnodes", "ppn", "p"])["ppn"]
-    >>> off, implied = breaks_relation("ppn", rel, np.array([[2.0, 2.0, 4.0], [2.0, 2.0, 5.0]]), ["nnodes", "ppn", "p"])
-    >>> off.tolist(), np.exp(implied).round(6).tolist()
-    ([False, True], [2.0, 2.5])
-    """
-    implied = rel["coef"][0] + sum(b * term_values(tuple(t), X, names) for b, t in zip(rel["coef"][1:], rel["terms"]))
-    given = term_values((rel["kind"], c), X, names)
-    return np.abs(given - implied) > RELATION_TOL * np.maximum(1.0, np.abs(implied)), implied
-
-
-def check_points(X, names, ranges, relations) -> None:
-    """Refuse points a law cannot take, naming the first: a value not positive where the
-    laws take the log of a parameter (every training value positive), and a point
-    that breaks a relation every training run held (``relations``: a parameter the
-    others make, which the laws leave out; a point that changed it alone would be
-    predicted as if it had not changed).
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> names = ["nnodes", "ppn", "p"]
-    >>> check_points(np.array([[2.0, 2.0, 5.0]]), names, _ranges(X, names), relations(X, names))
-    Traceback (most recent call last):
-    ...
-    ValueError: ppn=2 breaks a relation of every training run (ppn = p / nnodes, here 2.5): the laws take ppn from the others, so give a point that keeps it
-    """
-    X = np.asarray(X, dtype=np.float64)
-    for i, c in enumerate(names):
-        if c in ranges and ranges[c][0] > 0 and np.any(X[:, i] <= 0):
-            # a parameter in the laws, or one a relation gives by its log
-            raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: {c} enters on the log scale (every training value "
-                             f"is positive, {_range(*ranges[c][:2])}); predict at {c} > 0")
-    for c, rel in relations.items():
-        off, implied = breaks_relation(c, rel, X, names)
-        if off.any():
-            j = int(np.argmax(off))
-            value = np.exp(implied[j]) if rel["kind"] == "log" else implied[j]
-            raise ValueError(f"{c}={X[j, names.index(c)]:g} breaks a relation of every training run "
-                             f"({c} = {relation_text(rel)}, here {value:.4g}): the laws take {c} from the "
-                             "others, so give a point that keeps it")
-
-
-def relations_of(model) -> dict:
-    """The relations (:func:`relations`) a fitted model's laws keep: a DAG model's own,
-    a time-only model's law mixture's (``model_``), else none.
-
-    Examples
-    --------
-    >>> class Laws:
-    ...     relations_ = {"ppn": {}}
-    >>> class Direct:
-    ...     model_ = Laws()
-    >>> relations_of(Direct()), relations_of(object())
-    ({'ppn': {}}, {})
-    """
-    found = getattr(model, "relations_", None)
-    if found is None:
-        found = getattr(getattr(model, "model_", None), "relations_", None)
-    return dict(found or {})
-
-
-def relation_members(c: str, rel) -> list[str]:
-    """``c`` and the parameters its relation makes it from (nonzero coefficients).
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> relation_members("ppn", relations(X, ["nnodes", "ppn", "p"])["ppn"])
-    ['ppn', 'p', 'nnodes']
-    """
-    return [c] + [col for b, (_, col) in zip(rel["coef"][1:], rel["terms"]) if not np.isclose(b, 0.0)]
-
-
-def relation_groups(model) -> list[list[str]]:
-    """Per relation a fitted model's laws keep (:func:`relations_of`), its members
-    (:func:`relation_members`): the parameters of which a point may leave one out.
-
-    Examples
-    --------
-    >>> class Fitted:
-    ...     relations_ = {"ppn": {"kind": "log", "terms": [["log", "p"], ["log", "nodes"]], "coef": [0.0, 1.0, -1.0]}}
-    >>> relation_groups(Fitted())
-    [['ppn', 'p', 'nodes']]
-    """
-    return [relation_members(c, rel) for c, rel in relations_of(model).items()]
-
-
-def complete_points(points, relations: dict):
-    """``points`` with each parameter of a relation that a point leaves out (a missing
-    column, or NaN) worked out from the others, where it is the only member missing:
-    ``p`` from ``nnodes`` and ``ppn`` when ``p = nnodes * ppn`` in every training run,
-    or ``ppn`` from ``p`` and ``nnodes``. A value within 1e-9 of a whole number is
-    whole (the logs' rounding). Points missing more than one member are left as they
-    are, for the caller to name what they lack.
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> import pandas as pd
-    >>> rel = relations(X, ["nnodes", "ppn", "p"])
-    >>> complete_points(pd.DataFrame({"nnodes": [16, 8], "ppn": [32, 4]}), rel).to_dict("list")
-    {'nnodes': [16, 8], 'ppn': [32, 4], 'p': [512.0, 32.0]}
-    >>> complete_points(pd.DataFrame({"nnodes": [16.0], "p": [64.0]}), rel)["ppn"].tolist()
-    [4.0]
-    """
-    out = points.copy()
-    for _ in range(len(relations)):  # a value one relation works out may complete another
-        changed = False
-        for c, rel in relations.items():
-            changed |= _complete(out, c, rel)
-        if not changed:
-            break
-    return out
-
-
-def _complete(out, c: str, rel) -> bool:
-    """Fill in ``out`` (in place) the one missing member of the relation of ``c`` per
-    point; whether any was. Where every term is a log (a product of powers), the value
-    is that product, its exponents and factor snapped to whole numbers within 1e-9, so
-    that ``16 / 3`` comes out as Python divides it, not through exp and log."""
-    members = relation_members(c, rel)
-    n = len(out)
-    kinds = {c: rel["kind"], **{col: kind for kind, col in rel["terms"]}}
-    coef = {col: b for b, (_, col) in zip(rel["coef"][1:], rel["terms"])}
-    values = {m: out[m].to_numpy(dtype=np.float64) if m in out else np.full(n, np.nan) for m in members}
-    missing = np.column_stack([np.isnan(values[m]) for m in members])
-    one = missing.sum(axis=1) == 1
-    if not one.any():
-        return False
-
-    def snap(x):
-        return np.round(x) if abs(x - np.round(x)) < 1e-9 * max(1.0, abs(x)) else x
-
-    product = all(kinds[k] == "log" for k in members)
-    for j, m in enumerate(members):
-        rows = one & missing[:, j]
-        if not rows.any():
-            continue
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if product:  # c = factor * prod x_i^b_i, solved for the member missing
-                factor = snap(np.exp(rel["coef"][0]))
-                others = factor * np.prod([values[k] ** snap(coef[k]) for k in members[1:] if k != m], axis=0)
-                value = others if m == c else (values[c] / others) ** (1.0 / snap(coef[m]))
-            else:
-                t = {k: np.log(v) if kinds[k] == "log" else v for k, v in values.items()}
-                others = rel["coef"][0] + sum(coef[k] * t[k] for k in members[1:] if k != m)
-                term = others if m == c else (t[c] - others) / coef[m]
-                value = np.exp(term) if kinds[m] == "log" else term
-        values[m] = np.where(rows, np.where(is_whole(value), np.round(value), value), values[m])
-        out[m] = values[m]
-    return True
-
-
-def relation_text(rel) -> str:
-    """The right-hand side of a relation of :func:`relations`, for people:
-    ``p / nnodes``, ``2 * n``, ``1.5 + 0.5 * x``.
-
-    Examples
-    --------
-    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
-    >>> relation_text(relations(X, ["nnodes", "ppn", "p"])["ppn"])
-    'p / nnodes'
-    """
-    terms = [tuple(t) for t in rel["terms"]]
-    if rel["kind"] == "log":  # a product of powers
-        factor = np.exp(rel["coef"][0])
-        parts = [] if np.isclose(factor, 1.0) else [f"{factor:.4g}"]
-        for b, (kind, col) in zip(rel["coef"][1:], terms):
-            if np.isclose(b, 0.0):
-                continue
-            power = "" if np.isclose(abs(b), 1.0) else f"^{abs(b):.4g}"
-            name = col if kind == "log" else f"exp({col})"
-            parts.append(("/ " if b < 0 else "* ") + name + power)
-        text = " ".join(parts).removeprefix("* ")
-        return f"1 {text}" if text.startswith("/") else text
-    parts = [f"{rel['coef'][0]:.4g}"]
-    for b, (kind, col) in zip(rel["coef"][1:], terms):
-        if not np.isclose(b, 0.0):
-            parts.append(f"{'-' if b < 0 else '+'} {abs(b):.4g} * " + (f"log({col})" if kind == "log" else col))
-    return " ".join(parts)
-
-
-def check_extrapolation(X, names, ranges) -> None:
-    """Refuse points outside the training range of a parameter that had fewer than
-    :data:`~probperf.selection.MIN_DISTINCT` distinct values (``ranges``: name ->
-    ``[min, max, distinct]``): no law can be told from another along it.
-
-    Examples
-    --------
-    >>> check_extrapolation(np.array([[64.0, 36.0]]), ["n", "p"], {"n": [8, 32, 3], "p": [8, 8, 1]})
-    Traceback (most recent call last):
-    ...
-    ValueError: only 1 distinct value of 'p' in the training data (8): cannot predict p=36; measure at least 3 values of p
-    """
-    X = np.asarray(X, dtype=np.float64)
-    for i, c in enumerate(names):
-        if c not in ranges or len(ranges[c]) < 3:
-            continue
-        lo, hi, k = ranges[c]
-        if k < MIN_DISTINCT:
-            outside = (X[:, i] < lo * (1 - RANGE_RTOL)) | (X[:, i] > hi * (1 + RANGE_RTOL))
-            if outside.any():
-                seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
-                raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:.10g}; "
-                                 f"measure at least {MIN_DISTINCT} values of {c}")
-
-
-def _range(lo, hi) -> str:
-    return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
-
-
-__all__ = ["LawMixture", "candidate_laws", "check_extrapolation", "check_points", "law_weights", "relation_text",
-           "relations", "term_values"]
+__all__ = ["LawMixture", "candidate_laws", "law_weights"]
