@@ -66,9 +66,11 @@ FORMAT = "probperf-model"
 #: need not refuse the model files users already have.
 #: Version 11: DAG models hold work and delay beyond the measured workers by default
 #: (``monotone_beyond_``, :data:`probperf.dag.MONOTONE_BEYOND`) in a new form, a second
-#: draw at the edge from the same seeds; a version 10 reader would hold them by its
-#: biased twin columns instead (refused by it now). They also carry ``span_inflated_``.
-#: A version 9 or 10 file predicts as written, with the new form where it asked for a hold.
+#: draw at the edge from the same seeds, and carry ``span_inflated_``; a version 10
+#: reader would hold them by its twin columns instead (it refuses the file by its
+#: version). A version 9 file, and a version 10 file without the hold, predict as
+#: written; a version 10 file that asked for the twin form is refused (re-fit), since
+#: this code no longer has it (DagModel._loaded).
 VERSION = 11
 #: The versions this code reads (their files predict as when they were written).
 READS = ("9", "10", "11")

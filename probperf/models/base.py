@@ -199,6 +199,21 @@ class MetricModel(Estimator):
     #: fitted attributes saved in a model file (subclasses add theirs)
     _fitted = ("features_", "target_")
 
+    def draws_pointwise(self) -> bool:
+        """Whether a draw at a point depends on the point and the seed alone, not on the
+        other points asked with it, so that two calls with one seed share every deviate
+        at a point (true of closed-form laws and regressions; a GP's joint draw mixes
+        its deviates over the points asked). The DAG model compares such draws at a
+        point and at the edge of its data (:data:`probperf.dag.MONOTONE_BEYOND`).
+
+        Examples
+        --------
+        >>> from probperf.models import BayesianBasisRegression
+        >>> BayesianBasisRegression().draws_pointwise()
+        True
+        """
+        return True
+
     def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None):
         """Fit to ``(X, y)`` or to a :class:`Measurements` and one of its metrics.
 

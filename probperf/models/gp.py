@@ -280,6 +280,17 @@ class GaussianProcessModel(MetricModel):
 
     # -- prediction --------------------------------------------------------------
 
+    def draws_pointwise(self) -> bool:
+        """False: a joint draw ``mean + L z`` mixes its deviates over the points asked
+        (``L``: the Cholesky factor of their covariance).
+
+        Examples
+        --------
+        >>> GaussianProcessModel().draws_pointwise()
+        False
+        """
+        return False
+
     def _predict_draws(self, X: np.ndarray, n_draws: int, seed, noise: bool = True) -> np.ndarray:
         """Joint posterior-predictive draws, original scale; with observation noise
         unless ``noise=False`` (then draws of the latent function).

@@ -2063,6 +2063,21 @@ class LawMixture(MetricModel):
         """The noise profile's precision weights at the rows of ``X`` (None without one)."""
         return None if self.noise_ is None else self.noise_.weights(X)
 
+    def draws_pointwise(self) -> bool:
+        """Whether no law carries a residual GP, whose joint draw mixes its deviates over
+        the points asked (see :meth:`~probperf.models.base.MetricModel.draws_pointwise`).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> n, p = np.repeat([64.0, 128.0, 256.0, 512.0, 1024.0], 2), np.tile([1.0, 2.0], 5)
+        >>> y = n / p * np.exp(0.02 * rng.standard_normal(10))
+        >>> [LawMixture(residual_gp=g).fit(np.c_[n, p], y).draws_pointwise() for g in (False, True)]
+        [True, False]
+        """
+        self._check_fitted()
+        return all(getattr(law, "residual", None) is None for law in self.laws_.values())
+
     def _predict_draws(self, X, n_draws, seed, noise=True):
         if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
             check_points(X, self.features_, self.ranges_, self.relations_)
