@@ -496,14 +496,16 @@ def test_decomposition_level_and_seed_are_checked_by_name(fitted, far):
         fitted.predict(n=2**12, p=8, seed=-1)
 
 
-def falling_delay_table():
-    """Runs on 1-8 workers whose per-task delay falls like p^-1.5 (2 % noise)."""
+def worker_table(inflation=lambda p: 1.0, per_task=lambda p: 400 * p**-1.5, noise=0.02):
+    """Runs at sizes 2^10..2^14 on 1-8 workers, two each: work = serial work x
+    ``inflation(p)``, delay = tasks x ``per_task(p)`` (by default falling like p^-1.5),
+    idle time 0.5 (p - 1) serial / 64, each with log-normal ``noise``."""
     rng = np.random.default_rng(1)
     n = np.repeat(2.0 ** np.arange(10, 15), 16)
     p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
     serial = 3.0 * n * np.log2(n)
-    jitter = lambda: np.exp(rng.normal(0.0, 0.02, len(n)))  # noqa: E731
-    work, delay = serial * jitter(), n / 64 * 400 * p**-1.5 * jitter()
+    jitter = lambda: np.exp(rng.normal(0.0, noise, len(n)))  # noqa: E731
+    work, delay = serial * inflation(p) * jitter(), n / 64 * per_task(p) * jitter()
     no_work = np.where(p > 1, 0.5 * (p - 1) * serial / 64 * jitter(), 0.0)
     return Measurements(pd.DataFrame(dict(
         n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
@@ -513,7 +515,7 @@ def falling_delay_table():
 def test_a_gp_part_is_not_held_beyond_the_workers():
     # a GP's joint draw mixes its deviates over the points asked, so an edge drawn apart
     # would not share the point's noise: the GP part is left as drawn, the law part held
-    model = DagModel(models={"delay": "matern52"}, seed=1, calibrate=False).fit(falling_delay_table())
+    model = DagModel(models={"delay": "matern52"}, seed=1, calibrate=False).fit(worker_table())
     assert not model.components_["delay"].draws_pointwise() and model.components_["work"].draws_pointwise()
     points = pd.DataFrame({"n": [2.0**14, 2.0**14], "p": [8.0, 1024.0]})
     held = model.predict(points, n_draws=500, seed=0)
@@ -527,7 +529,7 @@ def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
     # a per-task delay falling like p^-1.5 on 1-8 workers: its law goes on falling beyond
     # them, which more workers (more steals, more contention) cannot do; predict holds
     # each draw's delay at least at its value at 8 workers (MONOTONE_BEYOND)
-    model = DagModel(seed=1).fit(falling_delay_table())
+    model = DagModel(seed=1).fit(worker_table())
     assert model.monotone_beyond_
     points = pd.DataFrame({"n": [2.0**14, 2.0**14], "p": [8.0, 1024.0]})
     held = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
@@ -544,16 +546,7 @@ def test_the_hold_beyond_the_workers_leaves_a_rising_law_and_its_noise_alone():
     # uncertainty), never a draw by its noise: the edge shares the draw's noise. A max of
     # two independently noisy draws would change about 9 % of the draws at p = 12
     # (P(z > 0.094 / (0.05 sqrt 2))) and lift the median.
-    rng = np.random.default_rng(1)
-    n = np.repeat(2.0 ** np.arange(10, 15), 16)
-    p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
-    serial = 3.0 * n * np.log2(n)
-    jitter = lambda: np.exp(rng.normal(0.0, 0.05, len(n)))  # noqa: E731
-    work, delay = serial * (1 + 0.03 * (p - 1)) * jitter(), n / 64 * 400 * (1 + 0.1 * (p - 1)) * jitter()
-    no_work = np.where(p > 1, 0.5 * (p - 1) * serial / 64 * jitter(), 0.0)
-    model = DagModel(seed=1).fit(Measurements(pd.DataFrame(dict(
-        n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
-        critical_path=serial / 64, serial_work=serial, time=(work + delay + no_work) / p))))
+    model = DagModel(seed=1).fit(worker_table(lambda p: 1 + 0.03 * (p - 1), lambda p: 400 * (1 + 0.1 * (p - 1)), 0.05))
     points = pd.DataFrame({"n": [2.0**14] * 2, "p": [9.0, 12.0]})
     held = model.predict(points, n_draws=2000, seed=0)["work"].draws
     model.monotone_beyond_ = False
