@@ -10,6 +10,8 @@ Examples
 >>> m = pp.Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]})
 >>> len(m)
 2
+>>> sorted(pp.sim.APPS)[:2]
+['farm', 'fft']
 """
 
 from importlib import import_module
@@ -42,10 +44,16 @@ _LAZY = {
 }
 
 
+#: subpackages reachable as attributes (``pp.sim``), imported on first use like the names
+_SUBPACKAGES = ("sim",)
+
+
 def __getattr__(name):
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
+    if name in _SUBPACKAGES:
+        return import_module(f"probperf.{name}")
     raise AttributeError(f"module 'probperf' has no attribute {name!r}")
 
 
-__all__ = ["METRICS", "Measurements", "MeasurementError", "Predictive", *_LAZY]
+__all__ = ["METRICS", "Measurements", "MeasurementError", "Predictive", *_LAZY, *_SUBPACKAGES]

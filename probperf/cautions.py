@@ -70,7 +70,7 @@ def messages(model, points, pred) -> list[str]:
     """
     return (far_beyond(points, getattr(model, "train_ranges_", {})) + not_finite(points, pred)
             + unreliable_mean(points, pred) + on_critical_path(points, pred) + fixed_width(model, points)
-            + unmeasured_setting(model, points) + unwhole_setting(model, points))
+            + unmeasured_setting(model, points) + unwhole_setting(model, points) + few_worker_counts(model, points))
 
 
 def not_finite(points, pred) -> list[str]:
@@ -286,6 +286,38 @@ def unmeasured_setting(model, points) -> list[str]:
     more = more_points(len(new) - 1)
     return [f"{setting}{more} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
             "training runs): the prediction there is the model's guess"]
+
+
+def few_worker_counts(model, points) -> list[str]:
+    """A message (in a list, empty if none) when points lie beyond the largest training
+    worker count and the runs with more than one worker had fewer than MIN_DISTINCT
+    worker counts (1, 2, 8): the overheads that only multi-worker runs show (delay
+    beyond one worker, idle time) are then fitted to two counts, and their growth past
+    them is not checked by any held-out run.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_points_={"p": [1, 1, 2, 2, 8, 8]})
+    >>> few_worker_counts(m, pd.DataFrame({"p": [4, 32]}))[0].split(":")[0]
+    'p=32 is beyond the measured workers, and the runs with more than one worker had only 2 worker counts (2, 8)'
+    >>> few_worker_counts(SimpleNamespace(train_points_={"p": [1, 2, 4, 8]}), pd.DataFrame({"p": [32]}))
+    []
+    """
+    if "p" not in points:
+        return []
+    p = training_values(model, "p")
+    counts = np.unique(p[p > 1])
+    x = points["p"].to_numpy(dtype=float)
+    if not len(counts) or len(counts) >= MIN_DISTINCT or not np.any(x > counts[-1] * (1 + RANGE_RTOL)):
+        return []
+    far = x[x > counts[-1] * (1 + RANGE_RTOL)]
+    shown = ", ".join(number_text(v) for v in counts)
+    return [f"p={number_text(far.max())} is beyond the measured workers, and the runs with more than one worker had "
+            f"only {len(counts)} worker count{'s' if len(counts) > 1 else ''} ({shown}): how delay and idle time grow "
+            f"with the workers is fitted to them without a check; measure at least {MIN_DISTINCT} worker counts "
+            "above one"]
 
 
 #: How the caution about an unreliable mean begins (:func:`unreliable_mean`).

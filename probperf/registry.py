@@ -262,19 +262,51 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     return "dag" if target == "time" and m.has(*DAG_METRICS) and has_serial(m) else "direct"
 
 
+def target_problem(target: str) -> str:
+    """What is wrong with ``target`` as the metric a model predicts ("" if nothing).
+
+    Examples
+    --------
+    >>> target_problem("time"), target_problem("n")[:25], target_problem("speed")[:12]
+    ('', 'a parameter, not a metric', 'not a metric')
+    """
+    from .data import BASE_PARAMS, METRICS
+
+    if target in METRICS:
+        return ""
+    kind = "a parameter, not a metric" if target in BASE_PARAMS else "not a metric"
+    return f"{kind}; a model predicts one of {', '.join(METRICS)}"
+
+
 def fit(measurements: Measurements, target: str = "time", model: str = AUTO, kernel: str | None = None,
-        effort: str = "default", seed: int = 0):
+        effort: str = "default", seed: int = 0, split: str | None = "train"):
     """Fit the model a user asks for by name (the CLI's ``fit``).
+
+    ``split``: in a table with a ``split`` column, fit on the rows with this label, as
+    the CLI's ``fit --split`` does (None: every row); a table without one is used whole.
 
     Examples
     --------
     >>> m = Measurements({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.1, 4.0]})
     >>> type(fit(m, effort="quick")).__name__
     'DirectModel'
+    >>> held = Measurements({"n": [10, 20, 40, 80], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2],
+    ...                      "split": ["train", "train", "train", "test"]})
+    >>> fit(held, effort="quick").train_ranges_["n"][:2]
+    [10.0, 40.0]
+    >>> fit(held, target="n")
+    Traceback (most recent call last):
+    ...
+    ValueError: target 'n': a parameter, not a metric; a model predicts one of time, work, ...
     """
     if not isinstance(measurements, Measurements):  # before choose() asks it for metrics
         raise TypeError(f"fit expects a probperf Measurements table (pp.Measurements(frame, config=[...]) or "
                         f"pp.read(path)), got {type(measurements).__name__}")
+    problem = target_problem(target)
+    if problem:
+        raise ValueError(f"target {target!r}: {problem}")
+    if split is not None and "split" in measurements.frame:  # held-out rows never reach a fit unasked
+        measurements = measurements.select(split=split)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):
@@ -284,4 +316,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "target_problem", "fit"]

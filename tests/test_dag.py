@@ -642,3 +642,17 @@ def test_predict_rows_carry_on_span_only_where_a_span_was_traced(tmp_path):
     res = CliRunner().invoke(app, ["predict", str(tmp_path / "m.model"), "--at", "n=2**14,p=16", "--format", "json"])
     (row,) = json.loads(res.stdout)
     assert "on_span" not in row and row["beyond"] == 2.0  # p=16 is twice the largest measured 8
+
+
+def test_workers_beyond_two_multi_worker_counts_are_cautioned():
+    # runs on 1, 2 and 8 workers: the overheads seen only with several workers rest on
+    # two counts, so predicting past 8 says so (inside them it does not)
+    model = DagModel(seed=1, calibrate=False).fit(paper_table(ps=(1, 2, 8)))
+    with pytest.warns(UserWarning, match=r"p=32 is beyond the measured workers, and the runs with more than one "
+                                         r"worker had only 2 worker counts \(2, 8\)"):
+        model.predict(pd.DataFrame({"n": [2**14, 2**14], "p": [4, 32]}), n_draws=200)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(pd.DataFrame({"n": [2**14], "p": [4]}), n_draws=200)

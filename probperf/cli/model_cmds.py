@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import BASE_PARAMS, COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, metric_label
+from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
@@ -52,15 +52,14 @@ def fit(
 ):
     """Fit a model and save it to a model file."""
     from .. import formats, progress
-    from ..data import METRICS, MeasurementError
+    from ..data import MeasurementError
     from ..doctor import averaged_runs
     from ..outputs import check_output
 
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
-    if target not in METRICS:
-        kind = "a parameter, not a metric" if target in BASE_PARAMS else "not a metric"
-        fail(f"--target {target!r}: {kind}; a model predicts one of {', '.join(METRICS)}")
+    if registry.target_problem(target):
+        fail(f"--target {target!r}: {registry.target_problem(target)}")
     seed = number("--seed", seed, integer=True, low=0)
     asked = effort  # the hidden --fast (old scripts) asks for speed, which a model without effort has already
     effort = "quick" if fast else effort
@@ -92,7 +91,9 @@ def fit(
             warn(f"{shown(data)}: time is modelled alone: {no_dag}")
         with progress.reporting(enabled=not quiet):
             try:
-                fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed)
+                # the rows were chosen above (split_rows), where it is said which
+                fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed,
+                                      split=None)
             except MeasurementError as exc:  # names its file (and line) already
                 if model != registry.AUTO and target == "time" and exc.column in TRACED_METRICS:
                     # a model of the DAG metrics asked for by name on times alone: the way on
