@@ -114,8 +114,12 @@ def quiet():
 
 def far_beyond(points, ranges) -> list[str]:
     """A message per parameter when points lie more than :func:`~probperf.selection.far_factor`
-    times beyond its training range (16x, or the range's own ratio where smaller), above
-    it or (a positive range) below it, naming the furthest (a plot's sweep is one line).
+    times above its training range (16x, or the range's own ratio where smaller), or
+    anywhere below a positive range, naming the furthest (a plot's sweep is one line).
+    Below, because the forward validation only ever predicts larger values from smaller
+    ones: a smaller cut-off or size than any measured is checked by no held-out run
+    (session 31's hunt: fib trained on cut-offs 4..14 asked at 2 gave 38x the simulated
+    time, its interval missing it, without a word).
 
     Examples
     --------
@@ -126,6 +130,8 @@ def far_beyond(points, ranges) -> list[str]:
     'nor does it hold overheads that grow only past the measured workers (contention, steals): runs at more workers are what would show them'
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
+    >>> far_beyond(pd.DataFrame({"cutoff": [2]}), {"cutoff": [4, 14]})[0].split(", the interval")[0]
+    'cutoff=2 is 1/2 of the smallest training value (4): below the measured range, where no forward validation looks (it predicts larger values from smaller)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
     'n=34 is 1.417x the largest training value (24), more than the range 20..24 spans'
     >>> far_beyond(pd.DataFrame({"n": [2.0**21, 2.0**24, 2.0**22]}), {"n": [4096, 65536]})[0].split("predictions")[1]
@@ -139,21 +145,24 @@ def far_beyond(points, ranges) -> list[str]:
         spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
         x = points[c].to_numpy(dtype=float)
         above = x > factor * hi * (1 + RANGE_RTOL)  # a measured value written with a rounding error is no step
-        below = (x * factor < lo * (1 - RANGE_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
+        below = (x < lo * (1 - RANGE_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
         if not (above.any() or below.any()):
             continue
         with np.errstate(divide="ignore"):  # x = 0 below a positive range: infinitely far
             distance = np.where(above, x / hi, np.where(below, lo / np.maximum(x, 0.0), 0.0))
         k = int(np.argmax(distance))
         if above[k]:
-            where = f"{x[k] / hi:.4g}x the largest training value ({hi:g})"
+            where = f"{x[k] / hi:.4g}x the largest training value ({hi:g}){spans}"
         else:
-            where = (f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g})"
+            where = ((f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g}): "
+                     "below the measured range, where no forward validation looks (it predicts larger values from "
+                     "smaller),")
         more = more_points(int(above.sum() + below.sum()) - 1)
         # many more workers than measured: what no run showed is the first thing to fear
         workers = ("; nor does it hold overheads that grow only past the measured workers (contention, steals): "
                    "runs at more workers are what would show them") if c == "p" and above[k] else ""
-        out.append(f"{c}={number_text(x[k])} is {where}{spans}: the interval there rests on the model's form (its laws "
+        there = " the interval" if below[k] and not above[k] else ": the interval"
+        out.append(f"{c}={number_text(x[k])} is {where}{there} there rests on the model's form (its laws "
                    f"or kernel), not on validated predictions{more}{workers}")
     return out
 

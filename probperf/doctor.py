@@ -260,7 +260,8 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
         return Direction(name, k, lo, hi, True, None, f"{k} {many}: can be extrapolated")
     factor = far_factor(lo, hi)
     far = factor * hi
-    below = f" or below {value(lo / factor)} (1/{factor:.3g} of the smallest)" if lo > 0 else ""
+    # below the range at once: the forward validation only predicts larger values from smaller
+    below = f" or below {value(lo)} (the smallest)" if lo > 0 else ""
     return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
                      f"beyond {value(far)} ({factor:.3g}x the largest){below}")
 
