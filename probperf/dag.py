@@ -851,7 +851,8 @@ class DagModel(TableModel):
         factors = np.random.default_rng(seeds["scale"]).choice(grid, size=S, p=weights / weights.sum())
         with discrepancy_factors(factors):  # one factor per draw, shared by the parts
             comps = self._draw_parts(pts, S, seeds)
-            held = [k for k in ("work", "delay") if k in self.components_ and self.components_[k].draws_pointwise()]
+            held = [k for k in ("work", "delay")  # a model that does not say is not held
+                    if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
             far = p > self.train_ranges_["p"][1] if self._monotone() and held else np.zeros(len(p), dtype=bool)
             if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
                 edge = self._draw_parts(pts.assign(p=np.minimum(p, self.train_ranges_["p"][1])), S, seeds)
