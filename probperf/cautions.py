@@ -112,6 +112,11 @@ def quiet():
         _QUIET.reset(token)
 
 
+#: Relative tolerance of the below-the-range warning: a value typed as printed (``doctor``
+#: and the warnings show 6 significant digits) is not below the range.
+SHOWN_RTOL = 1e-6
+
+
 def far_beyond(points, ranges) -> list[str]:
     """A message per parameter when points lie more than :func:`~probperf.selection.far_factor`
     times above its training range (16x, or the range's own ratio where smaller), or
@@ -130,6 +135,8 @@ def far_beyond(points, ranges) -> list[str]:
     'nor does it hold overheads that grow only past the measured workers (contention, steals): runs at more workers are what would show them'
     >>> far_beyond(pd.DataFrame({"n": [1e-5]}), {"n": [16, 1024]})[0].split(":")[0]
     'n=1e-05 is 1/1.6e+06 of the smallest training value (16)'
+    >>> far_beyond(pd.DataFrame({"n": [333333.0, 333332.0]}), {"n": [333333.333, 1e6]})[0].split(":")[0]
+    'n=333332 is just below the smallest training value (333333)'
     >>> far_beyond(pd.DataFrame({"cutoff": [2]}), {"cutoff": [4, 14]})[0].split(", the interval")[0]
     'cutoff=2 is 1/2 of the smallest training value (4): below the measured range, where no forward validation looks (it predicts larger values from smaller)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
@@ -145,7 +152,8 @@ def far_beyond(points, ranges) -> list[str]:
         spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
         x = points[c].to_numpy(dtype=float)
         above = x > factor * hi * (1 + RANGE_RTOL)  # a measured value written with a rounding error is no step
-        below = (x < lo * (1 - RANGE_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
+        # below: past the rounding of a value typed as shown (doctor prints 6 digits)
+        below = (x < lo * (1 - SHOWN_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
         if not (above.any() or below.any()):
             continue
         with np.errstate(divide="ignore"):  # x = 0 below a positive range: infinitely far
@@ -154,7 +162,8 @@ def far_beyond(points, ranges) -> list[str]:
         if above[k]:
             where = f"{x[k] / hi:.4g}x the largest training value ({hi:g}){spans}"
         else:
-            where = ((f"1/{lo / x[k]:.4g} of" if x[k] > 0 else "far below") + f" the smallest training value ({lo:g}): "
+            ratio = f"1/{lo / x[k]:.4g} of" if x[k] * 1.0005 < lo else "just below"  # 1/1 would say nothing
+            where = ((ratio if x[k] > 0 else "far below") + f" the smallest training value ({lo:g}): "
                      "below the measured range, where no forward validation looks (it predicts larger values from "
                      "smaller),")
         more = more_points(int(above.sum() + below.sum()) - 1)
@@ -324,7 +333,7 @@ def few_worker_counts(model, points) -> list[str]:
     far = x[x > counts[-1] * (1 + RANGE_RTOL)]
     shown = ", ".join(number_text(v) for v in counts)
     return [f"p={number_text(far.max())} is beyond the measured workers, and the runs with more than one worker had "
-            f"only {len(counts)} worker count{'s' if len(counts) > 1 else ''} ({shown}): how delay and idle time grow "
+            f"only {len(counts)} worker count{'s' if len(counts) > 1 else ''} ({shown}): how the overheads grow "
             f"with the workers is fitted to them without a check; measure at least {MIN_DISTINCT} worker counts "
             "above one"]
 

@@ -261,7 +261,8 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
     factor = far_factor(lo, hi)
     far = factor * hi
     # below the range at once: the forward validation only predicts larger values from smaller
-    below = f" or below {value(lo)} (the smallest)" if lo > 0 else ""
+    # (p below one worker is no point at all)
+    below = f" or below {value(lo)} (the smallest)" if lo > 0 and not (name == "p" and lo <= 1) else ""
     return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
                      f"beyond {value(far)} ({factor:.3g}x the largest){below}")
 

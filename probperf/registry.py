@@ -262,6 +262,23 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     return "dag" if target == "time" and m.has(*DAG_METRICS) and has_serial(m) else "direct"
 
 
+def _split_rows(m: Measurements, split: str) -> Measurements:
+    """The rows of ``m`` labelled ``split``, warning about rows without a label."""
+    import warnings
+
+    from .data import MeasurementError
+
+    unlabelled = int(m.frame["split"].isna().sum())
+    try:
+        chosen = m.select(split=split)
+    except MeasurementError as exc:
+        raise MeasurementError(f"{exc.message}; pass split=None to fit every row", exc.source) from None
+    if unlabelled:
+        warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
+                      "pass split=None to fit every row", UserWarning, stacklevel=3)
+    return chosen
+
+
 def target_problem(target: str) -> str:
     """What is wrong with ``target`` as the metric a model predicts ("" if nothing).
 
@@ -283,7 +300,8 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     """Fit the model a user asks for by name (the CLI's ``fit``).
 
     ``split``: in a table with a ``split`` column, fit on the rows with this label, as
-    the CLI's ``fit --split`` does (None: every row); a table without one is used whole.
+    the CLI's ``fit --split`` does (None or ``""``: every row); a table without one is
+    used whole. Rows without a label are left out, with a warning.
 
     Examples
     --------
@@ -305,8 +323,8 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     problem = target_problem(target)
     if problem:
         raise ValueError(f"target {target!r}: {problem}")
-    if split is not None and "split" in measurements.frame:  # held-out rows never reach a fit unasked
-        measurements = measurements.select(split=split)
+    if split and "split" in measurements.frame:  # held-out rows never reach a fit unasked
+        measurements = _split_rows(measurements, split)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):

@@ -52,8 +52,8 @@ FAR_FACTOR = 16.0
 
 def far_factor(lo: float, hi: float) -> float:
     """How far past a parameter's training range ``lo..hi`` a point may lie before
-    ``probperf predict`` warns, as a factor on the largest value (and, below the
-    range, on the smallest): :data:`FAR_FACTOR`, or the range's own ratio ``hi / lo``
+    ``probperf predict`` warns, as a factor on the largest value (below the range it
+    warns at once, :func:`probperf.cautions.far_beyond`): :data:`FAR_FACTOR`, or the range's own ratio ``hi / lo``
     where that is smaller. Why the ratio: the forward splits hold out at most the upper
     half of a range, so no prediction more than one span of the range beyond it was
     checked; on a short range (fib's sizes 20..24, where 1.4x the size is 100x the

@@ -378,6 +378,7 @@ def test_a_split_the_table_cannot_have_is_refused(grid_runs):
     frame.to_csv(grid_runs / "labelled.csv", index=False)
     res = run("fit", grid_runs / "labelled.csv", "--split", "", "--model", "direct", "-q", "-o", grid_runs / "x.model")
     assert res.exit_code == 0 and "fitting on all 16 rows (--split empty: the split labels are not used)" in res.stderr
+    assert pp.load(grid_runs / "x.model").train_points_["n"] == frame["n"].astype(float).tolist()  # test rows too
 
 
 def test_plot_says_when_its_data_give_no_point_and_sweeps_down_to_the_point(grid_runs):

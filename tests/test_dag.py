@@ -438,6 +438,21 @@ def test_top_level_fit_is_the_registry_fit():
     assert pp.fit is registry.fit
 
 
+def test_the_top_level_fit_takes_the_train_rows_as_the_cli_does():
+    import probperf as pp
+
+    frame = pd.DataFrame({"n": [10, 20, 40, 80, 160], "p": 1, "time": [1.0, 2.1, 4.0, 8.2, 16.1],
+                          "split": ["train", "train", "train", None, "test"]})
+    with pytest.warns(UserWarning, match=r"1 row\(s\) without a split label are left out of the fit on "
+                                         r"split='train'; pass split=None to fit every row"):
+        assert pp.fit(Measurements(frame), effort="quick").train_points_["n"] == [10.0, 20.0, 40.0]
+    for every in (None, ""):
+        assert pp.fit(Measurements(frame), effort="quick", split=every).train_points_["n"] == [10, 20, 40, 80, 160]
+    with pytest.raises(MeasurementError, match=r"no rows match split='train' \(its split labels: 'test'\); pass "
+                                               r"split=None to fit every row"):
+        pp.fit(Measurements(frame.assign(split="test")), effort="quick")
+
+
 def test_idle_time_is_modelled_per_other_worker_and_span():
     # idle time 0.3 (p - 1) T_inf (Graham's bound with a factor 0.3): the idle-time
     # model's target is that ratio, so it predicts 0.3 far from the data, and the

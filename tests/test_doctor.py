@@ -60,8 +60,12 @@ def test_the_far_limit_is_where_predict_starts_warning():
         assert far_beyond(at_limit, ranges) == []
         just_past = pd.DataFrame({d.name: [d.far * 1.001]})
         assert len(far_beyond(just_past, ranges)) == 1
-        # below the range too, at the limit its note names
-        low = float(re.search(r"or below ([0-9.e+-]+) \(the smallest\)", d.note).group(1))
+        # below the range too, at the limit its note names (none for p from one worker)
+        named = re.search(r"or below ([0-9.e+-]+) \(the smallest\)", d.note)
+        assert (named is None) == (d.name == "p" and d.low == 1)
+        if named is None:
+            continue
+        low = float(named.group(1))
         assert low == d.low
         assert far_beyond(pd.DataFrame({d.name: [low]}), ranges) == []
         assert len(far_beyond(pd.DataFrame({d.name: [low * 0.999]}), ranges)) == 1

@@ -58,8 +58,9 @@ def fit(
 
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
-    if registry.target_problem(target):
-        fail(f"--target {target!r}: {registry.target_problem(target)}")
+    problem = registry.target_problem(target)
+    if problem:
+        fail(f"--target {target!r}: {problem}")
     seed = number("--seed", seed, integer=True, low=0)
     asked = effort  # the hidden --fast (old scripts) asks for speed, which a model without effort has already
     effort = "quick" if fast else effort
