@@ -170,7 +170,7 @@ def far_beyond(points, ranges) -> list[str]:
         # many more workers than measured: what no run showed is the first thing to fear
         workers = ("; nor does it hold overheads that grow only past the measured workers (contention, steals): "
                    "runs at more workers are what would show them") if c == "p" and above[k] else ""
-        there = " the interval" if below[k] and not above[k] else ": the interval"
+        there = " the interval" if below[k] else ": the interval"  # the below text ends in its own comma
         out.append(f"{c}={number_text(x[k])} is {where}{there} there rests on the model's form (its laws "
                    f"or kernel), not on validated predictions{more}{workers}")
     return out
@@ -328,9 +328,9 @@ def few_worker_counts(model, points) -> list[str]:
     p = training_values(model, "p")
     counts = np.unique(p[p > 1])
     x = points["p"].to_numpy(dtype=float)
-    if not len(counts) or len(counts) >= MIN_DISTINCT or not np.any(x > counts[-1] * (1 + RANGE_RTOL)):
+    far = x[x > counts[-1] * (1 + RANGE_RTOL)] if len(counts) else x[:0]
+    if len(counts) >= MIN_DISTINCT or not len(far):
         return []
-    far = x[x > counts[-1] * (1 + RANGE_RTOL)]
     shown = ", ".join(number_text(v) for v in counts)
     return [f"p={number_text(far.max())} is beyond the measured workers, and the runs with more than one worker had "
             f"only {len(counts)} worker count{'s' if len(counts) > 1 else ''} ({shown}): how the overheads grow "

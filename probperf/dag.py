@@ -855,7 +855,7 @@ class DagModel(TableModel):
                     if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
             far = p > self.train_ranges_["p"][1] if self._monotone() and held else np.zeros(len(p), dtype=bool)
             if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
-                edge = self._draw_parts(pts.assign(p=np.minimum(p, self.train_ranges_["p"][1])), S, seeds)
+                edge = self._draw_parts(pts.assign(p=np.minimum(p, self.train_ranges_["p"][1])), S, seeds, held)
                 for name in held:
                     comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])
         span = comps.pop("critical_path", None)
@@ -872,15 +872,20 @@ class DagModel(TableModel):
             comps["critical_path"] = span
         return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
 
-    def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict) -> dict[str, np.ndarray]:
-        """``S`` joint draws of every component at ``pts``, each from its seed: two calls
-        at as many points share, in each part whose draws are pointwise
-        (``draws_pointwise``), the coefficients and the run-to-run noise, so that they
-        differ only where its laws do (what MONOTONE_BEYOND compares)."""
+    def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
+        """``S`` joint draws of every component at ``pts`` (``only``: of these and the
+        parents they need), each from its seed: two calls at as many points share, in
+        each part whose draws are pointwise (``draws_pointwise``), the coefficients and
+        the run-to-run noise, so that they differ only where its laws do (what
+        MONOTONE_BEYOND compares)."""
         p = pts["p"].to_numpy(dtype=np.float64)
+        needed = set(COMPONENTS if only is None else only)
+        for comp in reversed(WIRING):  # parents are drawn first: walk back to close the set
+            if comp.name in needed:
+                needed.update(comp.parents)
         comps = {}
         for comp in WIRING:
-            if comp.name not in self.components_:
+            if comp.name not in self.components_ or comp.name not in needed:
                 continue
             features = self.features_ if comp.over_p else self.size_features_
             inputs, scale = self._inputs(comp, self.specs_[comp.name], pts, comps, features)
