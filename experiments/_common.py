@@ -62,7 +62,10 @@ def sim_file(app: str, which: str, scale: float, seed: int, data_dir: Path) -> P
     """The CSV of a simulated Dataset A/B, simulated once and then read from disk.
 
     The simulation is deterministic in ``(app, which, scale, seed)``, so the file is a
-    cache: deleting it and re-running gives the same table.
+    cache: deleting it and re-running gives the same table, under the simulator that
+    wrote it. The stored results were computed on the stored tables; nqueens' were
+    written before session 32 conserved its search across cut-offs
+    (:func:`probperf.sim.apps.nqueens`), so deleting them re-simulates other tables.
     """
     from probperf.sim import dataset
 

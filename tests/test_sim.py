@@ -61,6 +61,20 @@ def test_task_counts_follow_closed_forms():
     assert build("sort", 100, quick_cutoff=512).n_tasks == 1
 
 
+def test_nqueens_searches_the_same_positions_whatever_the_cutoff():
+    # the leaves (one-strand tasks: an inner task has at least a wait and an end) share
+    # the full search's positions, so the cut-off moves only tasks and overheads
+    full = sim.apps.QUEENS_NODE * 10 ** (0.69 * 10 - 2.2)
+    for cutoff in range(5):
+        dag = build("nqueens", 10, cutoff=cutoff)
+        strands = np.diff(dag.seg_ptr)
+        leaf = strands[dag.segment_task()] == 1
+        assert dag.cost[leaf].sum() == pytest.approx(full, rel=1e-12), cutoff
+    # and the whole work grows only by the tasks' overheads: under 1 % up to cut-off 4
+    works = [build("nqueens", 12, cutoff=c).cost.sum() for c in range(5)]
+    assert max(works) / min(works) < 1.01
+
+
 def test_leaf_costs_follow_operation_counts():
     # serial fib(k) makes 2 F(k+1) - 1 calls; with cutoff 0 the root is the only task
     d = build("fib", 20, cutoff=0)
