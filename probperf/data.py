@@ -817,6 +817,44 @@ class Measurements:
         return self._frame[list(features or self.params)].copy()
 
 
+#: The split label a fit uses by default (the CLI's ``fit --split``, ``pp.fit(split=)``).
+TRAIN_SPLIT = "train"
+
+
+def labelled_rows(m: Measurements, split: str | None, every_row: str) -> tuple[Measurements, int]:
+    """The rows a fit on ``split`` uses, and how many rows it leaves out for lack of a
+    label; one rule for the CLI's ``--split`` and ``pp.fit(split=)``, which say what
+    they picked each in their own way. ``split`` None or ``""``: every row. A table
+    without a split column is used whole for the default label and refused for any
+    other (it cannot have that label). ``every_row``: how the caller's user asks for
+    every row, added to the errors.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [1, 2, 3, 4], "p": [1, 1, 1, 1], "time": [1.0, 2.0, 3.0, 4.0],
+    ...                   "split": ["train", "train", None, "test"]})
+    >>> rows, unlabelled = labelled_rows(m, "train", "pass split=None")
+    >>> len(rows), unlabelled, len(labelled_rows(m, "", "pass split=None")[0])
+    (2, 1, 4)
+    >>> labelled_rows(m, "Train", "pass split=None")
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: no rows match split='Train' (its split labels: 'test', 'train'); pass split=None
+    """
+    if not split:
+        return m, 0
+    if "split" not in m.frame:
+        if split == TRAIN_SPLIT:
+            return m, 0
+        raise MeasurementError(f"no split column to pick split={split!r} from; {every_row}", m.source)
+    try:
+        chosen = m.select(split=split)
+    except MeasurementError as exc:
+        raise MeasurementError(f"{exc.message}; {every_row}", exc.source) from None
+    labels = m.frame["split"]
+    return chosen, int((labels.isna() | (labels.astype(str).str.strip() == "")).sum())  # a CSV's blank reads as ""
+
+
 def as_points(at, features: Sequence[str] | None = None) -> pd.DataFrame:
     """Coerce prediction inputs to a DataFrame of parameter columns.
 

@@ -17,11 +17,12 @@ ValueError: unknown model 'oracle'; choose from auto, dag, dag_basis, dag_sm4, d
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 from . import progress
-from .data import DAG_METRICS, Measurements
+from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows
 from .models.specs import effort_options
 
 
@@ -262,23 +263,6 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     return "dag" if target == "time" and m.has(*DAG_METRICS) and has_serial(m) else "direct"
 
 
-def _split_rows(m: Measurements, split: str) -> Measurements:
-    """The rows of ``m`` labelled ``split``, warning about rows without a label."""
-    import warnings
-
-    from .data import MeasurementError
-
-    unlabelled = int(m.frame["split"].isna().sum())
-    try:
-        chosen = m.select(split=split)
-    except MeasurementError as exc:
-        raise MeasurementError(f"{exc.message}; pass split=None to fit every row", exc.source) from None
-    if unlabelled:
-        warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
-                      "pass split=None to fit every row", UserWarning, stacklevel=3)
-    return chosen
-
-
 def target_problem(target: str) -> str:
     """What is wrong with ``target`` as the metric a model predicts ("" if nothing).
 
@@ -296,7 +280,7 @@ def target_problem(target: str) -> str:
 
 
 def fit(measurements: Measurements, target: str = "time", model: str = AUTO, kernel: str | None = None,
-        effort: str = "default", seed: int = 0, split: str | None = "train"):
+        effort: str = "default", seed: int = 0, split: str | None = TRAIN_SPLIT):
     """Fit the model a user asks for by name (the CLI's ``fit``).
 
     ``split``: in a table with a ``split`` column, fit on the rows with this label, as
@@ -323,8 +307,11 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     problem = target_problem(target)
     if problem:
         raise ValueError(f"target {target!r}: {problem}")
-    if split and "split" in measurements.frame:  # held-out rows never reach a fit unasked
-        measurements = _split_rows(measurements, split)
+    # held-out rows never reach a fit unasked
+    measurements, unlabelled = labelled_rows(measurements, split, "pass split=None to fit every row")
+    if unlabelled:
+        warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
+                      "pass split=None to fit every row", UserWarning, stacklevel=2)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):

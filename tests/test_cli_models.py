@@ -372,13 +372,20 @@ def test_a_split_the_table_cannot_have_is_refused(grid_runs):
     for command in (["fit", grid_runs / "runs.csv", "-q", "-o", grid_runs / "x.model"], ["doctor", grid_runs / "runs.csv"]):
         res = run(*command, "--split", "test")
         assert res.exit_code == 2 and res.stdout == ""
-        assert res.stderr.strip() == f"error: --split test: {grid_runs / 'runs.csv'} has no split column; leave --split out to use every row"
+        assert res.stderr.strip() == (f"error: {grid_runs / 'runs.csv'}: no split column to pick split='test' from; "
+                                      "give --split '' to use every row")
     assert not (grid_runs / "x.model").exists()
     frame = pd.read_csv(grid_runs / "runs.csv").assign(split=["train"] * 12 + ["test"] * 4)
     frame.to_csv(grid_runs / "labelled.csv", index=False)
     res = run("fit", grid_runs / "labelled.csv", "--split", "", "--model", "direct", "-q", "-o", grid_runs / "x.model")
     assert res.exit_code == 0 and "fitting on all 16 rows (--split empty: the split labels are not used)" in res.stderr
     assert pp.load(grid_runs / "x.model").train_points_["n"] == frame["n"].astype(float).tolist()  # test rows too
+    # rows without a label: left out of a fit on the train rows, and said (as pp.fit warns)
+    frame.assign(split=["train"] * 10 + [None] * 2 + ["test"] * 4).to_csv(grid_runs / "gaps.csv", index=False)
+    res = run("fit", grid_runs / "gaps.csv", "--model", "direct", "-q", "-o", grid_runs / "y.model")
+    assert res.exit_code == 0
+    assert "fitting on the 10 rows with split='train'; 2 row(s) without a split label left out" in res.stderr
+    assert pp.load(grid_runs / "y.model").train_points_["n"] == frame["n"].astype(float).tolist()[:10]
 
 
 def test_plot_says_when_its_data_give_no_point_and_sweeps_down_to_the_point(grid_runs):
@@ -619,7 +626,8 @@ def test_fit_names_the_split_labels_a_table_has(grid_runs):
     frame.to_csv(grid_runs / "cased.csv", index=False)
     res = run("fit", grid_runs / "cased.csv", "-q", "-o", grid_runs / "x.model")
     assert res.exit_code == 2 and not (grid_runs / "x.model").exists()
-    assert res.stderr.strip() == f"error: {grid_runs / 'cased.csv'}: no rows match split='train' (its split labels: 'Test', 'Train')"
+    assert res.stderr.strip() == (f"error: {grid_runs / 'cased.csv'}: no rows match split='train' (its split labels: 'Test', "
+                                  "'Train'); give --split '' to use every row")
 
 
 def test_fit_says_when_the_rows_are_means_of_runs(grid_runs):

@@ -451,6 +451,10 @@ def test_the_top_level_fit_takes_the_train_rows_as_the_cli_does():
     with pytest.raises(MeasurementError, match=r"no rows match split='train' \(its split labels: 'test'\); pass "
                                                r"split=None to fit every row"):
         pp.fit(Measurements(frame.assign(split="test")), effort="quick")
+    # a table without labels cannot hold the test rows asked for: refused, as the CLI does
+    with pytest.raises(MeasurementError, match=r"no split column to pick split='test' from; pass split=None"):
+        pp.fit(Measurements(frame.drop(columns="split")), effort="quick", split="test")
+    assert len(pp.fit(Measurements(frame.drop(columns="split")), effort="quick").train_points_["n"]) == 5
 
 
 def test_idle_time_is_modelled_per_other_worker_and_span():

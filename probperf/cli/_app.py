@@ -510,21 +510,21 @@ def config_names(items) -> list[str]:
 
 
 def split_rows(m, split, verb: str):
-    """The rows of ``m`` labelled ``split`` (``--split``), said on stderr as ``verb``
-    ("fitting on", "looking at"). A table without a ``split`` column is used whole,
-    unless a label other than the default was asked for, which it cannot have (exit 2);
-    an empty label uses a labelled table whole, and says so."""
+    """The rows of ``m`` labelled ``split`` (``--split``; the rule is
+    :func:`probperf.data.labelled_rows`), said on stderr as ``verb`` ("fitting on",
+    "looking at"), with the rows left out for lack of a label."""
+    from ..data import labelled_rows
+
+    chosen, unlabelled = labelled_rows(m, split, "give --split '' to use every row")
     if "split" not in m.frame:
-        if split and split != "train":
-            fail(f"--split {split}: {m.source or 'the table'} has no split column; leave --split out to use every row")
-        return m
+        return chosen
     if not split:
-        err_console.print(f"{verb} all {len(m)} rows (--split empty: the split labels are not used)",
-                          highlight=False, soft_wrap=True)
-        return m
-    m = m.select(split=split)
-    err_console.print(f"{verb} the {len(m)} rows with split={shown(repr(split))}", highlight=False, soft_wrap=True)
-    return m
+        said = f"all {len(m)} rows (--split empty: the split labels are not used)"
+    else:
+        left = f"; {unlabelled} row(s) without a split label left out" if unlabelled else ""
+        said = f"the {len(chosen)} rows with split={shown(repr(split))}{left}"
+    err_console.print(f"{verb} {said}", highlight=False, soft_wrap=True)
+    return chosen
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -11,6 +11,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from ..data import TRAIN_SPLIT
 from ._app import app, bad_input, console, empty_path, err_console, fail, require_stdout, shown, split_rows
 from .reading import read_measurements, reads_measurements
 
@@ -118,7 +119,7 @@ def doctor(
     files: List[str] = typer.Argument(..., metavar="DATA", help="Measurement files or quoted globs, as for validate."),
     *,
     reading: dict,
-    split: Optional[str] = typer.Option("train", help="Look at the rows with this split label, as fit does, when the table has one."),
+    split: Optional[str] = typer.Option(TRAIN_SPLIT, help="Look at the rows with this split label, as fit does, when the table has one."),
     format: str = typer.Option("table", "--format", help="table | json."),
 ):
     """Say what the runs can support: how far each input may be extrapolated, the DAG model, the identity.

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from .. import registry
-from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, metric_label
+from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, TRAIN_SPLIT, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
@@ -43,7 +43,7 @@ def fit(
     kernel: Optional[str] = typer.Option(None, help="'laws' (default: stacked closed-form laws), 'basis' or a GP kernel spec such as 'sm4+linear'."),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
     reading: dict,
-    split: Optional[str] = typer.Option("train", help="Fit on rows with this split label, when the table has one."),
+    split: Optional[str] = typer.Option(TRAIN_SPLIT, help="Fit on rows with this split label, when the table has one."),
     effort: str = typer.Option("default", help="Inference effort of --kernel basis or a GP kernel: quick | default | "
                                "thorough (NUTS, more GP restarts); the default law mixtures have none."),
     fast: bool = typer.Option(False, "--fast", hidden=True, help="Same as --effort quick (kept for old scripts)."),
