@@ -220,6 +220,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         far = far_factor(*ranges[vs][:2]) * ranges[vs][1]
         if ranges[vs][1] > 0 and x.max() > far:  # where predict starts to warn: the laws' form alone
             ax.axvline(far, color="gray", ls="--", lw=1, label=f"{far_factor(*ranges[vs][:2]):.3g}x beyond: the laws' form alone")
+        if x.min() < ranges[vs][0]:  # below the range predict warns at once: no forward split looks there
+            ax.axvline(ranges[vs][0], color="gray", ls="-.", lw=1, label="smallest training value")
     measured = np.unique(training_values(model, vs))
     if len(measured):  # where the runs were, even where none matches the fixed point (n=2^24)
         ax.plot(measured, np.full(len(measured), 0.03), "^", color="C1", ms=6, clip_on=False,

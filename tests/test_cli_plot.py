@@ -80,3 +80,7 @@ def test_a_sweep_far_beyond_the_data_marks_where_the_laws_form_alone_holds_it():
     assert lines["8x beyond: the laws' form alone"].get_xdata()[0] == 64
     near = plot_band(PowerLaw(), vs="p", at={"n": 2**16, "p": 32})  # not that far: no mark
     assert not any("beyond" in line.get_label() for line in near.axes[0].lines)
+    # below the range (where predict warns at once) the smallest value is marked; inside it, not
+    below = plot_band(PowerLaw(), vs="n", at={"n": 2**8, "p": 4})
+    assert {ln.get_label(): ln for ln in below.axes[0].lines}["smallest training value"].get_xdata()[0] == 2**10
+    assert "smallest training value" not in [ln.get_label() for ln in near.axes[0].lines]
