@@ -77,11 +77,11 @@ def _special(path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def check_output(path, what: str = "output", make_parents: bool = False) -> Path:
+def check_output(path, what: str = "output") -> Path:
     """Raise :class:`OutputError` unless a file can be written at ``path``.
 
-    Checks that ``path`` is not a directory, that its directory exists (or, with
-    ``make_parents``, can be created: no regular file on the way) and that a file can
+    Checks that ``path`` is not a directory, that its directory exists (a typo in it
+    is not a new directory to make; every ``-o FILE`` refuses it) and that a file can
     be created in it (a real probe, which also catches read-only file systems and
     permissions that ``os.access`` reports wrongly for root). Returns ``path``.
 
@@ -110,9 +110,7 @@ def check_output(path, what: str = "output", make_parents: bool = False) -> Path
         blocker = next((p for p in (parent, *parent.parents) if p.exists()), None)
         if blocker is not None and not blocker.is_dir():
             raise OutputError(f"{name}: {blocker} is a file, not a directory")
-        if not make_parents:
-            raise OutputError(f"{name}: directory {parent} does not exist")
-        parent = blocker or Path(".")
+        raise OutputError(f"{name}: directory {parent} does not exist")
     try:
         with tempfile.TemporaryFile(dir=parent):
             pass

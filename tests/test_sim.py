@@ -275,6 +275,17 @@ def test_cli_run_bad_input_exits_2_without_output(tmp_path, args, message):
     assert not out.exists()
 
 
+def test_cli_run_refuses_a_missing_directory_as_every_output_does(tmp_path):
+    # a typo in the directory is not a directory to make (docs/tutorials/your-data.md)
+    from probperf.cli import app
+
+    out = tmp_path / "typo" / "runs.csv"
+    res = CliRunner().invoke(app, ["sim", "run", "--app", "fib", "--n", "10", "--p", "1", "-o", str(out)])
+    assert res.exit_code == 2
+    assert res.output.replace("\n", "").strip() == f"error: -o {out}: directory {out.parent} does not exist"
+    assert not out.parent.exists()
+
+
 def test_cli_datasets_writes_a_and_b(tmp_path):
     from probperf.cli import app
 

@@ -18,7 +18,7 @@ def _check_output(path: Path) -> None:
 
     with bad_input():
         output_format(path, "-o", TABLE_FORMATS)
-        check_output(path, "-o", make_parents=True)
+        check_output(path, "-o")  # a missing directory is refused, as by every -o FILE
 
 
 def max_size(app: str):
@@ -71,7 +71,6 @@ def _machine(steal_latency: Optional[str], create_overhead: Optional[str]):
 def _write(measurements, path: Path) -> None:
     from ..formats import write
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     write(measurements, path)
 
 
