@@ -832,6 +832,21 @@ def test_a_closed_stdout_refuses_results_that_would_go_there(corpus, tmp_path):
     assert pp.load(tmp_path / "m.model").predict(n=[200.0]).median[0] > 0
 
 
+def test_a_reader_that_stops_early_ends_the_command_with_success(corpus):
+    # `predict ... | head -1`: the reader has what it asked for; exit 0 and no error
+    # line (click's own handling exits 1, which docs/cli.md does not allow)
+    d, _ = corpus
+    for fmt in ("csv", "json"):
+        proc = subprocess.Popen([sys.executable, "-m", "probperf", "predict", str(d / "direct.model"), "--at",
+                                 "n=1..1000", "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        assert proc.wait(timeout=TRY_SECONDS) == 0, err
+        assert "error" not in err and "Traceback" not in err and "Exception" not in err
+
+
 def test_predict_refuses_a_run_time_that_is_not_positive(monkeypatch):
     # a reference model's n^j log^k n terms all vanish at n = 1: a time of 0 s with an
     # interval [0, 0] would be printed as a certainty

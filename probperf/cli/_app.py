@@ -72,6 +72,18 @@ class _Command(_PlainHelp, typer.core.TyperCommand):
     value given twice (click keeps the last one silently: ``plot --at A --at B``
     plotted B alone, ``-o x -o y`` wrote y) and a path given empty."""
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            if not reader_left():
+                raise  # another pipe (a program record runs): an error of its own
+            # the reader of the results stopped early (`| head`): it has what it asked for,
+            # a success (exit 0, docs/cli.md); what stdout still buffers goes nowhere
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
     def parse_args(self, ctx, args):
         # click's own reading of the line, before any value is converted: it sees -ob.model
         # and -qo b.model as -o, and an empty path before pathlib turns it into "."
@@ -79,6 +91,33 @@ class _Command(_PlainHelp, typer.core.TyperCommand):
         refuse_repeated(order)
         refuse_empty_paths(self, opts)
         return super().parse_args(ctx, args)
+
+
+def reader_left() -> bool:
+    """Whether standard output is a pipe whose reading end was closed (``| head`` that
+    has read its lines).
+
+    Examples
+    --------
+    >>> r, w = os.pipe()
+    >>> saved = os.dup(1)
+    >>> _ = os.dup2(w, 1); os.close(r)  # stdout a pipe that nobody reads any more
+    >>> left = reader_left()
+    >>> _ = os.dup2(saved, 1); os.close(saved); os.close(w)
+    >>> left
+    True
+    """
+    import select
+    import stat
+
+    try:
+        if not stat.S_ISFIFO(os.fstat(1).st_mode):
+            return False
+        poll = select.poll()
+        poll.register(1, select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poll.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 def refuse_repeated(order) -> None:
