@@ -251,6 +251,12 @@ choose_laws_time_only_explin.md). The defaults are now
 ``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+mono+explin+ovh+base16+partspanl2b+partwavg+wavg+l2``
 (DAG) and ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+explin+ovh+base16+wavg+l2``
 (time only).
+
+``+monolow`` (session 32, stripped first of the on/off switches, written after
+``+explin``) holds work and delay inside the measured workers too, from the smallest
+count above one (dag.MONOTONE_WITHIN): 0.7998 against 0.8003 on seed 0, after the nqueens
+simulator's fix (the default's 0.800 is not comparable with the 0.764 above), rejected by
+the rule fixed before the run (results/choose_laws_monolow.md).
 """
 
 from __future__ import annotations
@@ -338,7 +344,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+monolow", dag, "MONOTONE_WITHIN"), ("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

@@ -559,6 +559,24 @@ def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
     assert held[0] == pytest.approx(free[0], rel=0.02)  # inside the data nothing moves
 
 
+def test_the_hold_inside_the_workers_starts_at_the_smallest_count_above_one(monkeypatch):
+    # MONOTONE_WITHIN: the per-task delay falling like p^-1.5 on 1-8 workers is held at
+    # each draw's value at 2 workers from there on, inside the data too; one worker (its
+    # own level) is left alone, and the option is what the fit saved
+    import probperf.dag as dag
+
+    monkeypatch.setattr(dag, "MONOTONE_WITHIN", True)
+    model = DagModel(seed=1).fit(worker_table())
+    assert model.monotone_within_ and model._hold_edges() == [8.0, 2.0]
+    points = pd.DataFrame({"n": [2.0**14] * 4, "p": [1.0, 2.0, 8.0, 1024.0]})
+    held = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
+    model.monotone_within_ = False
+    free = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
+    assert free[2] < 0.2 * free[1]  # the law alone: 4^-1.5 of the delay at 2 workers
+    assert held[2] == pytest.approx(held[1], rel=0.05) and held[3] == pytest.approx(held[1], rel=0.05)
+    assert held[:2] == pytest.approx(free[:2], rel=0.02)  # at one and two workers nothing moves
+
+
 def test_the_hold_beyond_the_workers_leaves_a_rising_law_and_its_noise_alone():
     # work inflation 1 + 0.03 (p - 1) with 5 % run-to-run noise: past 8 workers the law
     # rises, so the hold changes only the draws whose own curve falls (its coefficients'
