@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import warnings
 from typing import Mapping
 
 import numpy as np
@@ -196,8 +197,11 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
     # overflow far out is refused below, once; the band shows no mean, so no caution about it
-    with np.errstate(all="ignore"), without_mean_caution():
+    with np.errstate(all="ignore"), without_mean_caution(), warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         pred = model.predict(pts, n_draws=n_draws)
+    for w in said:  # said again from here, so that they point at the caller's plot_band, not at this line
+        warnings.warn(w.message, w.category, stacklevel=2)
     x = pts[vs].to_numpy()
     bad = ~np.all(np.isfinite(pred.draws), axis=0)
     if bad.any():
