@@ -197,9 +197,10 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
     # overflow far out is refused below, once; the band shows no mean, so no caution about it
-    with np.errstate(all="ignore"), without_mean_caution(), warnings.catch_warnings(record=True) as said:
+    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        pred = model.predict(pts, n_draws=n_draws)
+        with without_mean_caution():  # inside: its filter must come before "always"
+            pred = model.predict(pts, n_draws=n_draws)
     for w in said:  # said again from here, so that they point at the caller's plot_band, not at this line
         warnings.warn(w.message, w.category, stacklevel=2)
     x = pts[vs].to_numpy()
