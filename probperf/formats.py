@@ -1112,6 +1112,11 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
             regex.append(re.escape(part))
     if not names:
         raise MeasurementError(f"the pattern {pattern!r} has no {{name}} fields")
+    for base in BASE_PARAMS:  # {N} for {n}: a parameter N that fit would only miss n later
+        if base not in names and any(k.lower() == base for k in names):
+            wrong = next(k for k in names if k.lower() == base)
+            raise MeasurementError(f"field {{{wrong}}} of the pattern {pattern!r}: names are case-sensitive; "
+                                   f"write {{{base}}}")
     try:
         compiled = re.compile("".join(regex))
     except re.error as exc:  # a field name that is not an identifier, such as {1n}

@@ -151,6 +151,15 @@ def test_pattern_mismatch(tmp_path):
     assert "does not match the pattern" in error_of(pp.read_dag_recorder, path, pattern="sort_n{n}.stat")
 
 
+def test_a_pattern_field_that_misspells_n_or_p_by_case_is_refused(tmp_path):
+    # {N} would make a parameter N, and the missing n would surface only at fit
+    path = write(tmp_path / "sort_n64_p2.stat", stat_text())
+    assert error_of(pp.read_dag_recorder, path, pattern="sort_n{N}_p{p}.stat") == (
+        "field {N} of the pattern 'sort_n{N}_p{p}.stat': names are case-sensitive; write {n}")
+    assert error_of(pp.read_dag_recorder, path, pattern="sort_n{n}_p{P}.stat").endswith("write {p}")
+    assert pp.read_dag_recorder(path, pattern="sort_n{n}_p{p}.stat").frame["n"].tolist() == [64.0]
+
+
 # -- CSV -------------------------------------------------------------------------------
 
 TRICKY = [5e-324, 2.2250738585072014e-308, 0.1 + 0.2, 1 / 3, 1.7976931348623157e308, 123456789.0]
