@@ -900,7 +900,7 @@ class DagModel(TableModel):
                     if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
             for edge_p in self._hold_edges() if held else ():
                 beyond = p > edge_p
-                if beyond.any():  # overheads do not fall as workers are added (MONOTONE_BEYOND, _WITHIN)
+                if beyond.any():  # held at least at their values at the edge (MONOTONE_BEYOND, _WITHIN)
                     edge = self._draw_parts(pts.assign(p=np.minimum(p, edge_p)), S, seeds, held)
                     for name in held:
                         comps[name] = np.where(beyond, np.maximum(comps[name], edge[name]), comps[name])

@@ -1014,6 +1014,9 @@ def read_dag_recorder(
             extra.setdefault(name, [None] * i).append(value)
         for col in extra.values():
             col.extend([None] * (i + 1 - len(col)))
+    if pattern and "n" not in extra and "N" in extra:  # {N} for {n}: fit would only miss n later
+        raise MeasurementError(f"field {{N}} of the pattern {pattern!r} gives no size n (names are "
+                               "case-sensitive): write {n}, or give n with params")
     frame = pd.DataFrame({c: _column_array(v) for c, v in columns.items()})
     _add_file_params(frame, extra, files)
     config = _config_of(config, extra)
@@ -1112,11 +1115,6 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
             regex.append(re.escape(part))
     if not names:
         raise MeasurementError(f"the pattern {pattern!r} has no {{name}} fields")
-    for base in BASE_PARAMS:  # {N} for {n}: a parameter N that fit would only miss n later
-        if base not in names and any(k.lower() == base for k in names):
-            wrong = next(k for k in names if k.lower() == base)
-            raise MeasurementError(f"field {{{wrong}}} of the pattern {pattern!r}: names are case-sensitive; "
-                                   f"write {{{base}}}")
     try:
         compiled = re.compile("".join(regex))
     except re.error as exc:  # a field name that is not an identifier, such as {1n}

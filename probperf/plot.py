@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .cautions import number_text, trained_whole, training_values, without_mean_caution
+from .cautions import ExtrapolationWarning, number_text, trained_whole, training_values, without_mean_caution
 from .selection import far_factor
 from .limits import is_whole
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
@@ -201,8 +201,11 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         warnings.simplefilter("always")
         with without_mean_caution():  # inside: its filter must come before "always"
             pred = model.predict(pts, n_draws=n_draws)
-    for w in said:  # said again from here, so that they point at the caller's plot_band, not at this line
-        warnings.warn(w.message, w.category, stacklevel=2)
+    for w in said:  # cautions said again from here, so that they point at the caller's plot_band line
+        if issubclass(w.category, ExtrapolationWarning):
+            warnings.warn(w.message, w.category, stacklevel=2)
+        else:  # any other warning as it was raised, where it was raised
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     x = pts[vs].to_numpy()
     bad = ~np.all(np.isfinite(pred.draws), axis=0)
     if bad.any():

@@ -285,7 +285,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
 
     ``split``: in a table with a ``split`` column, fit on the rows with this label, as
     the CLI's ``fit --split`` does (None or ``""``: every row); a table without one is
-    used whole. Rows without a label are left out, with a warning.
+    used whole for ``"train"`` and refused for another label
+    (:func:`probperf.data.labelled_rows`). Rows without a label are left out, with a
+    warning.
 
     Examples
     --------

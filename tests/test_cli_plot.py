@@ -84,6 +84,8 @@ def test_a_sweep_far_beyond_the_data_marks_where_the_laws_form_alone_holds_it():
     below = plot_band(PowerLaw(), vs="n", at={"n": 2**8, "p": 4})
     assert {ln.get_label(): ln for ln in below.axes[0].lines}["smallest training value"].get_xdata()[0] == 2**10
     assert "smallest training value" not in [ln.get_label() for ln in near.axes[0].lines]
+    for fig in (far, near, below):
+        plt.close(fig)
 
 
 def test_a_caution_of_the_sweep_points_at_the_callers_line():
@@ -97,15 +99,19 @@ def test_a_caution_of_the_sweep_points_at_the_callers_line():
         train_ranges_ = {"n": [2**12, 2**16, 5], "p": [1, 8, 8]}  # low, high, distinct values
 
         def predict(self, pts, n_draws):
+            warnings.warn_explicit("a library's own warning", DeprecationWarning, "library.py", 7)
             return warn(self, pts, super().predict(pts, n_draws))  # as a fitted model's predict ends
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fig = plot_band(Cautious(), vs="n", at={"n": 2**24, "p": 36})
+    other = [(w.category, w.filename, w.lineno) for w in caught if w.category is not ExtrapolationWarning]
+    assert other == [(DeprecationWarning, "library.py", 7)]  # passed on as it was raised
+    caught = [w for w in caught if w.category is ExtrapolationWarning]
     assert {(w.category, w.filename) for w in caught} == {(ExtrapolationWarning, __file__)}
     assert any("256x the largest training value" in str(w.message) for w in caught)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("ignore", ExtrapolationWarning)
-        plot_band(Cautious(), vs="n", at={"n": 2**24, "p": 36})
-    assert caught == []
+        warnings.simplefilter("ignore")
+        plt.close(plot_band(Cautious(), vs="n", at={"n": 2**24, "p": 36}))
+    assert caught == []  # a user's filter still applies
     plt.close(fig)

@@ -151,13 +151,17 @@ def test_pattern_mismatch(tmp_path):
     assert "does not match the pattern" in error_of(pp.read_dag_recorder, path, pattern="sort_n{n}.stat")
 
 
-def test_a_pattern_field_that_misspells_n_or_p_by_case_is_refused(tmp_path):
-    # {N} would make a parameter N, and the missing n would surface only at fit
+def test_a_pattern_field_n_in_capitals_is_refused_where_no_size_is_given(tmp_path):
+    # {N} would make a parameter N, and the missing n would surface only at fit; an N
+    # beside an n given otherwise is a parameter of its own (a node count), and {P} is
+    # harmless (p is the file's n_workers)
     path = write(tmp_path / "sort_n64_p2.stat", stat_text())
     assert error_of(pp.read_dag_recorder, path, pattern="sort_n{N}_p{p}.stat") == (
-        "field {N} of the pattern 'sort_n{N}_p{p}.stat': names are case-sensitive; write {n}")
-    assert error_of(pp.read_dag_recorder, path, pattern="sort_n{n}_p{P}.stat").endswith("write {p}")
-    assert pp.read_dag_recorder(path, pattern="sort_n{n}_p{p}.stat").frame["n"].tolist() == [64.0]
+        "field {N} of the pattern 'sort_n{N}_p{p}.stat' gives no size n (names are case-sensitive): write {n}, "
+        "or give n with params")
+    nodes = pp.read_dag_recorder(path, pattern="sort_n{N}_p{p}.stat", params={"n": 1000}, config=["N"]).frame
+    assert nodes[["n", "N"]].values.tolist() == [[1000, 64]]
+    assert pp.read_dag_recorder(path, pattern="sort_n{n}_p{P}.stat").frame[["n", "p"]].values.tolist() == [[64, 2]]
 
 
 # -- CSV -------------------------------------------------------------------------------

@@ -75,13 +75,12 @@ class _Command(_PlainHelp, typer.core.TyperCommand):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except BrokenPipeError:
-            if not reader_left():
-                raise  # another pipe (a program record runs): an error of its own
+        except BrokenPipeError as exc:
+            if not reader_left():  # another pipe (a program record runs): an error, said
+                fail(f"a pipe closed while writing ({exc.strerror or exc})")
             # the reader of the results stopped early (`| head`): it has what it asked for,
-            # a success (exit 0, docs/cli.md); what stdout still buffers goes nowhere
-            with contextlib.suppress(OSError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            # a success (exit 0, docs/cli.md)
+            stdout_to_nowhere()
             raise typer.Exit(0) from None
 
     def parse_args(self, ctx, args):
@@ -111,13 +110,32 @@ def reader_left() -> bool:
     import stat
 
     try:
-        if not stat.S_ISFIFO(os.fstat(1).st_mode):
+        mode = os.fstat(1).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return False
         poll = select.poll()
         poll.register(1, select.POLLOUT)
-        return any(event & select.POLLERR for _, event in poll.poll(0))
-    except (OSError, ValueError):
+        # Linux reports a pipe without readers as POLLERR, macOS and the BSDs as POLLHUP
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no poll (Windows): not known to have left
         return False
+
+
+def stdout_to_nowhere() -> None:
+    """Point descriptor 1 at ``/dev/null``: what stdout still buffers can never be
+    written (a full disk, a reader gone), and the interpreter's last flush must not fail.
+
+    Examples
+    --------
+    >>> saved = os.dup(1)
+    >>> stdout_to_nowhere(); os.path.samestat(os.fstat(1), os.stat(os.devnull))
+    True
+    >>> _ = os.dup2(saved, 1); os.close(saved)
+    """
+    with contextlib.suppress(OSError):
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
 
 
 def refuse_repeated(order) -> None:
@@ -224,8 +242,7 @@ class _OneLineErrors(_Group):
             what = f"{exc.filename}: " if exc.filename else "cannot write the output: " if exc.errno == errno.ENOSPC else ""
             err_console.print(f"[bold red]error:[/] {shown(what + str(exc.strerror or exc))}",
                               highlight=False, soft_wrap=True)
-            with contextlib.suppress(OSError):  # what stdout still buffers can never be written
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            stdout_to_nowhere()
             code = BAD_INPUT
         except Exception as exc:  # noqa: BLE001 - the last resort: no traceback for users
             if os.environ.get("PROBPERF_DEBUG"):
@@ -297,8 +314,17 @@ bench_app = _Typer(help="Benchmark programs (C + OpenMP tasks).", no_args_is_hel
 app.add_typer(sim_app, name="sim")
 app.add_typer(bench_app, name="bench")
 
-console = Console()
-err_console = Console(stderr=True)
+class _Console(Console):
+    """A rich console that leaves a broken pipe to the command (rich's own exits 1 without
+    a word): :class:`_Command` ends quietly with 0 when the reader of stdout left early."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # nothing more to write there
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 
 def _version(value: bool):

@@ -139,11 +139,12 @@ def nqueens(n: int, cutoff: int = 4) -> Dag:
     Leaf cost is the serial search below: the full search visits about
     ``10**(0.69 n - 2.2)`` positions (fit to known counts for n = 8..14), shared out
     among the leaves in proportion to the free squares of their next row. Shared, so
-    that the positions searched, and so the work, do not depend on the cut-off (a
-    search is the same search whoever runs its subtrees); the cut-off changes only the
-    tasks, their overheads and the parallelism. (Until session 32 each leaf took
-    ``free / (n/2) * total**(left/n)``, which summed to 27x more work at cut-off 4
-    than at 0 for n = 12.)
+    that for a cut-off below ``n`` the positions searched, and so the work, do not
+    depend on it (a search is the same search whoever runs its subtrees); the cut-off
+    changes only the tasks, their overheads and the parallelism. From a cut-off of
+    ``n`` on, every placement is a task and the search is the tasks' own costs. (Until
+    session 32 each leaf took ``free / (n/2) * total**(left/n)``, which summed to 13x
+    more work at cut-off 4 than at 0 for n = 12.)
 
     Examples
     --------
