@@ -141,6 +141,8 @@ def far_beyond(points, ranges) -> list[str]:
     'cutoff=2 is 1/2 of the smallest training value (4): below the measured range, where no forward validation looks (it predicts larger values from smaller)'
     >>> far_beyond(pd.DataFrame({"n": [34]}), {"n": [20, 24]})[0].split(":")[0]
     'n=34 is 1.417x the largest training value (24), more than the range 20..24 spans'
+    >>> far_beyond(pd.DataFrame({"solver": [3, 5]}), {"solver": [0, 2]})[0].split(":")[0]  # a code: 3 is within a span
+    'solver=5 is 2.5x the largest training value (2), more than the range 0..2 spans'
     >>> far_beyond(pd.DataFrame({"n": [2.0**21, 2.0**24, 2.0**22]}), {"n": [4096, 65536]})[0].split("predictions")[1]
     ' (and 2 more points)'
     """

@@ -314,6 +314,10 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     if unlabelled:
         warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
                       "pass split=None to fit every row", UserWarning, stacklevel=2)
+    from .doctor import coded_choices
+
+    for line in coded_choices(measurements):  # doctor's caution, said where it matters: at the fit
+        warnings.warn(line, UserWarning, stacklevel=2)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):

@@ -53,18 +53,22 @@ FAR_FACTOR = 16.0
 def far_factor(lo: float, hi: float) -> float:
     """How far past a parameter's training range ``lo..hi`` a point may lie before
     ``probperf predict`` warns, as a factor on the largest value (below the range it
-    warns at once, :func:`probperf.cautions.far_beyond`): :data:`FAR_FACTOR`, or the range's own ratio ``hi / lo``
-    where that is smaller. Why the ratio: the forward splits hold out at most the upper
-    half of a range, so no prediction more than one span of the range beyond it was
-    checked; on a short range (fib's sizes 20..24, where 1.4x the size is 100x the
-    work) that is far less than 16x.
+    warns at once, :func:`probperf.cautions.far_beyond`): :data:`FAR_FACTOR`, or one
+    span of the range beyond it where that is nearer. Why one span: the forward splits
+    hold out at most the upper half of a range, so no prediction further was checked;
+    the span is the splits' own, a ratio ``hi / lo`` where every value is positive (they
+    cut on the log scale) and a difference ``hi - lo`` where one is 0 or below (they cut
+    on the values; a code 0, 1, 2 of a choice: one span is 4). On a short range (fib's
+    sizes 20..24, where 1.4x the size is 100x the work) that is far less than 16x.
 
     Examples
     --------
-    >>> far_factor(4096, 65536), far_factor(20, 24), far_factor(0, 8)
-    (16.0, 1.2, 16.0)
+    >>> far_factor(4096, 65536), far_factor(20, 24), far_factor(0, 2), far_factor(1, 8)
+    (16.0, 1.2, 2.0, 8.0)
     """
-    return min(FAR_FACTOR, hi / lo) if lo > 0 else FAR_FACTOR
+    if hi <= 0:
+        return FAR_FACTOR  # no factor on a largest value of 0 or below says a distance
+    return min(FAR_FACTOR, hi / lo if lo > 0 else (2 * hi - lo) / hi)
 
 
 @dataclass(frozen=True)

@@ -686,3 +686,19 @@ def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
     alone = json.loads(run("predict", model, "--at", "n=200", "--at", "n=300", "--format", "json",
                            "--explain").stdout)
     assert rows[:2] == alone  # the repeat changes nothing of the others
+
+
+def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
+    # solver 0/1/2: the laws read it as an amount; doctor said so, and now fit does too,
+    # and predict warns past one span of the codes (0..2: beyond 4)
+    frame = pd.read_csv(grid_runs / "runs.csv")
+    frame = pd.concat([frame.assign(solver=s, time=frame["time"] * (1 + 0.2 * s)) for s in (0, 1, 2)])
+    frame.to_csv(grid_runs / "coded.csv", index=False)
+    res = run("fit", grid_runs / "coded.csv", "--config", "solver", "-q", "-o", grid_runs / "coded.model")
+    assert res.exit_code == 0
+    assert "solver takes only the values 0, 1, 2: if they name choices" in res.stderr
+    near = run("predict", grid_runs / "coded.model", "--at", "n=2**14,p=4,solver=3")
+    far = run("predict", grid_runs / "coded.model", "--at", "n=2**14,p=4,solver=5")
+    assert near.exit_code == far.exit_code == 0
+    assert "solver=" not in near.stderr
+    assert "warning: solver=5 is 2.5x the largest training value (2), more than the range 0..2 spans" in far.stderr
