@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from . import cautions, persist, progress
-from .components import BY_NAME, WIRING
+from .components import BY_NAME, WIRING, Features
 from .data import DAG_METRICS, Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .limits import draw_count
@@ -412,7 +412,45 @@ class ZeroMetric:
         return cls()
 
 
-#: Fewer positive observations than this and a component is a structural zero.
+@persist.register
+class ConstantMetric:
+    """A metric measured positive at a single setting of its inputs (one problem size,
+    the serial work of a strong-scaling study): predicted as the value measured, the
+    geometric mean where the setting was run more than once. Only that setting can be
+    asked (predict refuses a size outside the measured ones, and with one size there is
+    no other), so the constant is what the runs say, not a law.
+
+    Examples
+    --------
+    >>> ConstantMetric(2.0).predict(pd.DataFrame({"n": [64, 64]}), n_draws=2).draws.tolist()
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+
+    def __init__(self, value: float = 1.0):
+        self.value = float(value)
+
+    def predict(self, X, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        return Predictive(np.full((int(n_draws), len(X)), self.value), None)
+
+    def predict_design(self, Phi, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        return np.full((int(n_draws), np.shape(Phi)[-2]), self.value)
+
+    def predict_median_design(self, Phi):
+        return np.full(np.shape(Phi)[-2], self.value)
+
+    def draws_pointwise(self) -> bool:
+        return True  # the value wherever asked
+
+    def _get_state(self):
+        return {"value": self.value}, {}
+
+    @classmethod
+    def _from_state(cls, config, tensors):
+        return cls(config["value"])
+
+
+#: Fewer positive observations than this and a component is a structural zero, unless
+#: every observation is positive at a single setting of its inputs (ConstantMetric).
 MIN_POSITIVE = 3
 
 
@@ -829,6 +867,8 @@ class DagModel(TableModel):
         y = measured[comp.name]
         if comp.one_per_size:
             rows = pd.DataFrame({**{c: frame[c] for c in features}, "y": y}).drop_duplicates().index.to_numpy()
+            if 1 < len(rows) < MIN_POSITIVE:  # two sizes: too few for a law, so every run, as the task counts are
+                rows = np.arange(len(frame))
         elif comp.multi_worker:
             rows = np.flatnonzero(frame["p"].to_numpy() > 1)  # every term carries (p-1)
         else:
@@ -843,7 +883,10 @@ class DagModel(TableModel):
         y = np.asarray(y, dtype=np.float64)
         keep = np.isfinite(y) & (y > 0) & inputs.usable()
         if keep.sum() < MIN_POSITIVE:
-            return ZeroMetric()
+            # positive in every run but too few runs for a law: runs at one setting (one
+            # size: the serial work of a strong-scaling study), not a structural zero
+            one_setting = isinstance(inputs, Features) and len(inputs.table.drop_duplicates()) == 1
+            return ConstantMetric(np.exp(np.mean(np.log(y[keep])))) if keep.all() and one_setting else ZeroMetric()
         return inputs.take(keep).fit(self._new_model(spec, comp.name), y[keep], comp.name)
 
     def _choose(self, comp, candidates, frame, measured) -> str:

@@ -693,3 +693,36 @@ def test_workers_beyond_two_multi_worker_counts_are_cautioned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.predict(pd.DataFrame({"n": [2**14], "p": [4]}), n_draws=200)
+
+
+@pytest.mark.parametrize("sizes", [[2.0**14], [2.0**13, 2.0**14]])
+def test_a_strong_scaling_study_at_one_or_two_sizes_predicts_more_workers(tmp_path, sizes):
+    # traced runs at one size (or two) on 1-4 workers, asked at 8: the serial work was a
+    # structural zero (fewer than MIN_POSITIVE distinct values), so work = 0 and the time
+    # the critical path alone, 10x low. Closed forms: work = serial (1 + 0.02 (p - 1)),
+    # delay = tasks 50 (1 + 0.1 (p - 1)), idle 0.5 (p - 1) serial / 64, time their sum / p
+    from probperf.dag import ConstantMetric
+
+    def runs(n, p):
+        serial = 3.0 * n * np.log2(n)
+        work, delay = serial * (1 + 0.02 * (p - 1)), n / 64 * 50 * (1 + 0.1 * (p - 1))
+        no_work = 0.5 * (p - 1) * serial / 64
+        return pd.DataFrame(dict(n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64,
+                                 wait_tasks=n / 64, critical_path=serial / 64, serial_work=serial,
+                                 time=(work + delay + no_work) / p))
+
+    rng = np.random.default_rng(3)
+    n, p = (a.ravel() for a in np.meshgrid(sizes, np.repeat([1.0, 2.0, 3.0, 4.0], 2)))
+    table = runs(n, p)
+    table[["work", "delay", "no_work"]] *= np.exp(rng.normal(0.0, 0.01, (len(table), 3)))
+    table["time"] = table[["work", "delay", "no_work"]].sum(axis=1) / table["p"]
+    model = DagModel(seed=1).fit(Measurements(table))
+    assert isinstance(model.components_["serial_work"], ConstantMetric) == (len(sizes) == 1)
+    truth = runs(np.array([2.0**14]), np.array([8.0]))
+    pred = model.predict(truth[["n", "p"]], n_draws=1000, seed=0)
+    assert pred["serial_work"].median[0] == pytest.approx(truth["serial_work"][0], rel=1e-3)
+    assert pred.median[0] == pytest.approx(truth["time"][0], rel=0.1)
+    model.save(tmp_path / "one.model")
+    back = DagModel.load(tmp_path / "one.model")
+    np.testing.assert_array_equal(back.predict(truth[["n", "p"]], n_draws=200, seed=1).draws,
+                                  model.predict(truth[["n", "p"]], n_draws=200, seed=1).draws)
