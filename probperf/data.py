@@ -339,6 +339,9 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     if not unknown:
         return
     c = unknown[0]
+    hint = column_hint(c)
+    if hint:  # a metric with its unit, a repetition index: not a parameter, whatever --config says
+        raise loc.error(f"{UNKNOWN_COLUMN} {c!r}: {hint}", column=c)
     # a typo: of a metric, or of a declared name that is no column (--config ppm for ppn)
     absent = [d for d in config if d not in columns]
     close = difflib.get_close_matches(c, [*absent, *(x for x in METRICS if x not in columns)], n=1, cutoff=0.6)
@@ -352,6 +355,45 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
         f"(metrics are {', '.join(METRICS)})",
         column=c,
     )
+
+
+#: Seconds per unit of the time units a column name may carry (``time_ms``, ``work [us]``).
+NAMED_UNITS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6,
+               "usec": 1e-6, "µs": 1e-6, "ns": 1e-9, "nsec": 1e-9, "cycles": None}
+#: Column names of a repetition index: each row is a run already, so they are no parameter.
+REPETITION_NAMES = ("rep", "repetition", "run", "trial", "iteration", "iter", "attempt")
+
+
+def column_hint(c: str) -> str:
+    """What a column that is neither parameter nor metric most likely is, where its name
+    says (else ""): a metric with its unit in the name, or a repetition index. Following
+    the general advice (declare it a configuration) would make either a parameter: a
+    time in milliseconds renamed ``time`` would be read as seconds, a run index a
+    configuration effect.
+
+    Examples
+    --------
+    >>> column_hint("time_ms")
+    "the metric 'time' in ms: give it in seconds (times 0.001) in a column named 'time'"
+    >>> column_hint("Time [s]"), column_hint("rep")[:44]
+    ("the metric 'time' in s: name the column 'time'", 'a repetition index: leave it out (each row i')
+    >>> column_hint("host")
+    ''
+    """
+    import re
+
+    found = re.fullmatch(r"\s*([a-z_]+?)[\s_\-]*[\[(]?\s*([a-zµ]+)\s*[\])]?\s*", c.lower())
+    if found and found.group(1) in METRICS and found.group(2) in NAMED_UNITS:
+        metric, unit = found.groups()
+        seconds = NAMED_UNITS[unit]
+        if seconds is None:
+            return f"the metric {metric!r} in cycles: name the column {metric!r} and read the table with unit='cycles'"
+        if seconds == 1.0:
+            return f"the metric {metric!r} in {unit}: name the column {metric!r}"
+        return f"the metric {metric!r} in {unit}: give it in seconds (times {seconds:g}) in a column named {metric!r}"
+    if c.strip().lower().rstrip("s_#") in REPETITION_NAMES or c.strip().lower() in ("#", "idx", "index"):
+        return "a repetition index: leave it out (each row is one run; repeated settings are repetitions)"
+    return ""
 
 
 def _checked_numbers(column: pd.Series, c: str, is_param: bool, loc: Location) -> pd.Series:

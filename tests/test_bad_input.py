@@ -148,6 +148,12 @@ BAD_FILES = [
     ("tme_name.csv", "n,p,tme,time\n10,1,fast,1.0\n", "tme_name.csv, line 1, column tme: unknown column 'tme'; declare"),
     ("tme_only.csv", "n,p,tme\n10,1,1.0\n",
      "tme_only.csv, line 1, column tme: unknown column 'tme' (a typo for the metric 'time'?)"),
+    # a metric with its unit in the name, a repetition index: what they are, not "declare a
+    # configuration" (which would make them parameters: milliseconds read as seconds)
+    ("time_ms.csv", "n,p,time_ms\n10,1,1.0\n", "time_ms.csv, line 1, column time_ms: unknown column 'time_ms': "
+     "the metric 'time' in ms: give it in seconds (times 0.001) in a column named 'time'"),
+    ("rep.csv", "n,p,rep,time\n10,1,0,1.0\n", "rep.csv, line 1, column rep: unknown column 'rep': a repetition "
+     "index: leave it out (each row is one run; repeated settings are repetitions)"),
     # the worker count under another name: said before the column is called unknown
     ("threads.csv", "n,threads,time\n10,1,1.0\n", "threads.csv, line 1, column p: required parameter column 'p' is "
      "missing (the number of workers: name that column p; the file's other columns are threads)"),
