@@ -320,13 +320,17 @@ def constant_params(frame: pd.DataFrame, features: Sequence[str]) -> dict:
     return out
 
 
-def prediction_points(X, params: dict, features: Sequence[str], defaults: dict | None = None) -> pd.DataFrame:
+def prediction_points(X, params: dict, features: Sequence[str], defaults: dict | None = None,
+                      relations: dict | None = None) -> pd.DataFrame:
     """The points a model is asked about, completed and checked.
 
     ``X`` is a table/mapping of points, or ``None`` with the points given as keyword
     ``params`` (``n=2**20, p=36``), never both. Missing parameters take ``defaults``
     (the values that were constant in training); one the model does not know is
     refused (:func:`point_table`); ``n`` must be positive and ``p`` a positive integer.
+    A parameter the others make in every training run (``relations``, ``p = nnodes *
+    ppn``) may be left out and is worked out, as the CLI's ``--at`` does
+    (:func:`probperf.models.points.complete_points`).
 
     Examples
     --------
@@ -343,7 +347,7 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
         if not params:
             raise ValueError(NO_POINTS)
         X = params
-    pts = point_table(X, features, defaults)
+    pts = point_table(X, features, defaults, relations=relations)
     if not len(pts):
         raise ValueError(NO_ROWS)
     if "p" in pts and (np.any(pts["p"] < 1) or np.any(pts["p"] != np.round(pts["p"]))):
@@ -365,7 +369,8 @@ UNKNOWN_PARAM = "the model has no parameter {name!r}; its parameters are {featur
 NOT_A_NUMBER = "{name} must be a finite number at every prediction point; point {row} has {name}={value!r}"
 
 
-def point_table(X, features: Sequence[str], defaults: dict | None = None, known_only: bool = True) -> pd.DataFrame:
+def point_table(X, features: Sequence[str], defaults: dict | None = None, known_only: bool = True,
+                relations: dict | None = None) -> pd.DataFrame:
     """``X`` as a float table of exactly the columns ``features``, one row per point.
 
     ``X`` is a DataFrame (metric and label columns such as ``time`` or ``split`` are
@@ -395,6 +400,10 @@ def point_table(X, features: Sequence[str], defaults: dict | None = None, known_
     for k, v in defaults.items():
         if k not in pts:
             pts[k] = v
+    if relations:  # p = nnodes * ppn: the one member left out worked out from the others
+        from .models.points import complete_points
+
+        pts = complete_points(pts, relations)
     missing = [f for f in features if f not in pts]
     if missing:
         raise ValueError(f"prediction points lack parameter(s) {missing}")

@@ -927,3 +927,16 @@ def test_a_strong_scaling_study_with_an_overhead_is_predicted_at_four_times_the_
     monkeypatch.setattr(laws, "AFFINE_WORKERS", False)
     powers = LawMixture().fit(p[:, None], y, features=["p"]).predict({"p": [32.0]}, n_draws=2000, seed=0)
     assert powers.median[0] < 0.6 * law(32.0) and powers.interval(0.9)[1][0] < law(32.0)
+
+
+def test_a_parameter_the_others_make_may_be_left_out_in_python_as_on_the_command_line():
+    # p = nnodes * ppn in every run: model.predict(n=..., nnodes=2, p=8) works ppn out (4),
+    # as `predict --at` does; leaving out two members still names what is missing
+    rows = [{"n": n, "nnodes": a, "ppn": b, "p": a * b, "time": 1e-6 * n / (a * b) + 1e-5 * np.log2(2 * a * b)}
+            for n in 2.0 ** np.arange(10, 14) for a in (1.0, 2.0, 4.0) for b in (1.0, 2.0, 4.0)]
+    model = DirectModel().fit(Measurements(pd.DataFrame(rows), config=["nnodes", "ppn"]))
+    full = model.predict(n=2.0**13, nnodes=2, ppn=4, p=8, seed=0)
+    assert np.array_equal(model.predict(n=2.0**13, nnodes=2, p=8, seed=0).draws, full.draws)
+    assert np.array_equal(model.predict(pd.DataFrame({"n": [2.0**13], "ppn": [4], "p": [8]}), seed=0).draws, full.draws)
+    with pytest.raises(ValueError, match=r"prediction points lack parameter\(s\) \['nnodes', 'ppn'\]"):
+        model.predict(n=2.0**13, p=8)

@@ -134,8 +134,10 @@ class TableModel(Estimator):
         self.train_points_ = {c: [float(v) for v in frame[c]] for c in cols}
 
     def _points(self, X, params) -> pd.DataFrame:
+        from .points import relations_of
+
         self._check_fitted()  # every predict starts here: an unfitted model says so
-        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}))
+        return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}), relations_of(self))
 
 
 def _training_arrays(X, y, target, features) -> tuple[list, np.ndarray, np.ndarray]:
