@@ -179,7 +179,14 @@ def _leading_law(model) -> str:
     ...     weights_ = {"power": 0.25, "exp(n)": 0.75}
     >>> _leading_law(Fitted())
     '(exp(n) 75%)'
+    >>> from probperf.dag import ConstantMetric
+    >>> _leading_law(ConstantMetric(2.0))
+    '(the value measured at its one setting)'
     """
+    from ..dag import ConstantMetric, ZeroMetric
+
+    if isinstance(model, (ConstantMetric, ZeroMetric)):  # too few runs for a law: what it is instead
+        return "(the value measured at its one setting)" if isinstance(model, ConstantMetric) else "(0 in every run)"
     weights = getattr(model, "weights_", None)
     if not weights:
         return ""
