@@ -265,7 +265,9 @@ written after ``+explin`` or ``+monolow``) adds the affine laws of p alone
 (laws.AFFINE_WORKERS): time modelled directly 0.524 against 0.217 on seed 0 and 0.560
 against 0.281 on seed 1, adopted; the DAG model 0.386 with them in its parts against
 0.391 without, so its parts go without (results/choose_laws_time_only_affp.md,
-choose_laws_time_only_affp_seed1.md, choose_laws_affp_dag.md). The time-only default is
+choose_laws_time_only_affp_seed1.md, choose_laws_affp_dag.md; the DAG run predates the
+laws' tie to ``affine_power``, which the DAG parts turn off: at later commits ``+affp``
+no longer reaches them). The time-only default is
 now ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+explin+affp+ovh+base16+wavg+l2``
 (the other pools cannot tell: every case of theirs varies more than p).
 """

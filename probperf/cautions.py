@@ -119,7 +119,7 @@ SHOWN_RTOL = 1e-6
 
 def far_beyond(points, ranges) -> list[str]:
     """A message per parameter when points lie more than :func:`~probperf.selection.far_factor`
-    times above its training range (16x, or the range's own ratio where smaller), or
+    times above its training range (16x, or one span of the range where nearer), or
     anywhere below a positive range, naming the furthest (a plot's sweep is one line).
     Below, because the forward validation only ever predicts larger values from smaller
     ones: a smaller cut-off or size than any measured is checked by no held-out run

@@ -415,10 +415,11 @@ class ZeroMetric:
 @persist.register
 class ConstantMetric:
     """A metric measured positive at a single setting of its inputs (one problem size,
-    the serial work of a strong-scaling study): predicted as the value measured, the
-    geometric mean where the setting was run more than once. Only that setting can be
-    asked (predict refuses a size outside the measured ones, and with one size there is
-    no other), so the constant is what the runs say, not a law.
+    the serial work of a strong-scaling study; for a part over the workers, one worker
+    count too): predicted as the value measured, the geometric mean where the setting
+    was run more than once. Only that setting can be asked (predict refuses a size or
+    worker count with fewer than 3 measured values outside the measured ones), so the
+    constant is what the runs say, not a law.
 
     Examples
     --------

@@ -339,12 +339,12 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     if not unknown:
         return
     c = unknown[0]
-    hint = column_hint(c)
-    if hint:  # a metric with its unit, a repetition index: not a parameter, whatever --config says
-        raise loc.error(f"{UNKNOWN_COLUMN} {c!r}: {hint}", column=c)
     # a typo: of a metric, or of a declared name that is no column (--config ppm for ppn)
     absent = [d for d in config if d not in columns]
     close = difflib.get_close_matches(c, [*absent, *(x for x in METRICS if x not in columns)], n=1, cutoff=0.6)
+    hint = "" if close and close[0] in absent else column_hint(c)
+    if hint:  # a metric with its unit, a repetition index: the general advice would make it a parameter
+        raise loc.error(f"{UNKNOWN_COLUMN} {c!r}: {hint}", column=c)
     typo = "" if not close else (f" (a typo? the declared {close[0]!r} is no column)" if close[0] in absent
                                  else f" (a typo for the metric {close[0]!r}?)")
     also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""
@@ -361,15 +361,15 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
 NAMED_UNITS = {"s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6,
                "usec": 1e-6, "µs": 1e-6, "ns": 1e-9, "nsec": 1e-9, "cycles": None}
 #: Column names of a repetition index: each row is a run already, so they are no parameter.
-REPETITION_NAMES = ("rep", "repetition", "run", "trial", "iteration", "iter", "attempt")
+#: Singular and exact only: ``iterations``, ``trials`` or ``runs`` may well be a workload.
+REPETITION_NAMES = ("rep", "repetition", "run", "trial", "#", "idx", "index")
 
 
 def column_hint(c: str) -> str:
-    """What a column that is neither parameter nor metric most likely is, where its name
-    says (else ""): a metric with its unit in the name, or a repetition index. Following
-    the general advice (declare it a configuration) would make either a parameter: a
-    time in milliseconds renamed ``time`` would be read as seconds, a run index a
-    configuration effect.
+    """What an undeclared column that is neither parameter nor metric most likely is,
+    where its name says (else ""): a metric with its unit in the name, or a repetition
+    index. The general advice (declare it a configuration) would make either a
+    parameter, and a time in milliseconds renamed ``time`` would be read as seconds.
 
     Examples
     --------
@@ -377,8 +377,8 @@ def column_hint(c: str) -> str:
     "the metric 'time' in ms: give it in seconds (times 0.001) in a column named 'time'"
     >>> column_hint("Time [s]"), column_hint("rep")[:44]
     ("the metric 'time' in s: name the column 'time'", 'a repetition index: leave it out (each row i')
-    >>> column_hint("host")
-    ''
+    >>> column_hint("host"), column_hint("iterations"), column_hint("runs"), column_hint("time_steps")
+    ('', '', '', '')
     """
     import re
 
@@ -387,12 +387,14 @@ def column_hint(c: str) -> str:
         metric, unit = found.groups()
         seconds = NAMED_UNITS[unit]
         if seconds is None:
-            return f"the metric {metric!r} in cycles: name the column {metric!r} and read the table with unit='cycles'"
+            return (f"the metric {metric!r} in cycles: name the column {metric!r} and read the table with "
+                    "unit='cycles' and clock_hz (pp.read), or give it in seconds")
         if seconds == 1.0:
             return f"the metric {metric!r} in {unit}: name the column {metric!r}"
         return f"the metric {metric!r} in {unit}: give it in seconds (times {seconds:g}) in a column named {metric!r}"
-    if c.strip().lower().rstrip("s_#") in REPETITION_NAMES or c.strip().lower() in ("#", "idx", "index"):
-        return "a repetition index: leave it out (each row is one run; repeated settings are repetitions)"
+    if c.strip().lower() in REPETITION_NAMES:
+        return ("a repetition index: leave it out (each row is one run; repeated settings are repetitions), "
+                f"or, if it is a parameter, declare it with --config {c}")
     return ""
 
 

@@ -400,10 +400,11 @@ def point_table(X, features: Sequence[str], defaults: dict | None = None, known_
     for k, v in defaults.items():
         if k not in pts:
             pts[k] = v
-    if relations:  # p = nnodes * ppn: the one member left out worked out from the others
+    if relations and any(f not in pts for f in features):  # p = nnodes * ppn: a member left out, worked out
         from .models.points import complete_points
 
-        pts = complete_points(pts, relations)
+        given = pd.DataFrame({c: _finite_numbers(pts[c], c) for c in pts if c in features})  # refused as given
+        pts = complete_points(given, relations)
     missing = [f for f in features if f not in pts]
     if missing:
         raise ValueError(f"prediction points lack parameter(s) {missing}")

@@ -153,7 +153,8 @@ BAD_FILES = [
     ("time_ms.csv", "n,p,time_ms\n10,1,1.0\n", "time_ms.csv, line 1, column time_ms: unknown column 'time_ms': "
      "the metric 'time' in ms: give it in seconds (times 0.001) in a column named 'time'"),
     ("rep.csv", "n,p,rep,time\n10,1,0,1.0\n", "rep.csv, line 1, column rep: unknown column 'rep': a repetition "
-     "index: leave it out (each row is one run; repeated settings are repetitions)"),
+     "index: leave it out (each row is one run; repeated settings are repetitions), or, if it is a parameter, "
+     "declare it with --config rep"),
     # the worker count under another name: said before the column is called unknown
     ("threads.csv", "n,threads,time\n10,1,1.0\n", "threads.csv, line 1, column p: required parameter column 'p' is "
      "missing (the number of workers: name that column p; the file's other columns are threads)"),

@@ -381,8 +381,8 @@ def test_a_version_9_model_file_is_still_read_and_predicts_as_written(tmp_path, 
     assert '"saturating"' in text and '"bounded_in_size"' in text
     old = json.loads(text.replace(', "saturating": true', "").replace(', "saturating": null', "")
                      .replace(', "bounded_in_size": false', "").replace(', "bounded_in_size": true', ""))
-    old["state"]["fitted"].pop("monotone_beyond_")
-    old["state"]["fitted"].pop("span_inflated_")
+    for later in ("monotone_beyond_", "span_inflated_", "monotone_within_"):
+        old["state"]["fitted"].pop(later)
     old = json.dumps(old)
     assert '"saturating"' not in old and '"bounded_in_size"' not in old and "monotone_beyond_" not in old
     meta = {"format": persist.FORMAT, "version": "9", "kind": kind, "config": old,
@@ -722,6 +722,9 @@ def test_a_strong_scaling_study_at_one_or_two_sizes_predicts_more_workers(tmp_pa
     pred = model.predict(truth[["n", "p"]], n_draws=1000, seed=0)
     assert pred["serial_work"].median[0] == pytest.approx(truth["serial_work"][0], rel=1e-3)
     assert pred.median[0] == pytest.approx(truth["time"][0], rel=0.1)
+    if len(sizes) == 1:  # the constant is the value at that size only: another size is refused
+        with pytest.raises(ValueError, match=r"only 1 distinct value of 'n' in the training data"):
+            model.predict(n=2.0**15, p=4)
     model.save(tmp_path / "one.model")
     back = DagModel.load(tmp_path / "one.model")
     np.testing.assert_array_equal(back.predict(truth[["n", "p"]], n_draws=200, seed=1).draws,
