@@ -851,6 +851,11 @@ def test_a_reader_that_stops_early_ends_the_command_with_success(corpus):
         err = proc.stderr.read()
         assert proc.wait(timeout=TRY_SECONDS) == 0, err
         assert "error" not in err and "Traceback" not in err and "Exception" not in err
+    # the help too, which rich prints and then exits 1 on its own
+    proc = subprocess.Popen([sys.executable, "-m", "probperf", "fit", "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    assert proc.wait(timeout=TRY_SECONDS) == 0 and proc.stderr.read() == ""
 
 
 def test_predict_refuses_a_run_time_that_is_not_positive(monkeypatch):

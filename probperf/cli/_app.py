@@ -121,6 +121,19 @@ def reader_left() -> bool:
         return False
 
 
+def _stdout_kind() -> str:
+    """What descriptor 1 is: "pipe" (or socket), "null" (``/dev/null``) or "other"."""
+    import stat
+
+    try:
+        mode = os.fstat(1).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            return "pipe"
+        return "null" if os.path.samestat(os.fstat(1), os.stat(os.devnull)) else "other"
+    except OSError:
+        return "other"
+
+
 def stdout_to_nowhere() -> None:
     """Point descriptor 1 at ``/dev/null``: what stdout still buffers can never be
     written (a full disk, a reader gone), and the interpreter's last flush must not fail.
@@ -224,12 +237,19 @@ class _OneLineErrors(_Group):
             signal.signal(signal.SIGTERM, _terminate)
         if sys.stdout is None:  # started with stdout closed (`>&-`)
             _stdout_to_devnull()
+        piped = _stdout_kind() == "pipe"
         try:
             with _one_line_warnings():
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except typer.Abort:  # Ctrl-C or SIGTERM: said, not a silent exit
             err_console.print("interrupted", highlight=False)
             code = 130
+        except SystemExit as exc:  # typer's or rich's own exit on a broken pipe (help printed to `| head`)
+            # (rich points stdout at /dev/null before it exits: the pipe it left is the sign)
+            if not (exc.code == 1 and piped and (reader_left() or _stdout_kind() == "null")):
+                raise
+            stdout_to_nowhere()
+            code = 0
         except typer.TyperException as exc:  # click's usage errors (typer vendors click)
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
             if message.strip():  # a group called bare has shown its help, and its error says nothing
