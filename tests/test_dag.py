@@ -729,3 +729,21 @@ def test_a_strong_scaling_study_at_one_or_two_sizes_predicts_more_workers(tmp_pa
     back = DagModel.load(tmp_path / "one.model")
     np.testing.assert_array_equal(back.predict(truth[["n", "p"]], n_draws=200, seed=1).draws,
                                   model.predict(truth[["n", "p"]], n_draws=200, seed=1).draws)
+
+
+def test_auto_models_time_directly_where_only_the_workers_vary():
+    # SINGLE_SIZE_DIRECT: traced runs at one size are fitted as time directly, and fit
+    # says why; at two sizes the DAG model stays the choice
+    from probperf import registry
+
+    def traced(sizes):
+        n, p = (a.ravel() for a in np.meshgrid(sizes, [1.0, 2.0, 4.0, 8.0]))
+        serial = 3.0 * n * np.log2(n)
+        frame = pd.DataFrame(dict(n=n, p=p, work=serial, delay=n / 64 * 50 * p, no_work=(p - 1) * serial / 64,
+                                  create_task=n / 64, wait_tasks=n / 64, critical_path=serial / 64))
+        return Measurements(frame.assign(time=(frame.work + frame.delay + frame.no_work) / p))
+
+    one, two = traced([2.0**14]), traced([2.0**13, 2.0**14])
+    assert registry.choose(one) == "direct" and registry.choose(two) == "dag"
+    assert registry.why_not_dag(one).startswith("only p varies (one size)") and registry.why_not_dag(two) == ""
+    assert type(fit(one)).__name__ == "DirectModel" and type(fit(one, model="dag")).__name__ == "DagModel"
