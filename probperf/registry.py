@@ -230,6 +230,10 @@ def dag_lacks(m: Measurements) -> list[str]:
     return lacks
 
 
+class ModelChoiceWarning(UserWarning):
+    """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`)."""
+
+
 def why_not_dag(measurements: Measurements, target: str = "time") -> str:
     """Why ``auto`` models time alone on runs that carry some DAG metrics (``""`` when it
     does not, or when the runs carry none: plain timings are no surprise). Said by
@@ -353,6 +357,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
 
     for line in coded_choices(measurements):  # doctor's caution, said where it matters: at the fit
         warnings.warn(line, UserWarning, stacklevel=2)
+    alone = why_not_dag(measurements, target) if model == AUTO else ""
+    if alone:  # traced runs, yet time is modelled alone: said (the CLI says it with the file's name)
+        warnings.warn(f"time is modelled alone: {alone}", ModelChoiceWarning, stacklevel=2)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):
@@ -362,4 +369,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "target_problem", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "target_problem", "fit"]

@@ -746,4 +746,6 @@ def test_auto_models_time_directly_where_only_the_workers_vary():
     one, two = traced([2.0**14]), traced([2.0**13, 2.0**14])
     assert registry.choose(one) == "direct" and registry.choose(two) == "dag"
     assert registry.why_not_dag(one).startswith("only p varies (one size)") and registry.why_not_dag(two) == ""
-    assert type(fit(one)).__name__ == "DirectModel" and type(fit(one, model="dag")).__name__ == "DagModel"
+    with pytest.warns(registry.ModelChoiceWarning, match=r"time is modelled alone: only p varies \(one size\)"):
+        assert type(fit(one)).__name__ == "DirectModel"
+    assert type(fit(one, model="dag")).__name__ == "DagModel"

@@ -90,7 +90,8 @@ def fit(
         no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
         if no_dag:  # the runs were traced, yet time is modelled alone: say why
             warn(f"{shown(data)}: time is modelled alone: {no_dag}")
-        with progress.reporting(enabled=not quiet):
+        with progress.reporting(enabled=not quiet), warnings.catch_warnings():
+            warnings.simplefilter("ignore", registry.ModelChoiceWarning)  # said above, with the file's name
             try:
                 # the rows were chosen above (split_rows), where it is said which
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed,
