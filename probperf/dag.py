@@ -316,6 +316,31 @@ IDLE_BOUNDED = False
 #: refused (re-fit), since this code no longer has it.
 MONOTONE_BEYOND = True
 
+#: Whether the parts' law mixtures also weigh the 2016 paper's worker law, the same at
+#: every size: ``c0 + c1 (p-1)/p + c2 (p-1)`` (LawMixture's ``worker_design``), the form
+#: of the work inflation and of the delay per task in eq. (10) and (12) of the paper
+#: (the designs of this module's docstring). Why (first principles): each part is a
+#: ratio built to be flat in the size (work per serial work, delay per task, idle time
+#: per (p - 1) T_inf), and contention that adds a fixed cost per extra worker grows it
+#: linearly in p - 1, which the powers of p the mixtures hold bend away from beyond the
+#: data. (Prompted by session 32's traced-data hunt: tables made from exactly these
+#: forms, fitted with the default, were 10-20 % low at 36-64 workers with intervals
+#: missing the truth, where the paper's design regressions, ``--kernel basis``, and time
+#: modelled directly were within 2 %; synthetic data, no dataset's rows.) Registered
+#: 2026-11-27 12:16 UTC, before any run: adopted if nested forward validation on the 14
+#: simulated training sets (``python benchmarks/choose_laws.py --only sim``, suffix
+#: ``+partwd``) scores higher on seed 0 and not lower on seed 1. (Before that run, a
+#: check on a made-up table showed the law refused on the corner split where noise hid
+#: both worker terms; it now drops them down to a constant, as no other law is one.)
+#: Result: 0.795 against 0.800 on seed 0 (sort/A 0.321 against 0.359, farm/A 1.738
+#: against 1.767; fft/A and fft/B higher), so seed 1 was not run
+#: (results/choose_laws_partwd.md): rejected, off. On the simulator's parts the powers
+#: of p predict the held-out workers better than a linear growth; the made-up tables of
+#: the hunt, linear by construction, stay predicted 10-20 % low at 36-64 workers by the
+#: default DAG model (time modelled directly, or ``--kernel basis``, fit them within 2 %).
+#: The code stays, tested with the option on.
+PART_WORKER_DESIGN = False
+
 #: Whether the hold of MONOTONE_BEYOND also applies inside the measured workers: at every
 #: point with more workers than the smallest training count above one, a draw's work
 #: (per serial work) and delay (per task) are held at least at their values in the same
@@ -765,6 +790,7 @@ class DagModel(TableModel):
             options["noise_profile"] = PART_NOISE_PROFILE
             options["affine_power"] = PART_AFFINE_POWER
             options["saturating"] = PART_SATURATING
+            options["worker_design"] = PART_WORKER_DESIGN
             # the idle ratio per (p - 1) T_inf is bounded in the size (IDLE_BOUNDED)
             options["bounded_in_size"] = IDLE_BOUNDED and component == "no_work" and self._idle_per_span()
         elif family == specs.BASIS and BY_NAME[component].design is None:

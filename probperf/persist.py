@@ -72,7 +72,8 @@ FORMAT = "probperf-model"
 #: written; a version 10 file that asked for the twin form is refused (re-fit), since
 #: this code no longer has it (DagModel._loaded).
 #: Version 12: law mixtures may hold the affine laws of the workers alone
-#: (``_AffineWorkersLaw``, :data:`probperf.models.laws.AFFINE_WORKERS`) and DAG models a
+#: (``_AffineWorkersLaw``, :data:`probperf.models.laws.AFFINE_WORKERS`) and the paper's
+#: worker law (``_WorkerDesignLaw``, LawMixture's ``worker_design``), and DAG models a
 #: component measured at one setting (``ConstantMetric``) and ``monotone_within_``, which
 #: a version 11 reader cannot build (refused by the version). Version 9-11 files hold
 #: none of them and predict as written.
