@@ -422,7 +422,7 @@ def params(obj) -> dict:
     --------
     >>> from probperf.models import LawMixture
     >>> params(LawMixture(seed=3))
-    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'lower_order': None, 'noise_profile': None, 'affine_power': None, 'saturating': None, 'bounded_in_size': False, 'seed': 3, 'n_draws': 1000}
+    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'lower_order': None, 'noise_profile': None, 'affine_power': None, 'saturating': None, 'bounded_in_size': False, 'worker_design': False, 'seed': 3, 'n_draws': 1000}
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()
