@@ -221,8 +221,16 @@ def dag_lacks(m: Measurements) -> list[str]:
     --------
     >>> dag_lacks(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, 1.1]}))
     ['metric delay', 'metric no_work', 'metric create_task', 'metric wait_tasks']
+    >>> dag_lacks(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, None]}))[0]
+    'metric work in every run (missing in 1 of 2)'
     """
-    lacks = [f"metric {c}" for c in DAG_METRICS if not m.has(c)]
+    frame = m.frame
+
+    def lack(c):  # a column with gaps is not "missing": say how many runs lack it
+        gaps = int(frame[c].isna().sum()) if c in frame else len(frame)
+        return f"metric {c}" + (f" in every run (missing in {gaps} of {len(frame)})" if gaps < len(frame) else "")
+
+    lacks = [lack(c) for c in DAG_METRICS if not m.has(c)]
     if "n" not in m.params:
         lacks.insert(0, "parameter n")
     if not has_serial(m):
@@ -231,7 +239,18 @@ def dag_lacks(m: Measurements) -> list[str]:
 
 
 class ModelChoiceWarning(UserWarning):
-    """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`)."""
+    """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> runs = Measurements({"n": [8, 16, 32], "p": [1, 1, 1], "time": [1.0, 2.1, 4.0], "work": [1.0, 2.1, 4.0]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fit(runs, effort="quick")
+    >>> caught[0].category.__name__, str(caught[0].message)[:47]
+    ('ModelChoiceWarning', 'time is modelled alone: the DAG model needs met')
+    """
 
 
 def why_not_dag(measurements: Measurements, target: str = "time") -> str:
