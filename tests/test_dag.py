@@ -749,3 +749,18 @@ def test_auto_models_time_directly_where_only_the_workers_vary():
     with pytest.warns(registry.ModelChoiceWarning, match=r"time is modelled alone: only p varies \(one size\)"):
         assert type(fit(one)).__name__ == "DirectModel"
     assert type(fit(one, model="dag")).__name__ == "DagModel"
+
+
+def test_the_work_part_bounded_in_size_has_no_law_that_grows_like_a_power_of_n(monkeypatch):
+    # WORK_BOUNDED: the work per serial work leaves out the shapes n^j (j > 0) and the
+    # affine laws of n; the other parts keep theirs
+    import probperf.dag as dag
+
+    monkeypatch.setattr(dag, "WORK_BOUNDED", True)
+    model = DagModel(seed=1).fit(worker_table(lambda p: 1 + 0.02 * (p - 1)))
+    work, delay = model.components_["work"], model.components_["delay"]
+    assert work.bounded_in_size and not delay.bounded_in_size
+    def grows(laws):  # the candidates weighed (scores_ names every one)
+        return [k for k in laws if k.startswith("c+n^") or (k.startswith("n^") and not k.startswith("n^0 "))]
+
+    assert grows(work.scores_) == [] and grows(delay.scores_) != []
