@@ -265,3 +265,21 @@ def test_fit_reads_stat_files_as_validate_does(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert [row["unit"] for row in json.loads(r.stdout)] == ["cycles"]
 
+
+
+def test_a_csv_of_cycle_counts_is_read_with_unit_cycles(tmp_path):
+    # a CSV says nothing of its unit: --unit cycles (with --clock-hz) reads a tracer's
+    # counts; --clock-hz alone on seconds is refused with the way out, a unit not known too
+    path = tmp_path / "cycles.csv"
+    path.write_text("n,p,time\n1000,1,2500000\n2000,1,5100000\n4000,1,9900000\n")
+    out = tmp_path / "cycles.parquet"
+    res = run("convert", str(path), str(out), "--unit", "cycles", "--clock-hz", "2.5e9")
+    assert res.exit_code == 0, res.output
+    back = pp.read(out)
+    assert back.unit == "cycles" and back.clock_hz == 2.5e9 and back.frame["time"].tolist() == [2.5e6, 5.1e6, 9.9e6]
+    res = run("validate", str(path), "--clock-hz", "2.5e9")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        "error: --clock-hz applies to runs measured in cycles, but these are in s (--unit cycles says a CSV or "
+        "JSON file is in cycles)")
+    res = run("validate", str(path), "--unit", "ms")
+    assert res.exit_code == 2 and res.stderr.strip() == "error: --unit 'ms': choose s or cycles"

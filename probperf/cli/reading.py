@@ -27,6 +27,8 @@ _CONFIG = typer.Option(
 _STRICT = typer.Option(
     False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
 )
+_UNIT = typer.Option(None, "--unit", metavar="UNIT", help="Unit of the times of CSV or JSON input: s (the "
+                     "default) or cycles (a tracer's counts).")
 _CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
 
 #: The options of the commands that read measurement files, in ``--help`` order:
@@ -37,6 +39,7 @@ _READING = {
     "side_table": (Optional[str], _SIDE),
     "config": (Optional[List[str]], _CONFIG),
     "strict": (bool, _STRICT),
+    "unit": (Optional[str], _UNIT),
     "clock_hz": (Optional[str], _CLOCK),
 }
 
@@ -54,9 +57,9 @@ def reads_measurements(strict: bool = True):
     ... def look(files: list, *, reading: dict):
     ...     return sorted(reading)
     >>> list(inspect.signature(look).parameters)
-    ['files', 'param', 'pattern', 'side_table', 'config', 'clock_hz']
-    >>> look(files=[], param=None, pattern=None, side_table=None, config=None, clock_hz=None)
-    ['clock_hz', 'config', 'param', 'pattern', 'side_table']
+    ['files', 'param', 'pattern', 'side_table', 'config', 'unit', 'clock_hz']
+    >>> look(files=[], param=None, pattern=None, side_table=None, config=None, unit=None, clock_hz=None)
+    ['clock_hz', 'config', 'param', 'pattern', 'side_table', 'unit']
     """
     names = [name for name in _READING if strict or name != "strict"]
 
@@ -105,6 +108,12 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
     if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = config_names(reading["config"])
+    if reading.get("unit") is not None:  # a CSV or JSON file of cycle counts says nothing of its unit itself
+        from ..data import UNITS
+
+        if reading["unit"] not in UNITS:
+            fail(f"--unit {reading['unit']!r}: choose {' or '.join(UNITS)}")
+        kw["unit"] = reading["unit"]
     if reading["clock_hz"] is not None:
         kw["clock_hz"] = float(number("--clock-hz", reading["clock_hz"], low=0, low_open=True))
     for name in ("pattern", "side_table"):
@@ -118,5 +127,6 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
         if identity_warnings or not issubclass(w.category, IdentityWarning):
             warn(str(w.message))
     if "clock_hz" in kw and m.unit != "cycles":  # never dropped without a word
-        fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit}")
+        fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit} (--unit cycles says "
+             "a CSV or JSON file is in cycles)")
     return m
