@@ -256,12 +256,13 @@ choose_laws_time_only_explin.md). The defaults are now
 ``+explin``) holds work and delay inside the measured workers too, from the smallest
 count above one (dag.MONOTONE_WITHIN): 0.7998 against 0.8003 on seed 0, after the nqueens
 simulator's fix (the default's 0.800 is not comparable with the 0.764 above), rejected by
-the rule fixed before the run (results/choose_laws_monolow.md).
+the rule fixed before the run (results/choose_laws_monolow.md); its code is at commit
+ac5e2ee.
 
 ``--single-size`` scores each case's runs at one setting of every parameter but p (a
 strong-scaling study at one size) as cases of their own: 128 slices of the simulated
 training sets. There ``+affp`` (session 32, stripped first of the on/off switches,
-written after ``+explin`` or ``+monolow``) adds the affine laws of p alone
+written after ``+explin``) adds the affine laws of p alone
 (laws.AFFINE_WORKERS): time modelled directly 0.524 against 0.217 on seed 0 and 0.560
 against 0.281 on seed 1, adopted; the DAG model 0.386 with them in its parts against
 0.391 without, so its parts go without (results/choose_laws_time_only_affp.md,
@@ -276,8 +277,8 @@ time directly (registry.SINGLE_SIZE_DIRECT; results/choose_laws_single_size_dag_
 ``+partwd`` (session 32, stripped first of the on/off switches, written after ``+affp``
 or ``+explin``) gives the DAG parts the paper's worker law ``c0 + c1 (p-1)/p + c2 (p-1)``
 (dag.PART_WORKER_DESIGN): 0.795 against 0.800 on seed 0, rejected
-(results/choose_laws_partwd.md). ``+workbnd`` (stripped first, written after
-``+partwd``) leaves the laws that grow like a power of n out of the work part
+(results/choose_laws_partwd.md); its code is at commit 05392a8. ``+workbnd`` (stripped
+first, written after ``+affp`` or ``+explin``) leaves the laws that grow like a power of n out of the work part
 (dag.WORK_BOUNDED): 0.798 against 0.800 on seed 0, rejected (results/choose_laws_workbnd.md).
 """
 
@@ -366,7 +367,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+workbnd", dag, "WORK_BOUNDED"), ("+partwd", dag, "PART_WORKER_DESIGN"), ("+affp", laws, "AFFINE_WORKERS"), ("+monolow", dag, "MONOTONE_WITHIN"), ("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+workbnd", dag, "WORK_BOUNDED"), ("+affp", laws, "AFFINE_WORKERS"), ("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

@@ -72,10 +72,9 @@ FORMAT = "probperf-model"
 #: written; a version 10 file that asked for the twin form is refused (re-fit), since
 #: this code no longer has it (DagModel._loaded).
 #: Version 12: law mixtures may hold the affine laws of the workers alone
-#: (``_AffineWorkersLaw``, :data:`probperf.models.laws.AFFINE_WORKERS`) and the paper's
-#: worker law (``_WorkerDesignLaw``, LawMixture's ``worker_design``), and DAG models a
-#: component measured at one setting (``ConstantMetric``) and ``monotone_within_``, which
-#: a version 11 reader cannot build (refused by the version). Version 9-11 files hold
+#: (``_AffineWorkersLaw``, :data:`probperf.models.laws.AFFINE_WORKERS`), and DAG models a
+#: component measured at one setting (``ConstantMetric``), which a version 11 reader
+#: cannot build (refused by the version). Version 9-11 files hold
 #: none of them and predict as written.
 VERSION = 12
 #: The versions this code reads (their files predict as when they were written).
@@ -422,7 +421,7 @@ def params(obj) -> dict:
     --------
     >>> from probperf.models import LawMixture
     >>> params(LawMixture(seed=3))
-    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'lower_order': None, 'noise_profile': None, 'affine_power': None, 'saturating': None, 'bounded_in_size': False, 'worker_design': False, 'seed': 3, 'n_draws': 1000}
+    {'guard': True, 'discrepancy': True, 'one_worker_level': False, 'residual_gp': None, 'weighting': None, 'growth': None, 'checked_curvature': False, 'lower_order': None, 'noise_profile': None, 'affine_power': None, 'saturating': None, 'bounded_in_size': False, 'seed': 3, 'n_draws': 1000}
     """
     if hasattr(obj, "get_params"):
         return obj.get_params()

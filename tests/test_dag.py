@@ -381,7 +381,7 @@ def test_a_version_9_model_file_is_still_read_and_predicts_as_written(tmp_path, 
     assert '"saturating"' in text and '"bounded_in_size"' in text
     old = json.loads(text.replace(', "saturating": true', "").replace(', "saturating": null', "")
                      .replace(', "bounded_in_size": false', "").replace(', "bounded_in_size": true', ""))
-    for later in ("monotone_beyond_", "span_inflated_", "monotone_within_"):
+    for later in ("monotone_beyond_", "span_inflated_"):
         old["state"]["fitted"].pop(later)
     old = json.dumps(old)
     assert '"saturating"' not in old and '"bounded_in_size"' not in old and "monotone_beyond_" not in old
@@ -557,24 +557,6 @@ def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
     assert free[1] < 0.05 * free[0]  # the law alone: 128^-1.5 of the delay at 8 workers
     assert held[1] == pytest.approx(held[0], rel=0.05)  # held at the edge
     assert held[0] == pytest.approx(free[0], rel=0.02)  # inside the data nothing moves
-
-
-def test_the_hold_inside_the_workers_starts_at_the_smallest_count_above_one(monkeypatch):
-    # MONOTONE_WITHIN: the per-task delay falling like p^-1.5 on 1-8 workers is held at
-    # each draw's value at 2 workers from there on, inside the data too; one worker (its
-    # own level) is left alone, and the option is what the fit saved
-    import probperf.dag as dag
-
-    monkeypatch.setattr(dag, "MONOTONE_WITHIN", True)
-    model = DagModel(seed=1).fit(worker_table())
-    assert model.monotone_within_ and model._hold_edges() == [8.0, 2.0]
-    points = pd.DataFrame({"n": [2.0**14] * 4, "p": [1.0, 2.0, 8.0, 1024.0]})
-    held = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
-    model.monotone_within_ = False
-    free = np.median(model.predict(points, n_draws=1000, seed=0)["delay"].draws, axis=0)
-    assert free[2] < 0.2 * free[1]  # the law alone: 4^-1.5 of the delay at 2 workers
-    assert held[2] == pytest.approx(held[1], rel=0.05) and held[3] == pytest.approx(held[1], rel=0.05)
-    assert held[:2] == pytest.approx(free[:2], rel=0.02)  # at one and two workers nothing moves
 
 
 def test_the_hold_beyond_the_workers_leaves_a_rising_law_and_its_noise_alone():

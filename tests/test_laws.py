@@ -943,24 +943,3 @@ def test_a_parameter_the_others_make_may_be_left_out_in_python_as_on_the_command
     for bad in ("abc", float("nan")):
         with pytest.raises(ValueError, match=r"ppn must be a finite number"):
             model.predict(n=2.0**13, ppn=bad, p=8)
-
-
-def test_the_papers_worker_law_recovers_a_linear_work_inflation_far_out(tmp_path):
-    # work per serial work 1 + 0.02 (p - 1), 2 % noise, sizes 2^10..2^14 on 1-8 workers:
-    # the worker law c0 + c1 (p-1)/p + c2 (p-1) finds the slope and predicts 64 workers
-    # (closed form 2.26) within 5 %; it is offered only to a mixture that asks for it
-    # (the DAG parts, dag.PART_WORKER_DESIGN), and it survives a model file
-    rng = np.random.default_rng(0)
-    n, p = np.repeat(2.0 ** np.arange(10, 15), 16), np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
-    y = (1 + 0.02 * (p - 1)) * np.exp(rng.normal(0.0, 0.02, len(p)))
-    X, names = np.c_[n, p], ["n", "p"]
-    law = laws._make_law([("wdesign",)]).fit(X, names, np.log(y))
-    assert law.mean[2] == pytest.approx(0.02, rel=0.15)
-    assert np.exp(law.predictive(np.array([[2.0**20, 64.0]]), names)[1][0]) == pytest.approx(1 + 0.02 * 63, rel=0.05)
-    assert "c+(p-1)/p+(p-1)" not in LawMixture(discrepancy=False).fit(X, y, features=names).weights_
-    mix = LawMixture(worker_design=True, discrepancy=False).fit(X, y, features=names)
-    assert mix.weights_["c+(p-1)/p+(p-1)"] > 0.1
-    mix.save(tmp_path / "wd.model")
-    back = persist.load(tmp_path / "wd.model")
-    at = {"n": [2.0**16], "p": [32.0]}
-    np.testing.assert_array_equal(back.predict(at, n_draws=200, seed=1).draws, mix.predict(at, n_draws=200, seed=1).draws)

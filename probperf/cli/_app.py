@@ -107,12 +107,10 @@ def reader_left() -> bool:
     True
     """
     import select
-    import stat
 
+    if _stdout_kind() != "pipe":
+        return False
     try:
-        mode = os.fstat(1).st_mode
-        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-            return False
         poll = select.poll()
         poll.register(1, select.POLLOUT)
         # Linux reports a pipe without readers as POLLERR, macOS and the BSDs as POLLHUP

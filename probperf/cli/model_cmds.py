@@ -187,7 +187,7 @@ def _leading_law(model) -> str:
     from ..dag import ConstantMetric, ZeroMetric
 
     if isinstance(model, (ConstantMetric, ZeroMetric)):  # too few runs for a law: what it is instead
-        return "(the value measured at its one setting)" if isinstance(model, ConstantMetric) else "(0 in every run)"
+        return "(0 in every run)" if isinstance(model, ZeroMetric) else "(the value measured at its one setting)"
     weights = getattr(model, "weights_", None)
     if not weights:
         return ""

@@ -654,9 +654,7 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent, bounded),
             **_shape_laws(base, logged, curved, column, bent, lower, bounded),
             **(_affine_power_laws(base, logged, bent, column) if affine_power and not bounded else {}),
-            **(_affine_worker_laws(base, curved, bent, column) if AFFINE_WORKERS and affine_power and not bounded else {}),
-            **({"c+(p-1)/p+(p-1)": [("wdesign",)]} if _WORKER_DESIGN.get() and "p" in bent
-               and column("p").min() >= 1 else {})}
+            **(_affine_worker_laws(base, curved, bent, column) if AFFINE_WORKERS and affine_power and not bounded else {})}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -805,8 +803,6 @@ def _n_coefficients(terms) -> int:
         return {0: 2, 1: 4 + overhead, 2: 3 + overhead}[form] + sizes
     if terms and terms[0][0] == "affp":
         return 2 + bool(terms[0][1])
-    if terms and terms[0][0] == "wdesign":
-        return 3
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     # and the Amdahl law's serial fraction, the saturating law's knee
@@ -1211,40 +1207,6 @@ class _AffineWorkersLaw(_AffineLaw):
 
     def _size_law_leaves(self, active, drop) -> bool:
         return drop == 1  # without its parallel part the law is no law of the workers
-
-
-@persist.register
-class _WorkerDesignLaw(_AffineLaw):
-    """``y = (c0 + c1 (p - 1) / p + c2 (p - 1)) (1 + eps)``, the same at every size
-    (LawMixture's ``worker_design``, :data:`probperf.dag.PART_WORKER_DESIGN`): the 2016
-    paper's worker terms of the work inflation and of the delay per task (eq. 10, 12),
-    for a DAG part built to be flat in the size. Fitted as the affine laws are
-    (conjugate, non-negative coefficients; a term whose coefficient would be negative
-    is left out, down to the constant).
-
-    Examples
-    --------
-    Work per serial work ``1 + 0.02 (p - 1)`` on 1-8 workers, at 64:
-
-    >>> p = np.repeat(np.arange(1.0, 9.0), 2)
-    >>> law = _WorkerDesignLaw([("wdesign",)]).fit(p[:, None], ["p"], np.log(1 + 0.02 * (p - 1)))
-    >>> far = float(np.exp(law.predictive(np.array([[64.0]]), ["p"])[1][0])) / (1 + 0.02 * 63)
-    >>> bool(abs(far - 1) < 0.02)  # the noise prior takes a little of the slope as noise
-    True
-    """
-
-    def __init__(self, terms):
-        self.terms, self.offsets = [tuple(terms[0])], []
-        self.feature, self.with_p, self.absolute, self.lower, self.overhead = "p", 1, False, False, ""
-
-    _overhead_column = -1  # none
-
-    def design(self, X, names) -> np.ndarray:
-        p = X[:, list(names).index("p")]
-        return np.column_stack([np.ones(len(X)), (p - 1.0) / p, p - 1.0])
-
-    def _size_law_leaves(self, active, drop) -> bool:
-        return False  # any term may go: a ratio flat in p is such a part too (no other law is a constant)
 
 
 @persist.register
@@ -1860,7 +1822,7 @@ def _make_law(terms) -> _Law:
     if any(t[0] == "satm1" for t in terms):
         return _SaturatingLaw(terms)
     return {"affine": _AffineLaw, "affexp": _AffineExpLaw, "affpow": _AffinePowerLaw,
-            "affp": _AffineWorkersLaw, "wdesign": _WorkerDesignLaw}.get(kind, _Law)(terms)
+            "affp": _AffineWorkersLaw}.get(kind, _Law)(terms)
 
 
 # -- the mixture ---------------------------------------------------------------------
@@ -1883,8 +1845,6 @@ _AFFPOW = contextvars.ContextVar("affine_power", default=None)
 #: whether the candidate laws include the saturating law (LawMixture's ``saturating``),
 #: set likewise; None outside a mixture's fit (SATURATING then)
 _SATURATING = contextvars.ContextVar("saturating", default=None)
-#: whether the candidate laws include the paper's worker law (LawMixture's ``worker_design``)
-_WORKER_DESIGN = contextvars.ContextVar("worker_design", default=False)
 #: whether the metric is bounded in the size (LawMixture's ``bounded_in_size``), set
 #: likewise: no law that can only grow with n
 _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
@@ -1994,10 +1954,6 @@ class LawMixture(MetricModel):
         (the free power law and the others keep fitted coefficients; the fixed
         ``log^k n`` shapes stay). The DAG model
         decides for its idle part (:data:`probperf.dag.IDLE_BOUNDED`).
-    worker_design : bool
-        Also weigh the paper's worker law ``c0 + c1 (p-1)/p + c2 (p-1)``, the same at
-        every size (:class:`_WorkerDesignLaw`); the DAG model decides for its parts
-        (:data:`probperf.dag.PART_WORKER_DESIGN`).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
         earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
@@ -2084,10 +2040,9 @@ class LawMixture(MetricModel):
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
                  checked_curvature: bool = False, lower_order: bool | None = None,
                  noise_profile: bool | None = None, affine_power: bool | None = None,
-                 saturating: bool | None = None, bounded_in_size: bool = False, worker_design: bool = False,
-                 seed: int = 0, n_draws: int = 1000):
+                 saturating: bool | None = None, bounded_in_size: bool = False, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
-        self.worker_design = worker_design
         self.bounded_in_size = bounded_in_size
         self.saturating = saturating
         self.affine_power = affine_power
@@ -2120,7 +2075,6 @@ class LawMixture(MetricModel):
         powered = _AFFPOW.set(AFFINE_POWER if self.affine_power is None else bool(self.affine_power))
         saturated = _SATURATING.set(SATURATING if self.saturating is None else bool(self.saturating))
         bounded = _BOUNDED.set(bool(self.bounded_in_size))
-        designed = _WORKER_DESIGN.set(bool(getattr(self, "worker_design", False)))
         try:
             self.distance_per_span_ = bool(growth_setting()[0])
             with rowsets.sharing():
@@ -2133,7 +2087,6 @@ class LawMixture(MetricModel):
             _AFFPOW.reset(powered)
             _SATURATING.reset(saturated)
             _BOUNDED.reset(bounded)
-            _WORKER_DESIGN.reset(designed)
             residual.forget()
 
     def _check_values(self, X, y) -> None:
