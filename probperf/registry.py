@@ -341,6 +341,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         effort: str = "default", seed: int = 0, split: str | None = TRAIN_SPLIT):
     """Fit the model a user asks for by name (the CLI's ``fit``).
 
+    Runs counted in cycles with a clock rate (``clock_hz``) are fitted in seconds, so
+    the model predicts seconds; without a rate the model stays in cycles.
+
     ``split``: in a table with a ``split`` column, fit on the rows with this label, as
     the CLI's ``fit --split`` does (None or ``""``: every row); a table without one is
     used whole for ``"train"`` and refused for another label
@@ -356,6 +359,10 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     ...                      "split": ["train", "train", "train", "test"]})
     >>> fit(held, effort="quick").train_ranges_["n"][:2]
     [10.0, 40.0]
+    >>> cycles = Measurements({"n": [10, 20, 40], "p": [1, 1, 1], "time": [2e9, 4.2e9, 8e9]}, unit="cycles",
+    ...                       clock_hz=2e9)
+    >>> fit(cycles, effort="quick").unit_
+    's'
     >>> fit(held, target="n")
     Traceback (most recent call last):
     ...
@@ -372,6 +379,11 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     if unlabelled:
         warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
                       "pass split=None to fit every row", UserWarning, stacklevel=2)
+    if measurements.unit == "cycles" and measurements.clock_hz:
+        # a clock rate given is used: a model in cycles would predict cycles of a machine
+        # the user named in hertz (predict has no rate to convert with); without one the
+        # model stays in cycles and says so in its unit
+        measurements = measurements.in_seconds()
     from .doctor import coded_choices
 
     for line in coded_choices(measurements):  # doctor's caution, said where it matters: at the fit

@@ -358,11 +358,39 @@ def test_plot_refuses_measurements_in_another_unit(grid_runs):
     frame["time"] *= 2e9
     from probperf.formats import write_parquet
 
-    write_parquet(pp.Measurements(frame, unit="cycles", clock_hz=2e9), grid_runs / "cycles.parquet")
+    write_parquet(pp.Measurements(frame, unit="cycles"), grid_runs / "cycles.parquet")
     res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.parquet",
               "-o", grid_runs / "mix.png")
     assert res.exit_code == 2 and "the measurements are in cycles, the model in s" in res.stderr
     assert not (grid_runs / "mix.png").exists()
+    # with their clock rate the cycles are converted, as fit converts them
+    write_parquet(pp.Measurements(frame, unit="cycles", clock_hz=2e9), grid_runs / "clocked.parquet")
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "clocked.parquet",
+              "-o", grid_runs / "mix.png")
+    assert res.exit_code == 0, res.stderr
+    assert (grid_runs / "mix.png").exists()
+
+
+def test_cycles_with_a_clock_rate_are_fitted_and_predicted_in_seconds(grid_runs):
+    """A model fitted on cycle counts whose clock rate is known predicts seconds: the
+    same numbers as the model fitted on the seconds themselves; without a rate, cycles."""
+    frame = pd.read_csv(grid_runs / "runs.csv")
+    from probperf.formats import write_parquet
+
+    write_parquet(pp.Measurements(frame.assign(time=frame["time"] * 2e9), unit="cycles", clock_hz=2e9),
+                  grid_runs / "clocked.parquet")
+    write_parquet(pp.Measurements(frame.assign(time=frame["time"] * 2e9), unit="cycles"), grid_runs / "counts.parquet")
+    answers = {}
+    for name in ("runs.csv", "clocked.parquet", "counts.parquet"):
+        model = grid_runs / f"{name}.model"
+        res = run("fit", grid_runs / name, "--model", "direct", "-q", "-o", model)
+        assert res.exit_code == 0, res.stderr
+        res = run("predict", model, "--at", "n=2**16,p=4", "--format", "json")
+        assert res.exit_code == 0, res.stderr
+        answers[name] = json.loads(res.stdout)[0]
+    assert answers["clocked.parquet"]["unit"] == "s" and answers["counts.parquet"]["unit"] == "cycles"
+    assert answers["clocked.parquet"]["median"] == pytest.approx(answers["runs.csv"]["median"], rel=1e-6)
+    assert answers["counts.parquet"]["median"] == pytest.approx(2e9 * answers["runs.csv"]["median"], rel=1e-6)
 
 
 def test_a_split_the_table_cannot_have_is_refused(grid_runs):
