@@ -375,13 +375,26 @@ def _read_text(path) -> str:
         return f.read()
 
 
-def _number(text: str, source, line=None, column=None, context: str = ""):
+def _number(text: str, source, line=None, column=None, context: str = "", missing: str = ""):
     """The number ``text`` holds (:func:`~probperf.limits.parse_literal`), or a
-    :class:`MeasurementError` at ``source``, ``line``, ``column`` saying why not."""
+    :class:`MeasurementError` at ``source``, ``line``, ``column`` saying why not
+    (``missing``: how the format writes a missing value, said after a NaN)."""
     try:
         return parse_literal(text)
     except NumberError as exc:
-        raise MeasurementError(f"{context}{exc}", source, line, column, value=text) from None
+        raise MeasurementError(f"{context}{_with_missing(exc, missing)}", source, line, column, value=text) from None
+
+
+def _with_missing(exc: NumberError, missing: str) -> str:
+    """The error, with the format's missing value after a NaN: a NaN written for a run
+    not measured is the likeliest cause, and the fix is the format's own word for it.
+
+    Examples
+    --------
+    >>> _with_missing(NumberError("value is NaN"), "leave the cell empty")
+    'value is NaN (leave the cell empty for a missing value)'
+    """
+    return f"{exc} ({missing} for a missing value)" if missing and str(exc) == "value is NaN" else str(exc)
 
 
 def _column_array(values: list) -> np.ndarray:
@@ -624,7 +637,7 @@ def _parse_column(texts: list[str], lines: list[int], source: str, name: str) ->
         if not text:
             values.append(None)
             continue
-        values.append(_number(text, source, line, name))
+        values.append(_number(text, source, line, name, missing="leave the cell empty"))
     return _column_array(values)
 
 
@@ -736,7 +749,7 @@ def _json_record(raw: str, source: str, line: int) -> dict:
     except MeasurementError:
         raise
     except NumberError as exc:
-        raise MeasurementError(str(exc), source, line) from None
+        raise MeasurementError(_with_missing(exc, "write null"), source, line) from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise MeasurementError(f"not valid JSON ({exc})", source, line) from None
     except RecursionError:
@@ -757,7 +770,7 @@ def _json_column(name, values, lines, source) -> np.ndarray:
         try:
             parse_literal(v.text) if isinstance(v, _Overflow) else check_value(v)  # the former says "too large"
         except NumberError as exc:
-            raise MeasurementError(str(exc), source, line, name, value=v) from None
+            raise MeasurementError(_with_missing(exc, "write null"), source, line, name, value=v) from None
     return _column_array(values)
 
 

@@ -147,10 +147,11 @@ def check_value(value, *, integer: bool = False):
     >>> check_value(True)
     Traceback (most recent call last):
     ...
-    probperf.limits.NumberError: value True is not a number (a boolean)
+    probperf.limits.NumberError: value is a boolean (true or false), not a number
     """
     if isinstance(value, (bool, np.bool_)):
-        raise NumberError(f"value {bool(value)!r} is not a number (a boolean)")
+        # no Python spelling: the value may come from JSON's true or a parquet boolean column
+        raise NumberError("value is a boolean (true or false), not a number")
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, int):

@@ -685,7 +685,7 @@ def test_predict_json_is_json(corpus):
 
 
 API_CASES = [
-    pytest.param({"p": [True, False], "time": [1.0, 2.0]}, "column p: 1st row: value True is not a number", id="bool-p"),
+    pytest.param({"p": [True, False], "time": [1.0, 2.0]}, "column p: 1st row: value is a boolean (true or false), not a number", id="bool-p"),
     pytest.param({"p": [1], "time": [1 + 2j]}, "complex", id="complex-time"),
     pytest.param({"p": [1], "time": [np.complex128(1)]}, "complex", id="numpy-complex-time"),
     pytest.param({"p": [1], "time": [10**400]}, "too large", id="int-beyond-float"),

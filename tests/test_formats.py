@@ -193,7 +193,7 @@ def test_csv_line_numbers_count_blank_lines(tmp_path):
         ("n,p,time,n\n1,1,1.0,1\n", "line 1, column n: duplicate column 'n' in the header"),
         ("n,time\n1,1.0\n", "line 1, column p: required parameter column 'p' is missing"),
         ("n,p,time,speed\n1,1,1.0,2\n", "line 1, column speed: unknown column 'speed'"),
-        ("n,p,time\n1,1,1.0\n2,1,nan\n", "line 3, column time: value is NaN"),
+        ("n,p,time\n1,1,1.0\n2,1,nan\n", "line 3, column time: value is NaN (leave the cell empty for a missing value)"),
         ("n,p,time\n1,1,1.0\n2,1,inf\n", "line 3, column time: value is infinite"),
         ("n,p,time\n1,1,1.0\n2,x,2.0\n", "line 3, column p: value 'x' is not a number"),
         ("n,p,time\n1,1.5,1.0\n", "line 2, column p: p must be a positive integer, got 1.5"),
@@ -226,9 +226,9 @@ def test_jsonl_round_trip_and_errors(tmp_path):
     assert back.frame["split"].tolist() == ["train", "test"]
     assert math.isnan(back.frame["work"].iloc[1])
     cases = [
-        ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 2, "p": 1, "time": NaN}\n', "line 2, column time: value is NaN"),
+        ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 2, "p": 1, "time": NaN}\n', "line 2, column time: value is NaN (write null for a missing value)"),
         ('{"n": 1, "p": 1, "time": 1.0, "p": 2}\n', "line 1, column p: duplicate key 'p'"),
-        ('{"n": 1, "p": true, "time": 1.0}\n', "line 1, column p: value True is not a number"),
+        ('{"n": 1, "p": true, "time": 1.0}\n', "line 1, column p: value is a boolean (true or false), not a number"),
         ('{"n": 1, "p": 1, "time": 1.0}\n\n[1]\n', "line 3: expected a JSON object"),
         ('{"n": 1, "time": 1.0}\n', "line 1, column p: required parameter column 'p' is missing"),
         ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "time": 1.0}\n', "line 2, column p: missing value (NaN)"),
