@@ -238,8 +238,51 @@ def dag_lacks(m: Measurements) -> list[str]:
     return lacks
 
 
+def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[Measurements, str]:
+    """The runs a DAG model is fitted on where some traced runs lack a DAG metric (a
+    trace lost, a run timed by hand), and what was left out as a sentence; ``m`` and
+    ``""`` where nothing is left out.
+
+    The runs with every DAG metric are used when they keep every measured value of
+    every parameter, so no direction and no extrapolation distance is lost, and (for
+    ``auto``) the DAG model is what ``auto`` picks on them. Why not time modelled
+    directly on every run: a few lost traces should not cost the decomposition, and
+    the DAG model is ``auto``'s choice on traced runs (nested forward validation,
+    benchmarks/choose_laws.py). A table where a value is only in runs without traces
+    keeps its runs, and ``auto`` models time alone, saying why (:func:`why_not_dag`).
+
+    Examples
+    --------
+    >>> runs = Measurements({"n": [8, 8, 16, 16, 32, 32], "p": [1, 2] * 3, "time": [1.0, 0.6, 2.0, 1.1, 4.0, 2.2],
+    ...                      "work": [1.0, 1.1, 2.0, 2.1, 4.0, 4.2], "delay": [0.0, 0.1, 0.0, 0.1, 0.0, None],
+    ...                      "no_work": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "create_task": [7.0, 7, 15, 15, 31, 31],
+    ...                      "wait_tasks": [3.0, 3, 7, 7, 15, 15]})
+    >>> kept, said = dag_runs(runs)
+    >>> len(kept), said.split(":")[0]
+    (5, '1 of 6 runs lack a DAG metric (delay in 1)')
+    >>> len(dag_runs(runs, model="direct")[0])
+    6
+    """
+    frame = m.frame
+    if target != "time" or not (model == AUTO or model.startswith("dag")) or not all(c in frame for c in DAG_METRICS):
+        return m, ""
+    gaps = frame[list(DAG_METRICS)].isna()
+    lacking = gaps.any(axis=1).to_numpy()
+    if not lacking.any() or lacking.all():
+        return m, ""
+    complete = m._derive(frame[~lacking])
+    if any(complete.frame[c].nunique() < frame[c].nunique() for c in m.params) or (
+            model == AUTO and choose(complete, target) != "dag"):
+        return m, ""
+    counts = ", ".join(f"{c} in {int(k)}" for c, k in gaps.sum().items() if k)
+    return complete, (f"{int(lacking.sum())} of {len(frame)} runs lack a DAG metric ({counts}): the DAG model is "
+                      f"fitted on the other {len(complete)}, which have every measured value of every parameter "
+                      "(--model direct models every run's time)")
+
+
 class ModelChoiceWarning(UserWarning):
-    """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`).
+    """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`),
+    or left runs without a DAG metric out of a DAG model (:func:`dag_runs`).
 
     Examples
     --------
@@ -384,6 +427,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         # the user named in hertz (predict has no rate to convert with); without one the
         # model stays in cycles and says so in its unit
         measurements = measurements.in_seconds()
+    measurements, left = dag_runs(measurements, target, model)
+    if left:  # said, never dropped without a word (the CLI says it with the file's name)
+        warnings.warn(left, ModelChoiceWarning, stacklevel=2)
     from .doctor import coded_choices
 
     for line in coded_choices(measurements):  # doctor's caution, said where it matters: at the fit
@@ -400,4 +446,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "why_not_dag", "choose", "target_problem", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "dag_runs", "why_not_dag", "choose", "target_problem", "fit"]

@@ -260,10 +260,11 @@ def test_fit_reads_stat_files_as_validate_does(tmp_path):
             "-o", out, "-q")
     assert r.exit_code == 0, r.stderr
     pred = pp.load(out).predict({"n": [160], "p": [2]})  # n came from the file names
-    assert pred.median[0] == pytest.approx(70 * 160 / 2, rel=0.05) and pred.unit == "cycles"
+    # the clock rate given, the model is in seconds: 70 n / p cycles at 1 kHz
+    assert pred.median[0] == pytest.approx(70 * 160 / 2 / 1e3, rel=0.05) and pred.unit == "s"
     r = run("predict", out, "--at", "n=160,p=2", "--format", "json")  # the JSON rows say their unit
     assert r.exit_code == 0, r.stderr
-    assert [row["unit"] for row in json.loads(r.stdout)] == ["cycles"]
+    assert [row["unit"] for row in json.loads(r.stdout)] == ["s"]
 
 
 

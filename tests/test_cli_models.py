@@ -699,6 +699,31 @@ def test_fit_says_why_traced_runs_get_time_alone(tmp_path):
     assert res.exit_code == 0 and "modelled alone" not in res.stderr
 
 
+def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):
+    """Traced runs of which a few lost a metric: fit (auto or --model dag) fits the DAG
+    model on the others, which keep every size and worker count, and says how many it
+    left out and why; doctor says the same. A size measured only without traces keeps
+    its runs: time is modelled alone, said."""
+    runs = pp.sim.generate("fib", n=[16, 18, 20, 22], p=[1, 2, 4], reps=2, seed=0).frame
+    runs.loc[[3, 10], "delay"] = np.nan  # (16, 1) and (18, 2), each with a traced twin
+    data = tmp_path / "gaps.csv"
+    runs.to_csv(data, index=False)
+    said = (f"warning: {data}: 2 of 24 runs lack a DAG metric (delay in 2): the DAG model is fitted on the other "
+            "22, which have every measured value of every parameter (--model direct models every run's time)")
+    for model in ("auto", "dag"):
+        res = run("fit", data, "--model", model, "-q", "-o", tmp_path / "m.model")
+        assert res.exit_code == 0, res.output
+        assert said in " ".join(res.stderr.split()) and "saved DagModel" in res.output
+        assert len(pp.load(tmp_path / "m.model").train_points_["n"]) == 22
+    res = run("doctor", data)
+    assert res.exit_code == 0 and "DAG model: usable" in res.stdout
+    runs.loc[runs["n"] == 22, "delay"] = np.nan  # the largest size: only in untraced runs
+    runs.to_csv(data, index=False)
+    res = run("fit", data, "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0 and "saved DirectModel" in res.output
+    assert "time is modelled alone: the DAG model needs metric delay in every run (missing in 8 of 24)" in res.stderr
+
+
 def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
     """n=200 and n=200,p=8 (p is 8 in every run) are one point: predicted once, the
     same numbers in every row it is asked in, in the order asked, with --explain too."""

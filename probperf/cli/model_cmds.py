@@ -87,6 +87,9 @@ def fit(
         averaged = averaged_runs(m)
         if averaged:  # said before the fit, not dropped without a word
             warn(f"{shown(data)}: {averaged}")
+        m, left = registry.dag_runs(m, target, model)
+        if left:  # runs without a trace: left out of the DAG model, and said
+            warn(f"{shown(data)}: {left}")
         no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
         if no_dag:  # the runs were traced, yet time is modelled alone: say why
             warn(f"{shown(data)}: time is modelled alone: {no_dag}")
