@@ -239,7 +239,8 @@ def dag_lacks(m: Measurements) -> list[str]:
 
 
 def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[Measurements, str]:
-    """The runs a DAG model is fitted on where some traced runs lack a DAG metric (a
+    """The runs a model of the DAG metrics (``auto``'s DAG model, or one asked for by
+    name: ``needs_dag``) is fitted on where some traced runs lack a DAG metric (a
     trace lost, a run timed by hand), and what was left out as a sentence; ``m`` and
     ``""`` where nothing is left out.
 
@@ -264,7 +265,7 @@ def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[
     6
     """
     frame = m.frame
-    if target != "time" or not (model == AUTO or model.startswith("dag")) or not all(c in frame for c in DAG_METRICS):
+    if target != "time" or not (model == AUTO or entry_of(model).needs_dag) or not all(c in frame for c in DAG_METRICS):
         return m, ""
     gaps = frame[list(DAG_METRICS)].isna()
     lacking = gaps.any(axis=1).to_numpy()
@@ -275,8 +276,8 @@ def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[
             model == AUTO and choose(complete, target) != "dag"):
         return m, ""
     counts = ", ".join(f"{c} in {int(k)}" for c, k in gaps.sum().items() if k)
-    return complete, (f"{int(lacking.sum())} of {len(frame)} runs lack a DAG metric ({counts}): the DAG model is "
-                      f"fitted on the other {len(complete)}, which have every measured value of every parameter "
+    return complete, (f"{int(lacking.sum())} of {len(frame)} runs lack a DAG metric ({counts}) and are left out of "
+                      f"the fit; the other {len(complete)} have every measured value of every parameter "
                       "(--model direct models every run's time)")
 
 

@@ -708,8 +708,8 @@ def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):
     runs.loc[[3, 10], "delay"] = np.nan  # (16, 1) and (18, 2), each with a traced twin
     data = tmp_path / "gaps.csv"
     runs.to_csv(data, index=False)
-    said = (f"warning: {data}: 2 of 24 runs lack a DAG metric (delay in 2): the DAG model is fitted on the other "
-            "22, which have every measured value of every parameter (--model direct models every run's time)")
+    said = (f"warning: {data}: 2 of 24 runs lack a DAG metric (delay in 2) and are left out of the fit; the other "
+            "22 have every measured value of every parameter (--model direct models every run's time)")
     for model in ("auto", "dag"):
         res = run("fit", data, "--model", model, "-q", "-o", tmp_path / "m.model")
         assert res.exit_code == 0, res.output
