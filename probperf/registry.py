@@ -259,7 +259,7 @@ def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[
     ...                      "no_work": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "create_task": [7.0, 7, 15, 15, 31, 31],
     ...                      "wait_tasks": [3.0, 3, 7, 7, 15, 15]})
     >>> kept, said = dag_runs(runs)
-    >>> len(kept), said.split(":")[0]
+    >>> len(kept), said.split(" and ")[0]
     (5, '1 of 6 runs lack a DAG metric (delay in 1)')
     >>> len(dag_runs(runs, model="direct")[0])
     6
