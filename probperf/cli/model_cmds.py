@@ -196,7 +196,9 @@ def _leading_law(model) -> str:
         return ""
     name = max(weights, key=weights.get)
     law = getattr(model, "laws_", {}).get(name)
-    return f"({law.label(name) if law is not None else name} {weights[name]:.0%})"
+    from ..models.laws import readable
+
+    return f"({readable(law.label(name) if law is not None else name)} {weights[name]:.0%})"
 
 
 @app.command()

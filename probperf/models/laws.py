@@ -30,6 +30,7 @@ Terms (``n^j log^k n`` and the worker terms written on the log scale; their valu
 from __future__ import annotations
 
 import contextvars
+import re
 from contextlib import contextmanager
 
 import numpy as np
@@ -1003,6 +1004,28 @@ class _Law:
         self.residual = getattr(self, "residual", None)  # a file written before residual GPs
         if self.residual is not None and not isinstance(self.residual, residual.ResidualGP):
             raise persist.ModelFileError("law residual is not a residual GP; re-fit the model")
+
+
+#: a fixed size shape in a law's name, ``n^j log^k n`` (the name is the mixture's key)
+_SHAPE = re.compile(r"n\^(-?[0-9.]+) log\^([0-9]+) n")
+
+
+def readable(label: str) -> str:
+    """A law's label with its size shapes as one writes them, for people (``fit``'s
+    line, ``predict --explain``); the names themselves stay the mixture's keys.
+
+    Examples
+    --------
+    >>> readable("c+n^1 log^1 n(1,1/p)+log2(p)"), readable("n^2.66667 log^0 n"), readable("n^0 log^2 n")
+    ('c+n log n(1,1/p)+log2(p)', 'n^2.667', 'log^2 n')
+    >>> readable("n^0 log^0 n"), readable("power(p-1)+one(p)")
+    ('1', 'power(p-1)+one(p)')
+    """
+    def shape(match) -> str:
+        j, k = float(match.group(1)), int(match.group(2))
+        size = [] if j == 0 else ["n" if j == 1 else f"n^{j:.4g}"]
+        return " ".join(size + ([] if k == 0 else ["log n" if k == 1 else f"log^{k} n"])) or "1"
+    return _SHAPE.sub(shape, label)
 
 
 def _t_logpdf(x, df, loc, scale):
@@ -2241,7 +2264,7 @@ class LawMixture(MetricModel):
         >>> table = mix.explain({"n": [2.0**14]})
         >>> bool(table["weight"].iloc[:-1].sum().round(6) == 1), table["law"].iloc[-1]
         (True, 'mixture')
-        >>> float(table.loc[table["law"] == "n^2 log^0 n", "median"].iloc[0] / (1e-6 * 2.0**28)).__round__(3)
+        >>> float(table.loc[table["law"] == "n^2", "median"].iloc[0] / (1e-6 * 2.0**28)).__round__(3)
         1.0
         """
         import pandas as pd
@@ -2259,7 +2282,7 @@ class LawMixture(MetricModel):
         w = self._noise_weights(Xa)
         for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
             draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, w))
-            rows.append((self.laws_[name].label(name), self.weights_[name], draws))
+            rows.append((readable(self.laws_[name].label(name)), self.weights_[name], draws))
         rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
         out = []
         for i, point in enumerate(points.to_dict("records")):
