@@ -1043,11 +1043,13 @@ def _t_logpdf(x, df, loc, scale):
     """
     from scipy import special  # fit-time only: keeps predict's start-up light
 
-    x, df, loc, scale = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, df, loc, scale)))
+    df = np.asarray(df, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the constant once per df (a law has one), not per run
+        const = np.log(special.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + np.log(np.pi))
+    x, df, loc, scale, const = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, df, loc, scale, const)))
     z = (x - loc) / scale
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = (np.log(special.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + np.log(np.pi))
-               - (df + 1) / 2 * np.log1p(z * z / df)) - np.log(scale)
+        out = (const - (df + 1) / 2 * np.log1p(z * z / df)) - np.log(scale)
     return np.where((scale > 0) & (df > 0), out, np.nan)
 
 
