@@ -158,7 +158,7 @@ def diagnose(m: Measurements) -> Report:
     from . import registry
 
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
-                  dag_model=not registry.dag_lacks(registry.dag_runs(m)[0]), identity=identity, problems=problems, relations=_relations(m))
+                  dag_model=not registry.dag_lacks(registry.traced_runs(m)[0]), identity=identity, problems=problems, relations=_relations(m))
 
 
 #: At most this share of the runs (and at least one run) may break a relation that
@@ -344,12 +344,12 @@ def _missing(m: Measurements) -> list[str]:
         out.append(f"no problem size: {exc.message}")
     from . import registry
 
-    traced, left = registry.dag_runs(m)  # what fit does with runs that lack a trace
+    traced, left, lost = registry.traced_runs(m)  # what fit does with runs that lack a trace
     if left:
         out.append(left)
     lacks = registry.dag_lacks(traced)
     if lacks:
-        out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}; "
+        out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; "
                    "fit uses a direct model of the time instead")
     if not m.has("time") and lacks:
         if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it: fit refuses them, by line

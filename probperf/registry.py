@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import progress
+from .cautions import number_text
 from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows
 from .models.specs import effort_options
 
@@ -238,19 +239,19 @@ def dag_lacks(m: Measurements) -> list[str]:
     return lacks
 
 
-def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[Measurements, str]:
-    """The runs a model of the DAG metrics (``auto``'s DAG model, or one asked for by
-    name: ``needs_dag``) is fitted on where some traced runs lack a DAG metric (a
-    trace lost, a run timed by hand), and what was left out as a sentence; ``m`` and
-    ``""`` where nothing is left out.
+#: the traced metrics a run must carry where some runs lack one: the DAG metrics, and
+#: the critical path where the table has it (the DAG model's span and idle unit,
+#: Cilkview's bound; without it in every run the DAG model would drop the span)
+SPAN_METRIC = "critical_path"
 
-    The runs with every DAG metric are used when they keep every measured value of
-    every parameter, so no direction and no extrapolation distance is lost, and (for
-    ``auto``) the DAG model is what ``auto`` picks on them. Why not time modelled
-    directly on every run: a few lost traces should not cost the decomposition, and
-    the DAG model is ``auto``'s choice on traced runs (nested forward validation,
-    benchmarks/choose_laws.py). A table where a value is only in runs without traces
-    keeps its runs, and ``auto`` models time alone, saying why (:func:`why_not_dag`).
+
+def traced_runs(m: Measurements) -> tuple[Measurements, str, str]:
+    """Where some traced runs lack a DAG metric (a trace lost, a run timed by hand):
+    ``(runs, left, lost)``, ``runs`` those with every traced metric when they keep every
+    measured value of every parameter, so no direction and no extrapolation distance
+    is lost, and ``left`` a sentence saying what is left out; where they would lose a
+    value, ``m`` and ``lost`` saying which. ``(m, "", "")`` where no run lacks one (or
+    every run does, or the table has no DAG metrics).
 
     Examples
     --------
@@ -258,32 +259,60 @@ def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[
     ...                      "work": [1.0, 1.1, 2.0, 2.1, 4.0, 4.2], "delay": [0.0, 0.1, 0.0, 0.1, 0.0, None],
     ...                      "no_work": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "create_task": [7.0, 7, 15, 15, 31, 31],
     ...                      "wait_tasks": [3.0, 3, 7, 7, 15, 15]})
-    >>> kept, said = dag_runs(runs)
-    >>> len(kept), said.split(" and ")[0]
-    (5, '1 of 6 runs lack a DAG metric (delay in 1)')
-    >>> len(dag_runs(runs, model="direct")[0])
-    6
+    >>> kept, left, lost = traced_runs(runs)
+    >>> len(kept), left.split(":")[0], lost
+    (5, '1 of 6 runs lack a traced metric (delay in 1)', '')
+    >>> kept, left, lost = traced_runs(runs.with_columns(delay=[0.0, 0.1, 0.0, 0.1, None, None]))
+    >>> len(kept), left, lost
+    (6, '', 'the runs with every traced metric lack n=32')
     """
     frame = m.frame
-    if target != "time" or not (model == AUTO or entry_of(model).needs_dag) or not all(c in frame for c in DAG_METRICS):
-        return m, ""
-    gaps = frame[list(DAG_METRICS)].isna()
+    if not all(c in frame for c in DAG_METRICS):
+        return m, "", ""
+    gaps = frame[[*DAG_METRICS, *([SPAN_METRIC] if SPAN_METRIC in frame else [])]].isna()
     lacking = gaps.any(axis=1).to_numpy()
     if not lacking.any() or lacking.all():
-        return m, ""
-    complete = m._derive(frame[~lacking])
-    if any(complete.frame[c].nunique() < frame[c].nunique() for c in m.params) or (
-            model == AUTO and choose(complete, target) != "dag"):
-        return m, ""
+        return m, "", ""
+    complete = frame[~lacking]
+    lost = [f"{c}={number_text(v)}" for c in m.params for v in sorted(set(frame[c].dropna()) - set(complete[c].dropna()))]
+    if lost:
+        return m, "", f"the runs with every traced metric lack {', '.join(lost[:3])}" + (", ..." if len(lost) > 3 else "")
     counts = ", ".join(f"{c} in {int(k)}" for c, k in gaps.sum().items() if k)
-    return complete, (f"{int(lacking.sum())} of {len(frame)} runs lack a DAG metric ({counts}) and are left out of "
-                      f"the fit; the other {len(complete)} have every measured value of every parameter "
-                      "(--model direct models every run's time)")
+    return m._derive(complete), (
+        f"{int(lacking.sum())} of {len(frame)} runs lack a traced metric ({counts}): a model of the DAG metrics is "
+        f"fitted on the other {len(complete)}, which have every measured value of every parameter (--model direct "
+        "models every run's time)"), ""
+
+
+def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[Measurements, str]:
+    """The runs a model of the DAG metrics (``auto``'s DAG model, or one asked for by
+    name: ``needs_dag``) is fitted on, and what was left out as a sentence
+    (:func:`traced_runs`); ``m`` and ``""`` for another model, or where ``auto``
+    models time alone on the runs kept (one size: :data:`SINGLE_SIZE_DIRECT`). Why
+    not time modelled directly on every run: a few lost traces should not cost the
+    decomposition, and the DAG model is ``auto``'s choice on traced runs (nested
+    forward validation, benchmarks/choose_laws.py).
+
+    Examples
+    --------
+    >>> runs = Measurements({"n": [8, 8, 16, 16, 32, 32], "p": [1, 2] * 3, "time": [1.0, 0.6, 2.0, 1.1, 4.0, 2.2],
+    ...                      "work": [1.0, 1.1, 2.0, 2.1, 4.0, 4.2], "delay": [0.0, 0.1, 0.0, 0.1, 0.0, None],
+    ...                      "no_work": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "create_task": [7.0, 7, 15, 15, 31, 31],
+    ...                      "wait_tasks": [3.0, 3, 7, 7, 15, 15]})
+    >>> len(dag_runs(runs)[0]), len(dag_runs(runs, model="direct")[0])
+    (5, 6)
+    """
+    if target != "time" or not (model == AUTO or entry_of(model).needs_dag):
+        return m, ""
+    complete, left, _ = traced_runs(m)
+    if not left or (model == AUTO and choose(complete, target) != "dag"):
+        return m, ""
+    return complete, left
 
 
 class ModelChoiceWarning(UserWarning):
     """``fit --model auto`` modelled the time of traced runs alone (:func:`why_not_dag`),
-    or left runs without a DAG metric out of a DAG model (:func:`dag_runs`).
+    or left runs without a traced metric out of a DAG model (:func:`dag_runs`).
 
     Examples
     --------
@@ -310,14 +339,14 @@ def why_not_dag(measurements: Measurements, target: str = "time") -> str:
     >>> why_not_dag(Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]}))
     ''
     """
-    m = measurements
+    m, _, lost = traced_runs(measurements)  # the reasons are those of the runs a DAG model would get
     if target != "time" or choose(m, target) == "dag" or not any(c in m.frame for c in DAG_METRICS):
         return ""
     lacks = dag_lacks(m)
     if not lacks:  # everything is there: the choice of SINGLE_SIZE_DIRECT
         return ("only p varies (one size), where time modelled directly with its laws of the workers predicts "
                 "better (fit --model dag for the decomposition)")
-    return f"the DAG model needs {', '.join(lacks)}"
+    return f"the DAG model needs {', '.join(lacks)}" + (f"; {lost}" if lost else "")
 
 
 #: Whether ``auto`` models time directly on traced runs where only ``p`` varies (one
@@ -447,4 +476,4 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         return estimator.fit(measurements)
 
 
-__all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "dag_runs", "why_not_dag", "choose", "target_problem", "fit"]
+__all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "traced_runs", "dag_runs", "why_not_dag", "choose", "target_problem", "fit"]

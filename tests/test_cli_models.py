@@ -708,8 +708,9 @@ def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):
     runs.loc[[3, 10], "delay"] = np.nan  # (16, 1) and (18, 2), each with a traced twin
     data = tmp_path / "gaps.csv"
     runs.to_csv(data, index=False)
-    said = (f"warning: {data}: 2 of 24 runs lack a DAG metric (delay in 2) and are left out of the fit; the other "
-            "22 have every measured value of every parameter (--model direct models every run's time)")
+    said = (f"warning: {data}: 2 of 24 runs lack a traced metric (delay in 2): a model of the DAG metrics is fitted "
+            "on the other 22, which have every measured value of every parameter (--model direct models every run's "
+            "time)")
     for model in ("auto", "dag"):
         res = run("fit", data, "--model", model, "-q", "-o", tmp_path / "m.model")
         assert res.exit_code == 0, res.output
@@ -717,11 +718,34 @@ def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):
         assert len(pp.load(tmp_path / "m.model").train_points_["n"]) == 22
     res = run("doctor", data)
     assert res.exit_code == 0 and "DAG model: usable" in res.stdout
+    # a critical path lost too: those runs are left out as well (the span is used)
+    runs.loc[[5], "critical_path"] = np.nan
+    runs.to_csv(data, index=False)
+    res = run("fit", data, "--model", "cilkview", "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0, res.output
+    assert "3 of 24 runs lack a traced metric (delay in 2, critical_path in 1)" in " ".join(res.stderr.split())
     runs.loc[runs["n"] == 22, "delay"] = np.nan  # the largest size: only in untraced runs
     runs.to_csv(data, index=False)
     res = run("fit", data, "-q", "-o", tmp_path / "m.model")
     assert res.exit_code == 0 and "saved DirectModel" in res.output
-    assert "time is modelled alone: the DAG model needs metric delay in every run (missing in 8 of 24)" in res.stderr
+    assert ("time is modelled alone: the DAG model needs metric delay in every run (missing in 8 of 24); the runs "
+            "with every traced metric lack n=22") in " ".join(res.stderr.split())
+
+
+def test_one_size_with_a_lost_trace_gets_the_one_size_reason(tmp_path):
+    """A strong-scaling study with one run's delay lost: time is modelled alone for the
+    reason it would be without the gap (one size), and doctor finds the DAG model
+    usable (fit --model dag fits it on the other runs)."""
+    runs = pp.sim.generate("fib", n=[20], p=[1, 2, 3, 4, 5], reps=2, seed=0).frame
+    runs.loc[[3], "delay"] = np.nan
+    data = tmp_path / "one.csv"
+    runs.to_csv(data, index=False)
+    res = run("fit", data, "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0 and "saved DirectModel" in res.output
+    assert "time is modelled alone: only p varies (one size)" in " ".join(res.stderr.split())
+    res = run("doctor", data)
+    assert res.exit_code == 0 and "DAG model: usable" in res.stdout
+    assert "1 of 10 runs lack a traced metric (delay in 1)" in " ".join(res.stdout.split())
 
 
 def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
