@@ -448,8 +448,8 @@ def few_tail_draws(level: float, n_draws: int, option: str = "--draws") -> list[
 
     Examples
     --------
-    >>> few_tail_draws(0.9, 1000)
-    []
+    >>> few_tail_draws(0.9, 1000), few_tail_draws(0.9, 100), few_tail_draws(0.8, 50)
+    ([], [], [])
     >>> few_tail_draws(0.9, 1)[0]
     'a 90% interval from 1 draw has about 0.05 draws beyond each end, so its ends rest on the few most extreme draws, not on the 5% and 95% quantiles: give --draws 100 or more'
     >>> few_tail_draws(0.9999999, 1000)[0].split(": ")[1]
@@ -459,7 +459,7 @@ def few_tail_draws(level: float, n_draws: int, option: str = "--draws") -> list[
     from .predict import level_text
 
     tail = n_draws * (1 - level) / 2
-    if tail >= MIN_TAIL_DRAWS:
+    if tail >= MIN_TAIL_DRAWS * (1 - 1e-9):  # 100 draws at 0.9: 4.999... in floating point is 5
         return []
     needed = int(np.ceil(2 * MIN_TAIL_DRAWS / (1 - level) - 1e-9))
     needed = int(10 ** np.ceil(np.log10(needed))) if needed > 10 else needed  # a round number to type
