@@ -812,8 +812,9 @@ def read_parquet(
     strict: bool = False,
 ) -> Measurements:
     """Read a Parquet file; unit, clock rate and config come from its metadata
-    (``unit``/``clock_hz`` given here take precedence, ``config`` adds to the stored
-    names). Null = missing, NaN = error.
+    (``clock_hz`` given here takes precedence, ``unit`` applies to a file that records
+    none and must agree with one that does, ``config`` adds to the stored names).
+    Null = missing, NaN = error.
 
     Examples
     --------
@@ -822,6 +823,10 @@ def read_parquet(
     >>> back = read_parquet(write_parquet(m, os.path.join(tempfile.mkdtemp(), "m.parquet")))
     >>> back.unit, back.clock_hz, back.frame["time"].tolist()
     ('cycles', 2000000000.0, [7])
+    >>> read_parquet(os.path.join(os.path.dirname(back.source), "m.parquet"), unit="s")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: .../m.parquet: the file records its times in cycles; they cannot be read as s ...
     """
     source = str(path)
     table = _parquet_table(path, source)
@@ -829,6 +834,9 @@ def read_parquet(
     meta = _parquet_meta(table.schema.metadata or {}, source)
     stored = list(meta.get("config", []))
     config = stored + [c for c in config or () if c not in stored]
+    if unit and meta.get("unit") and unit != meta["unit"]:  # the file says what its numbers are
+        raise MeasurementError(f"the file records its times in {meta['unit']}; they cannot be read as {unit} "
+                               "(a clock rate converts cycles to seconds)", source)
     options = dict(config=config, params=params, unit=unit or meta.get("unit", "s"),
                    clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"), strict=strict)
     _check_header_first(table.column_names, options, Location(source))

@@ -282,5 +282,9 @@ def test_a_csv_of_cycle_counts_is_read_with_unit_cycles(tmp_path):
     assert res.exit_code == 2 and res.stderr.strip() == (
         "error: --clock-hz applies to runs measured in cycles, but these are in s (--unit cycles says a CSV or "
         "JSON file is in cycles)")
+    res = run("validate", str(out), "--unit", "s")  # a Parquet file records its unit: not overridden
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: {out}: the file records its times in cycles; they cannot be read as s (a clock rate converts "
+        "cycles to seconds)")
     res = run("validate", str(path), "--unit", "ms")
     assert res.exit_code == 2 and res.stderr.strip() == "error: --unit 'ms': choose s or cycles"

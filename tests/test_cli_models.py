@@ -369,6 +369,15 @@ def test_plot_refuses_measurements_in_another_unit(grid_runs):
               "-o", grid_runs / "mix.png")
     assert res.exit_code == 0, res.stderr
     assert (grid_runs / "mix.png").exists()
+    # a CSV of cycle counts says nothing of its unit: --unit and --clock-hz, as fit takes them
+    frame.to_csv(grid_runs / "cycles.csv", index=False)
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.csv",
+              "--unit", "cycles", "--clock-hz", "2e9", "-o", grid_runs / "csv.png")
+    assert res.exit_code == 0 and (grid_runs / "csv.png").exists(), res.stderr
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.csv",
+              "--clock-hz", "2e9", "-o", grid_runs / "bad.png")
+    assert res.exit_code == 2 and not (grid_runs / "bad.png").exists()
+    assert res.stderr.startswith("error: --clock-hz applies to runs measured in cycles, but these are in s")
 
 
 def test_cycles_with_a_clock_rate_are_fitted_and_predicted_in_seconds(grid_runs):

@@ -19,6 +19,7 @@ from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
 from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
                    say_written, shown, split_rows, warn)
+from . import reading as reading_options
 from .reading import read_measurements, reads_measurements
 
 #: what ``fit --model`` takes: the registry's models that can be saved to a model file
@@ -641,6 +642,8 @@ def plot(
                                               "end when beyond the measured range (else the sweep spans that range)."),
     output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
     data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
+    unit: Optional[str] = reading_options.UNIT,
+    clock_hz: Optional[str] = reading_options.CLOCK,
 ):
     """Draw the median and 50 %/90 % bands against measured points."""
     from .. import persist
@@ -667,8 +670,9 @@ def plot(
 
             # the model's configuration parameters, declared as its fit declared them
             config = [c for c in getattr(model, "features_", []) if c not in ("n", "p")]
+            units = reading_options.unit_options(unit, clock_hz)  # of --data, as for the commands that read runs
             try:
-                measured = formats.read(data, **({"config": config} if config else {}))
+                measured = formats.read(data, **({"config": config} if config else {}), **units)
             except MeasurementError as exc:  # plot has no --config: the model's parameters are the only ones
                 if exc.message.startswith(UNKNOWN_COLUMN):
                     raise MeasurementError(f"column {exc.column!r} is no parameter of the model {model_file} "
@@ -678,6 +682,7 @@ def plot(
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise
+            reading_options.check_clock(units, measured)
         elif getattr(model, "train_points_", None):
             measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
                                     unit=getattr(model, "unit_", "s"))

@@ -27,9 +27,9 @@ _CONFIG = typer.Option(
 _STRICT = typer.Option(
     False, "--strict", help="Treat a broken work + delay + no_work = p * time identity as an error."
 )
-_UNIT = typer.Option(None, "--unit", metavar="UNIT", help="Unit of the times of CSV or JSON input: s (the "
+UNIT = typer.Option(None, "--unit", metavar="UNIT", help="Unit of the times of CSV or JSON input: s (the "
                      "default) or cycles (a tracer's counts).")
-_CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
+CLOCK = typer.Option(None, "--clock-hz", metavar="HZ", help="Clock rate of cycle counts, in Hz.")
 
 #: The options of the commands that read measurement files, in ``--help`` order:
 #: parameter name -> (type, option). :func:`reads_measurements` gives them to a command.
@@ -39,8 +39,8 @@ _READING = {
     "side_table": (Optional[str], _SIDE),
     "config": (Optional[List[str]], _CONFIG),
     "strict": (bool, _STRICT),
-    "unit": (Optional[str], _UNIT),
-    "clock_hz": (Optional[str], _CLOCK),
+    "unit": (Optional[str], UNIT),
+    "clock_hz": (Optional[str], CLOCK),
 }
 
 
@@ -108,14 +108,7 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     kw = dict(params=parse_assignments(reading["param"], "--param"), strict=reading.get("strict", False))
     if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = config_names(reading["config"])
-    if reading.get("unit") is not None:  # a CSV or JSON file of cycle counts says nothing of its unit itself
-        from ..data import UNITS
-
-        if reading["unit"] not in UNITS:
-            fail(f"--unit {reading['unit']!r}: choose {' or '.join(UNITS)}")
-        kw["unit"] = reading["unit"]
-    if reading["clock_hz"] is not None:
-        kw["clock_hz"] = float(number("--clock-hz", reading["clock_hz"], low=0, low_open=True))
+    kw.update(unit_options(reading.get("unit"), reading["clock_hz"]))
     for name in ("pattern", "side_table"):
         if reading[name] is not None:
             kw[name] = reading[name]
@@ -126,7 +119,33 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     for w in caught:
         if identity_warnings or not issubclass(w.category, IdentityWarning):
             warn(str(w.message))
-    if "clock_hz" in kw and m.unit != "cycles":  # never dropped without a word
+    check_clock(kw, m)
+    return m
+
+
+def unit_options(unit: str | None, clock_hz: str | None) -> dict:
+    """The reader's ``unit`` and ``clock_hz`` from ``--unit`` and ``--clock-hz`` (those
+    given), checked; the commands that read runs and ``plot --data`` share them.
+
+    Examples
+    --------
+    >>> unit_options("cycles", "2.5e9"), unit_options(None, None)
+    ({'unit': 'cycles', 'clock_hz': 2500000000.0}, {})
+    """
+    kw = {}
+    if unit is not None:  # a CSV or JSON file of cycle counts says nothing of its unit itself
+        from ..data import UNITS
+
+        if unit not in UNITS:
+            fail(f"--unit {unit!r}: choose {' or '.join(UNITS)}")
+        kw["unit"] = unit
+    if clock_hz is not None:
+        kw["clock_hz"] = float(number("--clock-hz", clock_hz, low=0, low_open=True))
+    return kw
+
+
+def check_clock(kw: dict, m) -> None:
+    """Refuse a clock rate given for runs that are not in cycles: never dropped without a word."""
+    if "clock_hz" in kw and m.unit != "cycles":
         fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit} (--unit cycles says "
              "a CSV or JSON file is in cycles)")
-    return m
