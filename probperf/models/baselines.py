@@ -703,7 +703,7 @@ class _NeuralTimeModel(TimeModel):
         self.y_scaler_ = Standardizer().fit(Y)
         X = torch.as_tensor(self.x_scaler_.transform(log_inputs(Xraw, self.log_mask_)), dtype=torch.float32)
         Z = torch.as_tensor(self.y_scaler_.transform(Y), dtype=torch.float32)
-        w = torch.as_tensor(p, dtype=torch.float32)
+        w = torch.as_tensor(np.array(p, dtype=np.float32))  # a copy: a column of a read-only frame is read-only
         rng = np.random.default_rng(self.seed)
         n_val = max(1, int(round(self.val_fraction * len(Y))))
         perm = rng.permutation(len(Y))
