@@ -809,6 +809,15 @@ class DagModel(TableModel):
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)
+        tasks = (frame["create_task"] + frame["wait_tasks"]).to_numpy()
+        delayed = (frame["delay"] > 0).to_numpy()
+        if delayed.any() and not (tasks[delayed] > 0).any():
+            # the delay is modelled per task: with no run that has both, it would be a
+            # structural zero although it was measured (a run without tasks, such as a
+            # size below the cut-off, is only left out of the delay's fit)
+            raise m.row_error("delay > 0 in a run that created and waited for no task (create_task and wait_tasks "
+                              "are 0 in every run with a delay): are the task counts from the same runs?",
+                              int(np.argmax(delayed)), "delay")
         self._remember(m, ["n", "p", *m.config], "time")
         # on the whole table: its parts, fitted on subsets of the runs, do not check points
         self.relations_ = relations(frame[self.features_].to_numpy(dtype=np.float64), self.features_)

@@ -19,7 +19,7 @@ Readers and writers for files live in :mod:`probperf.formats`.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -215,6 +215,24 @@ class Location:
         if line is None and self.row_sources is None:
             message = f"{row_name(row)}: {message}"
         return MeasurementError(message, source, line, column)
+
+    def rows(self, positions) -> "Location":
+        """The location of the rows at ``positions`` (0-based, in order): a table cut
+        from this one (a split, the traced runs) names the same lines.
+
+        Examples
+        --------
+        >>> str(Location("runs.csv", first_line=2).rows([0, 3]).error("negative value", 1, "time"))
+        'runs.csv, line 5, column time: negative value'
+        """
+        pos = [int(i) for i in positions]
+        pick = lambda seq: None if seq is None else [seq[i] for i in pos]  # noqa: E731
+        lines = pick(self.row_lines)
+        if lines is None and self.first_line is not None and self.row_sources is None:
+            lines = [self.first_line + i for i in pos]
+        columns = None if self.column_lines is None else {c: pick(v) for c, v in self.column_lines.items()}
+        return replace(self, first_line=None if lines is not None else self.first_line,
+                       row_sources=pick(self.row_sources), row_lines=lines, column_lines=columns)
 
 
 def validate_frame(
@@ -720,8 +738,7 @@ class Measurements:
                 raise MeasurementError(f"metric {m!r} is needed but missing{traced}", self.source, column=m)
             if self._frame[m].isna().any():
                 row = int(np.flatnonzero(self._frame[m].isna().to_numpy())[0])
-                loc = getattr(self, "_location", None) or Location(self.source)
-                raise loc.error(f"metric {m!r} is needed but missing", row, m)
+                raise self.row_error(f"metric {m!r} is needed but missing", row, m)
 
     def ranges(self) -> dict[str, tuple[float, float, int]]:
         """``{param: (min, max, number of distinct values)}``."""
@@ -775,7 +792,35 @@ class Measurements:
             raise MeasurementError(
                 f"no rows match split={split!r}" + (f" and {where!r}" if where else "") + labels, self.source
             )
-        return self._derive(self._frame[mask])
+        return self.rows(mask)
+
+    def rows(self, mask) -> "Measurements":
+        """The runs where ``mask`` is true, whose errors still name their lines.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [1, 2, 3], "p": [1, 1, 1], "time": [1.0, 2.0, 3.0]})
+        >>> m.rows([False, True, True]).frame["n"].tolist()
+        [2, 3]
+        """
+        mask = np.asarray(mask, dtype=bool)
+        out = self._derive(self._frame[mask])
+        loc = getattr(self, "_location", None)
+        if loc is not None:
+            out._location = loc.rows(np.flatnonzero(mask))
+        return out
+
+    def row_error(self, message: str, row: int, column: str | None = None) -> MeasurementError:
+        """A :class:`MeasurementError` about run ``row`` (0-based), naming its file
+        and line where the table was read from one.
+
+        Examples
+        --------
+        >>> str(Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}).row_error("odd", 1, "time"))
+        'column time: 2nd row: odd'
+        """
+        loc = getattr(self, "_location", None) or Location(self.source)
+        return loc.error(message, row, column)
 
     def aggregate(self, how: str = "mean") -> "Measurements":
         """One row per distinct parameter setting: ``mean``, ``median`` or ``min``.

@@ -278,7 +278,7 @@ def traced_runs(m: Measurements) -> tuple[Measurements, str, str]:
     if lost:
         return m, "", f"the runs with every traced metric lack {', '.join(lost[:3])}" + (", ..." if len(lost) > 3 else "")
     counts = ", ".join(f"{c} in {int(k)}" for c, k in gaps.sum().items() if k)
-    return m._derive(complete), (
+    return m.rows(~lacking), (
         f"{int(lacking.sum())} of {len(frame)} runs lack a traced metric ({counts}): a model of the DAG metrics is "
         f"fitted on the other {len(complete)}, which have every measured value of every parameter (--model direct "
         "models every run's time)"), ""

@@ -788,3 +788,28 @@ def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
     assert near.exit_code == far.exit_code == 0
     assert "solver=" not in near.stderr
     assert "warning: solver=5 is 2.5x the largest training value (2), more than the range 0..2 spans" in far.stderr
+
+
+def test_a_delay_without_tasks_is_refused_and_rows_keep_their_lines(tmp_path):
+    """Task counts of 0 in every run that has a delay: the per-task delay would be a
+    structural zero (predicted 0 although measured), so fit refuses, naming the line.
+    A table cut by its split labels still names the file's lines."""
+    runs = pp.sim.generate("fib", n=[16, 18, 20], p=[1, 2, 4], seed=0).frame
+    data = tmp_path / "taskless.csv"
+    runs.assign(create_task=0.0, wait_tasks=0.0).to_csv(data, index=False)
+    res = run("fit", data, "--model", "dag", "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 2 and not (tmp_path / "m.model").exists()
+    first = int(np.argmax(runs["delay"].to_numpy() > 0)) + 2  # the header is line 1
+    assert res.stderr.strip().startswith(f"error: {data}, line {first}, column delay: delay > 0 in a run that created "
+                                         "and waited for no task")
+    # a test row first, then a training run without its no_work: the error names line 4
+    split = runs.assign(split=["test"] + ["train"] * (len(runs) - 1))
+    split.loc[2, "no_work"] = np.nan
+    split.to_csv(data, index=False)
+    res = run("fit", data, "--model", "cilkview", "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 0, res.stderr  # left out: the others keep every value
+    split.loc[split["n"] == 20, "no_work"] = np.nan
+    split.to_csv(data, index=False)
+    res = run("fit", data, "--model", "dag", "-q", "-o", tmp_path / "m.model")
+    assert res.exit_code == 2
+    assert f"error: {data}, line 4, column no_work: metric 'no_work' is needed but missing" in res.stderr
