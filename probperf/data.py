@@ -190,6 +190,8 @@ class Location:
     --------
     >>> str(Location("runs.csv", first_line=2).error("negative value", 3, "time"))
     'runs.csv, line 5, column time: negative value'
+    >>> str(Location("runs.csv", first_line=2, given={"n": 0}).error("problem size n must be positive", 0, "n"))
+    'runs.csv: n=0 given as a constant (--param, params=): problem size n must be positive'
     """
 
     source: str | None = None
@@ -199,8 +201,13 @@ class Location:
     column_lines: Mapping[str, Sequence[int]] | None = None
     header_line: int | None = None
     key_lines: Mapping[str, int] | None = None
+    #: the parameters given as constants (``--param``, ``params=``), named as such
+    given: Mapping[str, object] | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
+        if self.given and column in self.given:  # not in the file: no line holds it
+            return MeasurementError(f"{column}={self.given[column]} given as a constant (--param, params=): {message}",
+                                    self.source)
         if row is None:  # a problem with the table or a whole column: name the header
             line = (self.key_lines or {}).get(column, self.header_line)
             return MeasurementError(message, self.source, line, column)

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 
@@ -486,6 +487,8 @@ def _check_header_first(header, options: Mapping, location: Location) -> None:
 
 def _make(frame, source, location, options: Mapping) -> Measurements:
     frame = _add_params(frame, options["params"], source)
+    if options["params"]:  # a bad value given is no line's fault
+        location = replace(location, given=dict(options["params"]))
     config = _declared_config(frame.columns, options)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]

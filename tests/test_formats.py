@@ -418,3 +418,14 @@ def test_a_file_given_twice_is_refused(tmp_path):
         f"{path}: the file is given twice; give each file once")
     other = f"{tmp_path}/./a.csv"  # one file by two paths
     assert error_of(pp.read, [path, other]) == f"{other}: the file is given twice (as {path}); give each file once"
+
+
+def test_a_bad_constant_parameter_is_named_as_given_not_as_a_line(tmp_path):
+    """n=0 or p=1.5 given as a constant is in no line of the file: the error says so."""
+    path = tmp_path / "runs.csv"
+    write(path, "p,time\n1,1.0\n2,0.6\n")
+    assert error_of(read_csv, path, params={"n": 0}) == (
+        f"{path}: n=0 given as a constant (--param, params=): problem size n must be positive")
+    write(path, "n,time\n10,1.0\n20,0.6\n")
+    assert error_of(read_csv, path, params={"p": 1.5}) == (
+        f"{path}: p=1.5 given as a constant (--param, params=): p must be a positive integer, got 1.5")
