@@ -234,7 +234,7 @@ CLI_CASES = [
     case("validate-param-10pow400", ["validate", "{d}/no_n.csv", "--param", "n=10**400"], "--param n"),
     case("validate-param-complex", ["validate", "{d}/no_n.csv", "--param", "n=-8**0.5"], "--param n"),
     case("validate-param-0pow-1", ["validate", "{d}/no_n.csv", "--param", "n=0**-1"], "--param n"),
-    case("validate-param-p-1e19", ["validate", "{d}/no_p.csv", "--param", "p=1e19"], "column p"),
+    case("validate-param-p-1e19", ["validate", "{d}/no_p.csv", "--param", "p=1e19"], "p=1e+19 given as a constant"),
     case("validate-param-malformed", ["validate", "{d}/no_n.csv", "--param", "n"], "--param"),
     case("validate-unknown-option", f"validate {GAUSS} --bogus", "--bogus"),
     case("validate-no-files", "validate", "Missing argument 'DATA'"),
