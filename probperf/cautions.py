@@ -485,6 +485,17 @@ def point_text(row) -> str:
     return ",".join(f"{c}={number_text(v)}" for c, v in row.items())
 
 
+def counted(k: int, noun: str) -> str:
+    """``k`` and ``noun``, plural unless one: ``1 run``, ``2 runs``.
+
+    Examples
+    --------
+    >>> counted(1, "run"), counted(0, "row"), counted(12, "run")
+    ('1 run', '0 rows', '12 runs')
+    """
+    return f"{k} {noun}{'' if k == 1 else 's'}"
+
+
 def number_text(v) -> str:
     """A parameter or result as the tables and warnings print it: powers of two from
     1024 on as ``2^k``, other whole numbers in full, the rest to 4 digits.

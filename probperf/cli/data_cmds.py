@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from ..data import TRAIN_SPLIT
+from ..cautions import counted
 from ._app import app, bad_input, console, empty_path, err_console, fail, require_stdout, shown, split_rows
 from .reading import read_measurements, reads_measurements
 
@@ -102,7 +103,7 @@ def convert(
         if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
             raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
         out = write(m, target)
-    err_console.print(f"wrote {len(m)} rows to {shown(Path(out))}", highlight=False, soft_wrap=True)
+    err_console.print(f"wrote {counted(len(m), 'row')} to {shown(Path(out))}", highlight=False, soft_wrap=True)
     if m.unit == "cycles" and Path(out).suffix.lower() != ".parquet":
         # Only Parquet records the unit; say so rather than let cycles pass for seconds.
         err_console.print(
@@ -150,7 +151,7 @@ def doctor(
 def _directions(report, title: str) -> Table:
     from ..doctor import value
 
-    table = Table(title=f"{title}: {report.rows} runs, times in {shown(report.unit)}")
+    table = Table(title=f"{title}: {counted(report.rows, 'run')}, times in {shown(report.unit)}")
     for name in ("parameter", "distinct", "range", "extrapolate", "far warning beyond"):
         table.add_column(name, justify="left" if name == "parameter" else "right")
     for d in report.directions:

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
+from ..cautions import counted
 from ._app import bad_input, console, fail, number, parse_list, say_written, shown, sim_app
 
 __all__: list[str] = []
@@ -122,7 +123,7 @@ def run(
             option = "--n" if exc.name == "n" else f"--set {exc.name}={exc.value}"
             raise ValueError(f"{option}: {exc}") from None
         _write(m, output)
-    say_written(output, f"wrote {len(m)} runs of {shown(app)} to {shown(output)}")
+    say_written(output, f"wrote {counted(len(m), 'run')} of {shown(app)} to {shown(output)}")
 
 
 @sim_app.command("datasets")
