@@ -423,6 +423,13 @@ def test_a_split_the_table_cannot_have_is_refused(grid_runs):
     assert res.exit_code == 0
     assert "fitting on the 10 rows with split='train'; 2 row(s) without a split label left out" in res.stderr
     assert pp.load(grid_runs / "y.model").train_points_["n"] == frame["n"].astype(float).tolist()[:10]
+    # a label that differs only in case or spaces: left out (labels match exactly), and said
+    frame.assign(split=["train"] * 9 + ["Train", "train", "train"] + ["test"] * 4).to_csv(grid_runs / "case.csv",
+                                                                                         index=False)
+    res = run("fit", grid_runs / "case.csv", "--model", "direct", "-q", "-o", grid_runs / "z.model")
+    assert res.exit_code == 0
+    assert ("fitting on the 11 rows with split='train'; 1 row(s) labelled 'Train' left out (labels are matched "
+            "exactly)") in " ".join(res.stderr.split())
 
 
 def test_plot_says_when_its_data_give_no_point_and_sweeps_down_to_the_point(grid_runs):

@@ -605,6 +605,11 @@ def split_rows(m, split, verb: str):
         said = f"all {len(m)} rows (--split empty: the split labels are not used)"
     else:
         left = f"; {unlabelled} row(s) without a split label left out" if unlabelled else ""
+        labels = m.frame["split"].dropna().astype(str)
+        near = labels[(labels != split) & (labels.str.strip().str.lower() == split.strip().lower())]
+        if len(near):  # 'Train' for 'train': a typo, most likely, and the labels are matched exactly
+            left += (f"; {len(near)} row(s) labelled {', '.join(repr(v) for v in sorted(set(near)))} left out "
+                     "(labels are matched exactly)")
         said = f"the {len(chosen)} rows with split={shown(repr(split))}{left}"
     err_console.print(f"{verb} {said}", highlight=False, soft_wrap=True)
     return chosen
