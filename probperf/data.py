@@ -264,6 +264,10 @@ def validate_frame(
     >>> df = pd.DataFrame({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6]})
     >>> validate_frame(df).dtypes["p"]
     dtype('int64')
+    >>> validate_frame(df.assign(time=[None, None]))
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: column time: no run has a value in the metric column time: nothing was measured
     """
     loc = location or Location()
     if frame.shape[0] == 0:
@@ -275,6 +279,10 @@ def validate_frame(
     for c in (c for c in columns if c != "split"):
         out[c] = _checked_numbers(out[c], c, c in BASE_PARAMS or c in config, loc)
     _check_counts(out, loc)
+    metrics = [c for c in columns if c in METRICS]
+    if not any(out[c].notna().any() for c in metrics):  # headers alone: nothing to fit or check
+        raise loc.error(f"no run has a value in the metric column{'s' * (len(metrics) > 1)} {', '.join(metrics)}: "
+                        "nothing was measured", column=metrics[0])
     if "split" in out:
         out["split"] = out["split"].astype(str)
     _check_identity(out, loc, strict, identity_rtol)

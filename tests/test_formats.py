@@ -429,3 +429,12 @@ def test_a_bad_constant_parameter_is_named_as_given_not_as_a_line(tmp_path):
     write(path, "n,time\n10,1.0\n20,0.6\n")
     assert error_of(read_csv, path, params={"p": 1.5}) == (
         f"{path}: p=1.5 given as a constant (--param, params=): p must be a positive integer, got 1.5")
+
+
+def test_a_table_whose_metrics_are_all_empty_is_refused(tmp_path):
+    """Headers without a single measured value: refused at the header line (validate
+    passed it, and doctor then said there was no time column)."""
+    path = tmp_path / "runs.csv"
+    write(path, "n,p,time\n10,1,\n20,1,\n")
+    assert error_of(read_csv, path) == (
+        f"{path}, line 1, column time: no run has a value in the metric column time: nothing was measured")
