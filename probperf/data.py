@@ -870,15 +870,27 @@ class Measurements:
         return out
 
     def concat(self, *others: "Measurements") -> "Measurements":
-        """Rows of this table followed by the rows of ``others`` (same params and unit)."""
+        """Rows of this table followed by the rows of ``others`` (same params and unit).
+
+        Examples
+        --------
+        >>> a = Measurements({"n": [1], "p": [1], "time": [1.0]}, source="a.csv")
+        >>> len(a.concat(a))
+        2
+        >>> a.concat(Measurements({"n": [1], "p": [1], "m": [3], "time": [1.0]}, config=["m"], source="b.csv"))
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: b.csv: its parameters (n, p, m) are not those of a.csv (n, p): tables read together must have the same
+        """
         frames = [self._frame]
         for o in others:
-            if o.params != self.params or o.unit != self.unit:
-                raise MeasurementError(
-                    f"cannot concatenate tables with params {o.params}/{o.unit} "
-                    f"and {self.params}/{self.unit}",
-                    o.source,
-                )
+            first = self.source or "the first table"
+            if o.params != self.params:
+                raise MeasurementError(f"its parameters ({', '.join(o.params)}) are not those of {first} "
+                                       f"({', '.join(self.params)}): tables read together must have the same", o.source)
+            if o.unit != self.unit:
+                raise MeasurementError(f"its times are in {o.unit}, those of {first} in {self.unit}: tables read "
+                                       "together must have the same unit", o.source)
             frames.append(o._frame)
         return self._derive(pd.concat(frames, ignore_index=True))
 

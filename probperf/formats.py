@@ -427,6 +427,9 @@ def _format_value(v) -> str:
 def _add_params(frame: pd.DataFrame, params: Mapping | None, source) -> pd.DataFrame:
     """Constant parameter columns given by the user (``--param p=4``)."""
     for name, value in (params or {}).items():
+        if name in METRICS:  # a constant run time would be a measurement made up, not a parameter
+            raise MeasurementError(f"{name}={value} given as a constant (--param, params=): {name} is a metric, "
+                                   "measured per run, not a parameter", str(source))
         if name in frame:
             raise MeasurementError(
                 f"parameter {name!r} is given as {value!r} but is also a column of the file",
