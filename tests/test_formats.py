@@ -429,6 +429,7 @@ def test_a_bad_constant_parameter_is_named_as_given_not_as_a_line(tmp_path):
     write(path, "n,time\n10,1.0\n20,0.6\n")
     assert error_of(read_csv, path, params={"p": 1.5}) == (
         f"{path}: p=1.5 given as a constant (--param, params=): p must be a positive integer, got 1.5")
+    write(path, "n,p,time\n10,1,1.0\n20,2,0.6\n")
     assert error_of(read_csv, path, params={"work": 3}) == (
         f"{path}: work=3 given as a constant (--param, params=): work is a metric, measured per run, not a parameter")
 
