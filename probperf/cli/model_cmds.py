@@ -519,7 +519,8 @@ def _print_table(summary, title, params=(), unreliable_mean=None):
         title += " at " + ", ".join(f"{c}={number_text(summary[c].iloc[0])}" for c in fixed)
     summary = summary.drop(columns=fixed)
     blank = np.zeros(len(summary), dtype=bool) if unreliable_mean is None else np.asarray(unreliable_mean)
-    cells = [[NO_MEAN if c == "mean" and blank[i] else number_text(v) for c, v in zip(summary.columns, rec)]
+    cells = [[NO_MEAN if c == "mean" and blank[i] else f"{v:.10g}" if c == "level" else number_text(v)
+              for c, v in zip(summary.columns, rec)]  # a level of 0.999999 is not 1 (4 digits would say so)
              for i, rec in enumerate(summary.itertuples(index=False))]
     widths = [max(len(str(c)), *(len(row[j]) for row in cells)) for j, c in enumerate(summary.columns)]
     table = Table(title=shown(title))

@@ -54,7 +54,7 @@ def _parse_config(items: Optional[List[str]], app: str) -> dict:
                  f"it takes {', '.join(APPS[app].config) or 'none'}")
         if name in out:
             fail(f"--set {name} is given twice; give all its values once: --set {name}=V1,V2")
-        out[name] = parse_list(text, f"--set {name}", low=0)
+        out[name] = parse_list(text, f"--set {name}")
     return out
 
 
