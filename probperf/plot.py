@@ -298,6 +298,40 @@ def matching_runs(data: Measurements, vs: str, fixed: Mapping, metric: str = "ti
     return frame[mask]
 
 
+#: How far the runs drawn may lie from the band's median (a factor, either way) before
+#: plot asks whether they are in another unit. Why 100: a model that was fitted on such
+#: runs is within a few tens of per cent of them, and a unit mixed up is a factor of
+#: 1000 (ms, s) or about 1e9 (cycles); a factor of 100 is neither a fit nor noise.
+UNIT_SLIP = 100.0
+
+
+def unit_slip(model, data: Measurements, vs: str, fixed: Mapping, metric: str = "time") -> str:
+    """A caution when the runs drawn lie :data:`UNIT_SLIP` or more from the model's
+    median at the same points (seconds read as cycles, milliseconds as seconds), else "".
+
+    Examples
+    --------
+    >>> class Model:
+    ...     features_ = ["n", "p"]
+    ...     def predict(self, X, n_draws=None, seed=None):
+    ...         return type("P", (), {"median": 1e-3 * X["n"].to_numpy()})()
+    >>> runs = Measurements({"n": [8, 16], "p": [1, 1], "time": [8e6, 1.6e7]})
+    >>> unit_slip(Model(), runs, "n", {"p": 1}).split("?")[0], unit_slip(Model(), runs.with_columns(time=[0.01, 0.02]), "n", {"p": 1})
+    ('the runs drawn are about 1e+09x the band: in another unit', '')
+    """
+    sub = matching_runs(data, vs, fixed, metric)
+    if not len(sub) or any(f not in sub for f in model.features_):
+        return ""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # the band's own cautions are said already
+        median = np.asarray(model.predict(sub[model.features_], n_draws=200, seed=0).median, dtype=float)
+    ratio = float(np.median(sub[metric].to_numpy(dtype=float) / median))
+    if not np.isfinite(ratio) or 1 / UNIT_SLIP < ratio < UNIT_SLIP:
+        return ""
+    return (f"the runs drawn are about {ratio:.3g}x the band: in another unit? (a CSV or JSON file of cycle counts "
+            "is read with --unit cycles --clock-hz HZ; times must be in seconds)")
+
+
 def _measured(ax, data: Measurements, vs: str, fixed: Mapping, metric: str = "time"):
     sub = matching_runs(data, vs, fixed, metric)
     if len(sub):

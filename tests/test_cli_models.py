@@ -374,6 +374,12 @@ def test_plot_refuses_measurements_in_another_unit(grid_runs):
     res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.csv",
               "--unit", "cycles", "--clock-hz", "2e9", "-o", grid_runs / "csv.png")
     assert res.exit_code == 0 and (grid_runs / "csv.png").exists(), res.stderr
+    assert "another unit" not in res.stderr
+    # read as seconds, the counts are 2e9x the band: drawn, and the unit asked about
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.csv",
+              "-o", grid_runs / "csv.png")
+    assert res.exit_code == 0, res.stderr
+    assert re.search(r"the runs drawn are about 2(\.0\d*)?e\+09x the band: in another unit\?", " ".join(res.stderr.split()))
     res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.csv",
               "--clock-hz", "2e9", "-o", grid_runs / "bad.png")
     assert res.exit_code == 2 and not (grid_runs / "bad.png").exists()

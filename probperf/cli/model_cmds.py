@@ -649,7 +649,7 @@ def plot(
     """Draw the median and 50 %/90 % bands against measured points."""
     from .. import persist
     from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
-    from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep
+    from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep, unit_slip
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     with bad_input():
@@ -684,6 +684,8 @@ def plot(
                                            exc.source, exc.line, exc.column) from None
                 raise
             reading_options.check_clock(units, measured)
+            if measured.unit == "cycles" and measured.clock_hz and getattr(model, "unit_", "s") == "s":
+                measured = measured.in_seconds()  # as fit converts them
         elif getattr(model, "train_points_", None):
             measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
                                     unit=getattr(model, "unit_", "s"))
@@ -699,6 +701,8 @@ def plot(
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
                  + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
+        elif slip := unit_slip(model, measured, vs, fixed, target):
+            warn(f"--data {shown(data)}: {slip}")
     for line in cautions:
         warn(line)
 
