@@ -203,6 +203,9 @@ class Location:
     key_lines: Mapping[str, int] | None = None
     #: the parameters given as constants (``--param``, ``params=``), named as such
     given: Mapping[str, object] | None = None
+    #: the positions of the rows in the table they were cut from (:meth:`rows`), named
+    #: where no line is known
+    row_positions: Sequence[int] | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
         if self.given and column in self.given:  # not in the file: no line holds it
@@ -220,7 +223,7 @@ class Location:
         elif self.first_line is not None and self.row_sources is None:
             line = self.first_line + row
         if line is None and self.row_sources is None:
-            message = f"{row_name(row)}: {message}"
+            message = f"{row_name(row if self.row_positions is None else self.row_positions[row])}: {message}"
         return MeasurementError(message, source, line, column)
 
     def rows(self, positions) -> "Location":
@@ -231,6 +234,8 @@ class Location:
         --------
         >>> str(Location("runs.csv", first_line=2).rows([0, 3]).error("negative value", 1, "time"))
         'runs.csv, line 5, column time: negative value'
+        >>> str(Location().rows([0, 3]).error("negative value", 1, "time"))
+        'column time: 4th row: negative value'
         """
         pos = [int(i) for i in positions]
         pick = lambda seq: None if seq is None else [seq[i] for i in pos]  # noqa: E731
@@ -238,8 +243,10 @@ class Location:
         if lines is None and self.first_line is not None and self.row_sources is None:
             lines = [self.first_line + i for i in pos]
         columns = None if self.column_lines is None else {c: pick(v) for c, v in self.column_lines.items()}
+        positions = pick(self.row_positions) if self.row_positions is not None else pos
         return replace(self, first_line=None if lines is not None else self.first_line,
-                       row_sources=pick(self.row_sources), row_lines=lines, column_lines=columns)
+                       row_sources=pick(self.row_sources), row_lines=lines, column_lines=columns,
+                       row_positions=positions)
 
 
 def validate_frame(
@@ -815,10 +822,12 @@ class Measurements:
         Examples
         --------
         >>> m = Measurements({"n": [1, 2, 3], "p": [1, 1, 1], "time": [1.0, 2.0, 3.0]})
-        >>> m.rows([False, True, True]).frame["n"].tolist()
+        >>> m.rows(np.array([False, True, True])).frame["n"].tolist()
         [2, 3]
         """
-        mask = np.asarray(mask, dtype=bool)
+        mask = np.asarray(mask)
+        if mask.dtype != bool or mask.shape != (len(self),):  # positions read as booleans would pick other runs
+            raise ValueError(f"rows takes a boolean mask of {len(self)} values, one per run")
         out = self._derive(self._frame[mask])
         loc = getattr(self, "_location", None)
         if loc is not None:
@@ -866,6 +875,7 @@ class Measurements:
                 if c in frame:
                     frame[c] = frame[c] / self.clock_hz
         out = self._derive(frame)
+        out._location = getattr(self, "_location", None)  # the same runs: their errors name the same lines
         out.unit, out.clock_hz = "s", None
         return out
 
@@ -969,6 +979,36 @@ def labelled_rows(m: Measurements, split: str | None, every_row: str) -> tuple[M
         raise MeasurementError(f"{exc.message}; {every_row}", exc.source) from None
     labels = m.frame["split"]
     return chosen, int((labels.isna() | (labels.astype(str).str.strip() == "")).sum())  # a CSV's blank reads as ""
+
+
+def near_labels(m: Measurements, split: str | None) -> dict[str, int]:
+    """Split labels that differ from ``split`` only in case or spaces ('Train' for
+    'train'), with their row counts: left out of a fit on ``split`` (labels are matched
+    exactly), and said by the CLI and ``pp.fit``, since a typo is the likely cause.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [1, 2, 3], "p": [1, 1, 1], "time": [1.0, 2.0, 3.0], "split": ["train", "Train", "test"]})
+    >>> near_labels(m, "train"), near_labels(m, None)
+    ({'Train': 1}, {})
+    """
+    if not split or "split" not in m.frame:
+        return {}
+    labels = m.frame["split"].dropna().astype(str)
+    near = labels[(labels != split) & (labels.str.strip().str.lower() == split.strip().lower())]
+    return {str(k): int(v) for k, v in near.value_counts().sort_index().items()}
+
+
+def near_text(near: Mapping[str, int]) -> str:
+    """What :func:`near_labels` found, as a phrase.
+
+    Examples
+    --------
+    >>> near_text({"Train": 1})
+    "1 row(s) labelled 'Train' left out (labels are matched exactly)"
+    """
+    return (f"{sum(near.values())} row(s) labelled {', '.join(repr(k) for k in near)} left out "
+            "(labels are matched exactly)")
 
 
 def as_points(at, features: Sequence[str] | None = None) -> pd.DataFrame:

@@ -345,7 +345,7 @@ def _missing(m: Measurements) -> list[str]:
     from . import registry
 
     traced, left, lost = registry.traced_runs(m)  # what fit does with runs that lack a trace
-    if left:
+    if registry.dag_runs(m)[1]:  # said only where fit (auto) leaves them out
         out.append(left)
     lacks = registry.dag_lacks(traced)
     if lacks:

@@ -1049,7 +1049,7 @@ def read_dag_recorder(
     config = _config_of(config, extra)
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
-    loc = Location(None, row_sources=files, column_lines=lines)
+    loc = Location(None, row_sources=files, column_lines=lines, given=dict(params) if params else None)
     source = files[0] if len(files) == 1 else f"{len(files)} .stat files"
     return Measurements(frame, config, unit="cycles", clock_hz=clock_hz, source=source, strict=strict,
                         location=loc)

@@ -21,9 +21,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from . import progress
 from .cautions import number_text
-from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows
+from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows, near_labels, near_text
 from .models.specs import effort_options
 
 
@@ -247,11 +249,13 @@ SPAN_METRIC = "critical_path"
 
 def traced_runs(m: Measurements) -> tuple[Measurements, str, str]:
     """Where some traced runs lack a DAG metric (a trace lost, a run timed by hand):
-    ``(runs, left, lost)``, ``runs`` those with every traced metric when they keep every
-    measured value of every parameter, so no direction and no extrapolation distance
-    is lost, and ``left`` a sentence saying what is left out; where they would lose a
-    value, ``m`` and ``lost`` saying which. ``(m, "", "")`` where no run lacks one (or
-    every run does, or the table has no DAG metrics).
+    ``(runs, left, lost)``, ``runs`` those with every traced metric when they can stand
+    for the table (:func:`_cut`: every measured value of every parameter kept, so no
+    direction and no extrapolation distance is lost; no relation the table lacks; more
+    runs kept than left out), and ``left`` a sentence saying what is left out; where
+    they cannot, ``m`` and ``lost`` saying why. ``(m, "", "")`` where no run lacks one
+    (or every run does, or the table has no DAG metrics). The critical path counts
+    where some run has it and leaving out the runs without it costs nothing more.
 
     Examples
     --------
@@ -269,19 +273,48 @@ def traced_runs(m: Measurements) -> tuple[Measurements, str, str]:
     frame = m.frame
     if not all(c in frame for c in DAG_METRICS):
         return m, "", ""
-    gaps = frame[[*DAG_METRICS, *([SPAN_METRIC] if SPAN_METRIC in frame else [])]].isna()
-    lacking = gaps.any(axis=1).to_numpy()
-    if not lacking.any() or lacking.all():
+    cut = _cut(m, list(DAG_METRICS))
+    if SPAN_METRIC in frame and frame[SPAN_METRIC].notna().any():  # the span too, where that costs nothing
+        with_span = _cut(m, [*DAG_METRICS, SPAN_METRIC])
+        cut = with_span if not with_span[2] or cut[2] else cut
+    lacking, gaps, lost = cut
+    if lacking is None:
         return m, "", ""
-    complete = frame[~lacking]
-    lost = [f"{c}={number_text(v)}" for c in m.params for v in sorted(set(frame[c].dropna()) - set(complete[c].dropna()))]
     if lost:
-        return m, "", f"the runs with every traced metric lack {', '.join(lost[:3])}" + (", ..." if len(lost) > 3 else "")
+        return m, "", lost
     counts = ", ".join(f"{c} in {int(k)}" for c, k in gaps.sum().items() if k)
     return m.rows(~lacking), (
         f"{int(lacking.sum())} of {len(frame)} runs lack a traced metric ({counts}): a model of the DAG metrics is "
-        f"fitted on the other {len(complete)}, which have every measured value of every parameter (--model direct "
+        f"fitted on the other {int((~lacking).sum())}, which have every measured value of every parameter (--model direct "
         "models every run's time)"), ""
+
+
+def _cut(m: Measurements, columns: list[str]) -> tuple:
+    """``(lacking, gaps, lost)`` of leaving out the runs that lack one of ``columns``:
+    the runs left out (None where none or all would be), the gaps per column, and why
+    the rest cannot stand for the table ("" where they can): a measured value of a
+    parameter lost, a relation between parameters that the table does not hold (predict
+    would refuse measured points), or as many runs left out as kept (the DAG model
+    would describe a minority of the runs)."""
+    from .models.points import relations
+
+    frame = m.frame
+    gaps = frame[columns].isna()
+    lacking = gaps.any(axis=1).to_numpy()
+    if not lacking.any() or lacking.all():
+        return None, gaps, ""
+    complete = frame[~lacking]
+    lost = [f"{c}={number_text(v)}" for c in m.params for v in sorted(set(frame[c].dropna()) - set(complete[c].dropna()))]
+    if lost:
+        return lacking, gaps, f"the runs with every traced metric lack {', '.join(lost[:3])}" + (", ..." * (len(lost) > 3))
+    if 2 * int(lacking.sum()) >= len(frame):
+        return lacking, gaps, "the runs with every traced metric are not the majority"
+    X, names = frame[m.params].to_numpy(dtype=np.float64), list(m.params)
+    new = sorted(set(relations(X[~lacking], names)) - set(relations(X, names)))
+    if new:
+        return lacking, gaps, (f"in the runs with every traced metric {', '.join(new)} follow{'s' * (len(new) == 1)} "
+                               "from the other parameters, unlike in the table")
+    return lacking, gaps, ""
 
 
 def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[Measurements, str]:
@@ -295,12 +328,9 @@ def dag_runs(m: Measurements, target: str = "time", model: str = AUTO) -> tuple[
 
     Examples
     --------
-    >>> runs = Measurements({"n": [8, 8, 16, 16, 32, 32], "p": [1, 2] * 3, "time": [1.0, 0.6, 2.0, 1.1, 4.0, 2.2],
-    ...                      "work": [1.0, 1.1, 2.0, 2.1, 4.0, 4.2], "delay": [0.0, 0.1, 0.0, 0.1, 0.0, None],
-    ...                      "no_work": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "create_task": [7.0, 7, 15, 15, 31, 31],
-    ...                      "wait_tasks": [3.0, 3, 7, 7, 15, 15]})
-    >>> len(dag_runs(runs)[0]), len(dag_runs(runs, model="direct")[0])
-    (5, 6)
+    >>> runs = Measurements({"n": [8, 16, 32], "p": [1, 1, 1], "time": [1.0, 2.0, 4.0]})
+    >>> dag_runs(runs)[1], dag_runs(runs, model="direct")[1]
+    ('', '')
     """
     if target != "time" or not (model == AUTO or entry_of(model).needs_dag):
         return m, ""
@@ -448,10 +478,13 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     if problem:
         raise ValueError(f"target {target!r}: {problem}")
     # held-out rows never reach a fit unasked
+    near = near_labels(measurements, split)
     measurements, unlabelled = labelled_rows(measurements, split, "pass split=None to fit every row")
     if unlabelled:
         warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
                       "pass split=None to fit every row", UserWarning, stacklevel=2)
+    if near:  # as the CLI says it
+        warnings.warn(f"fitting on split={split!r}: {near_text(near)}", UserWarning, stacklevel=2)
     if measurements.unit == "cycles" and measurements.clock_hz:
         # a clock rate given is used: a model in cycles would predict cycles of a machine
         # the user named in hertz (predict has no rate to convert with); without one the

@@ -757,7 +757,8 @@ def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):
 def test_one_size_with_a_lost_trace_gets_the_one_size_reason(tmp_path):
     """A strong-scaling study with one run's delay lost: time is modelled alone for the
     reason it would be without the gap (one size), and doctor finds the DAG model
-    usable (fit --model dag fits it on the other runs)."""
+    usable (fit --model dag fits it on the other runs) without saying runs are left
+    out (fit --model auto leaves none out)."""
     runs = pp.sim.generate("fib", n=[20], p=[1, 2, 3, 4, 5], reps=2, seed=0).frame
     runs.loc[[3], "delay"] = np.nan
     data = tmp_path / "one.csv"
@@ -767,7 +768,7 @@ def test_one_size_with_a_lost_trace_gets_the_one_size_reason(tmp_path):
     assert "time is modelled alone: only p varies (one size)" in " ".join(res.stderr.split())
     res = run("doctor", data)
     assert res.exit_code == 0 and "DAG model: usable" in res.stdout
-    assert "1 of 10 runs lack a traced metric (delay in 1)" in " ".join(res.stdout.split())
+    assert "lack a traced metric" not in res.stdout  # fit (auto) leaves no run out here
 
 
 def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
@@ -826,3 +827,30 @@ def test_a_delay_without_tasks_is_refused_and_rows_keep_their_lines(tmp_path):
     res = run("fit", data, "--model", "dag", "-q", "-o", tmp_path / "m.model")
     assert res.exit_code == 2
     assert f"error: {data}, line 4, column no_work: metric 'no_work' is needed but missing" in res.stderr
+
+
+def test_traced_runs_that_cannot_stand_for_the_table_are_not_cut():
+    """The runs with every traced metric stand for the table only if they keep its
+    parameter values, hold no relation it lacks and are the majority; else the table
+    is kept whole and the reason given (probperf.registry.traced_runs)."""
+    from probperf.registry import traced_runs
+
+    n, p, cutoff = (a.ravel() for a in np.meshgrid([64.0, 128, 256], [1, 2, 4], [16.0, 32, 64], indexing="ij"))
+    ones = np.ones_like(n)
+    frame = pd.DataFrame({"n": n, "p": p.astype(int), "cutoff": cutoff, "time": n / p, "work": n, "delay": ones,
+                          "no_work": 0 * ones, "create_task": n / cutoff, "wait_tasks": n / cutoff})
+    m = pp.Measurements(frame, config=["cutoff"])
+    on_line = (frame["cutoff"] == frame["n"] / 4).to_numpy()  # 9 of the 27 runs
+    # traces kept only on the line cutoff = n / 4: a minority, and a relation the grid lacks
+    rows, left, lost = traced_runs(m.with_columns(delay=frame["delay"].where(on_line)))
+    assert len(rows) == 27 and left == "" and lost == "the runs with every traced metric are not the majority"
+    # the same line in a table that is mostly on it: kept whole, for the relation
+    mostly = frame[on_line | (frame["p"] == 1).to_numpy()].reset_index(drop=True)  # 9 + 6 runs
+    off = (mostly["cutoff"] != mostly["n"] / 4) & (mostly["p"] == 1)
+    rows, left, lost = traced_runs(pp.Measurements(mostly.assign(delay=mostly["delay"].where(~off)), config=["cutoff"]))
+    assert len(rows) == 15 and left == "" and lost == ("in the runs with every traced metric cutoff follows from the "
+                                                        "other parameters, unlike in the table")
+    # three lost traces off the line: left out, said
+    lose = (~on_line) & (frame["p"] == 4).to_numpy() & (frame["n"] == 64).to_numpy()
+    rows, left, lost = traced_runs(m.with_columns(delay=frame["delay"].where(~lose)))
+    assert len(rows) == 25 and lost == "" and left.startswith("2 of 27 runs lack a traced metric (delay in 2)")

@@ -596,7 +596,7 @@ def split_rows(m, split, verb: str):
     """The rows of ``m`` labelled ``split`` (``--split``; the rule is
     :func:`probperf.data.labelled_rows`), said on stderr as ``verb`` ("fitting on",
     "looking at"), with the rows left out for lack of a label."""
-    from ..data import labelled_rows
+    from ..data import labelled_rows, near_labels, near_text
 
     chosen, unlabelled = labelled_rows(m, split, "give --split '' to use every row")
     if "split" not in m.frame:
@@ -605,11 +605,9 @@ def split_rows(m, split, verb: str):
         said = f"all {len(m)} rows (--split empty: the split labels are not used)"
     else:
         left = f"; {unlabelled} row(s) without a split label left out" if unlabelled else ""
-        labels = m.frame["split"].dropna().astype(str)
-        near = labels[(labels != split) & (labels.str.strip().str.lower() == split.strip().lower())]
-        if len(near):  # 'Train' for 'train': a typo, most likely, and the labels are matched exactly
-            left += (f"; {len(near)} row(s) labelled {', '.join(repr(v) for v in sorted(set(near)))} left out "
-                     "(labels are matched exactly)")
+        near = near_labels(m, split)
+        if near:  # 'Train' for 'train': a typo, most likely, and the labels are matched exactly
+            left += f"; {near_text(near)}"
         said = f"the {len(chosen)} rows with split={shown(repr(split))}{left}"
     err_console.print(f"{verb} {said}", highlight=False, soft_wrap=True)
     return chosen

@@ -145,7 +145,14 @@ def unit_options(unit: str | None, clock_hz: str | None) -> dict:
 
 
 def check_clock(kw: dict, m) -> None:
-    """Refuse a clock rate given for runs that are not in cycles: never dropped without a word."""
+    """Refuse a clock rate given for runs that are not in cycles: never dropped without a word.
+
+    Examples
+    --------
+    >>> from probperf.data import Measurements
+    >>> check_clock({"clock_hz": 2e9}, Measurements({"p": [1], "time": [2e9]}, unit="cycles"))
+    >>> check_clock({}, Measurements({"p": [1], "time": [1.0]}))
+    """
     if "clock_hz" in kw and m.unit != "cycles":
         fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit} (--unit cycles says "
              "a CSV or JSON file is in cycles)")
