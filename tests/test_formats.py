@@ -258,7 +258,7 @@ def test_parquet_nan_is_an_error_null_is_missing(tmp_path):
     # pandas would store NaN as null; write a real IEEE NaN with pyarrow.
     time = pa.array([1.0, float("nan"), None], type=pa.float64())
     pq.write_table(pa.table({"n": [1, 2, 3], "p": [1, 1, 1], "time": time}), path)
-    assert error_of(read_parquet, path) == f"{path}, column time: 2nd row: value is NaN"
+    assert error_of(read_parquet, path) == f"{path}, column time: 2nd row: value is NaN (write null for a missing value)"
     pq.write_table(pa.table({"n": [1, 3], "p": [1, 1], "time": pa.array([1.0, None])}), path)
     assert read_parquet(path).frame["time"].isna().tolist() == [False, True]
     write(path, "")
