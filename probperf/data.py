@@ -516,6 +516,9 @@ def _numeric(column: pd.Series, loc: Location, name: str, config: bool = False) 
     are refused (:func:`probperf.limits.check_value`), blanks become NaN. ``config``:
     a configuration column (a name in it gets :func:`named_setting_hint`)."""
     kind = column.dtype.kind
+    if isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and kind in "iuf":
+        # pandas' nullable Int64/Float64: pd.NA is a missing value, as NaN is in float64
+        return column.astype("float64")
     if kind in "iuf":  # already numbers (NaN and infinities are checked by the caller)
         return column
     if kind != "O":  # bool, complex, dates...: never a measurement
@@ -628,7 +631,14 @@ def _as_frame(frame, source) -> pd.DataFrame:
     Traceback (most recent call last):
     ...
     probperf.data.MeasurementError: the columns have different lengths (n: 2, time: 1); give one value per run in each
+    >>> _as_frame(pd.DataFrame({"n": [1, 2], "p": [1, 1]}).set_index("n"), None).columns.tolist()
+    ['n', 'p']
     """
+    if isinstance(frame, (str, bytes)) or hasattr(frame, "__fspath__"):
+        raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got the path {frame!r}: "
+                        "read a file with pp.read(path)")
+    if isinstance(frame, pd.DataFrame) and any(name is not None for name in frame.index.names):
+        return frame.reset_index()  # a named index is a column set aside (df.set_index("n")), not labels
     if isinstance(frame, dict):
         lengths = {k: (len(v) if np.ndim(v) else None) for k, v in frame.items()}
         if lengths and all(n is None for n in lengths.values()):
@@ -684,11 +694,16 @@ class Measurements:
     ):
         if unit not in UNITS:
             raise MeasurementError(f"unknown time unit {unit!r}; use one of {UNITS}", source)
-        if unit == "cycles" and clock_hz is not None and not clock_hz > 0:
-            raise MeasurementError("clock_hz must be positive", source)
+        if clock_hz is not None:
+            try:
+                clock_hz = float(check_value(clock_hz))
+            except (NumberError, TypeError, ValueError):
+                raise MeasurementError(f"clock_hz must be a number of hertz, got {clock_hz!r}", source) from None
+            if not (0 < clock_hz < float("inf")):
+                raise MeasurementError(f"clock_hz must be positive and finite, got {clock_hz!r}", source)
         frame = _as_frame(frame, source)
         # one name is one parameter (list("sched") would be five one-letter ones)
-        self.config = [config] if isinstance(config, str) else list(config)
+        self.config = [config] if isinstance(config, str) else list(config or ())
         self.unit = unit
         self.clock_hz = clock_hz
         self.source = source
@@ -894,13 +909,18 @@ class Measurements:
         """
         frames = [self._frame]
         for o in others:
+            if not isinstance(o, Measurements):
+                raise TypeError(f"concat takes Measurements tables, got {type(o).__name__}")
             first = self.source or "the first table"
-            if o.params != self.params:
+            if sorted(o.params) != sorted(self.params):  # the same in another order is the same table
                 raise MeasurementError(f"its parameters ({', '.join(o.params)}) are not those of {first} "
                                        f"({', '.join(self.params)}): tables read together must have the same", o.source)
             if o.unit != self.unit:
                 raise MeasurementError(f"its times are in {o.unit}, those of {first} in {self.unit}: tables read "
                                        "together must have the same unit", o.source)
+            if o.unit == "cycles" and o.clock_hz != self.clock_hz:  # one rate stands for all runs
+                raise MeasurementError(f"its clock rate ({o.clock_hz} Hz) is not that of {first} ({self.clock_hz} "
+                                       "Hz): convert each with in_seconds() first", o.source)
             frames.append(o._frame)
         return self._derive(pd.concat(frames, ignore_index=True))
 
@@ -908,6 +928,10 @@ class Measurements:
         """A copy with metric columns added or replaced (validated again)."""
         frame = self._frame.copy()
         for k, v in columns.items():
+            if isinstance(v, pd.Series):  # by position, one value per run: an index of its own would misalign
+                if len(v) != len(frame):
+                    raise ValueError(f"with_columns: {k} has {len(v)} values for {len(frame)} runs")
+                v = v.to_numpy()
             frame[k] = v
         return Measurements(
             frame, self.config, unit=self.unit, clock_hz=self.clock_hz, source=self.source

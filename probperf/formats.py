@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
@@ -153,6 +154,10 @@ def read(path, **kw) -> Measurements:
     >>> read(os.path.join(d, "runs.csv")).frame["time"].tolist()
     [2.5]
     """
+    if not isinstance(path, (str, os.PathLike)) and not (
+            isinstance(path, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in path)):
+        raise TypeError(f"read takes a path, a glob or a list of paths, got {type(path).__name__}"
+                        + (": a table in memory is pp.Measurements(frame)" if hasattr(path, "columns") else ""))
     paths = _expand(path)
     kinds = {_format_of(p) for p in paths}
     if len(kinds) > 1:
@@ -197,7 +202,13 @@ def write(measurements: Measurements, path) -> Path:
     >>> out = write(m, os.path.join(tempfile.mkdtemp(), "m.jsonl"))
     >>> open(out).read()
     '{"n": 10, "p": 2, "time": 0.1}\\n'
+
+    A table in cycles written where no unit is recorded (all but Parquet) is said, with
+    :data:`UNIT_NOT_RECORDED`, as a ``UserWarning``.
     """
+    if not isinstance(measurements, Measurements):
+        raise TypeError(f"write takes a probperf Measurements table, got {type(measurements).__name__} "
+                        "(pp.Measurements(frame) makes one)")
     path = Path(path)
     kind = _format_of(path)
     if kind == "stat":
@@ -211,9 +222,17 @@ def write(measurements: Measurements, path) -> Path:
                 f"export one metric with probperf.write_extrap(m, path, metric=...)",
                 str(path),
             )
-        return write_extrap(measurements, path)
-    writer = {"csv": write_csv, "parquet": write_parquet, "jsonl": write_jsonl}[kind]
-    return writer(measurements, path)
+        out = write_extrap(measurements, path)
+    else:
+        out = {"csv": write_csv, "parquet": write_parquet, "jsonl": write_jsonl}[kind](measurements, path)
+    if measurements.unit == "cycles" and kind != "parquet":  # read back, the counts would pass for seconds
+        warnings.warn(UNIT_NOT_RECORDED, UserWarning, stacklevel=2)
+    return out
+
+
+#: what :func:`write` says of cycle counts written to a format that has no unit
+UNIT_NOT_RECORDED = ("times are in clock cycles; this format does not record the unit (Parquet does): read it back "
+                     "with unit='cycles' (--unit cycles)")
 
 
 #: Formats a table of DAG metrics can be written to without loss (Extra-P text holds

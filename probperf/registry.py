@@ -478,6 +478,8 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     if problem:
         raise ValueError(f"target {target!r}: {problem}")
     # held-out rows never reach a fit unasked
+    if split is not None and not isinstance(split, str):  # one label, as --split takes it
+        raise TypeError(f"split is one label (a str, or None for every row), got {split!r}")
     near = near_labels(measurements, split)
     measurements, unlabelled = labelled_rows(measurements, split, "pass split=None to fit every row")
     if unlabelled:
@@ -493,10 +495,11 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     measurements, left = dag_runs(measurements, target, model)
     if left:  # said, never dropped without a word (the CLI says it with the file's name)
         warnings.warn(left, ModelChoiceWarning, stacklevel=2)
-    from .doctor import coded_choices
+    from .doctor import averaged_runs, coded_choices
 
-    for line in coded_choices(measurements):  # doctor's caution, said where it matters: at the fit
-        warnings.warn(line, UserWarning, stacklevel=2)
+    for line in [*coded_choices(measurements), averaged_runs(measurements)]:  # doctor's cautions, said at the fit
+        if line:
+            warnings.warn(line, UserWarning, stacklevel=2)
     alone = why_not_dag(measurements, target) if model == AUTO else ""
     if alone:  # traced runs, yet time is modelled alone: said (the CLI says it with the file's name)
         warnings.warn(f"time is modelled alone: {alone}", ModelChoiceWarning, stacklevel=2)

@@ -746,3 +746,16 @@ def test_the_work_part_bounded_in_size_has_no_law_that_grows_like_a_power_of_n(m
         return [k for k in laws if k.startswith("c+n^") or (k.startswith("n^") and not k.startswith("n^0 "))]
 
     assert grows(work.scores_) == [] and grows(delay.scores_) != []
+
+
+def test_fit_says_what_the_cli_says_of_averaged_rows_and_takes_one_split_label():
+    """pp.fit warns of rows that are means of repetitions as fit on the command line
+    does (the intervals would be those of a mean), and refuses a split that is not one
+    label."""
+    m = Measurements({"n": [8, 16, 32, 64], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2],
+                      "time_std": [0.1, 0.1, 0.1, 0.1], "reps": [3, 3, 3, 3]})
+    with pytest.warns(UserWarning, match="the rows are means of 3 runs each"):
+        fit(m)
+    for bad in (["train"], 1):
+        with pytest.raises(TypeError, match=r"split is one label \(a str, or None for every row\)"):
+            fit(m, split=bad)

@@ -218,3 +218,30 @@ def test_a_parameter_cannot_take_the_name_of_a_prediction_column(name, tmp_path)
     with pytest.raises(MeasurementError, match=f"runs.csv, line 1, column {name}: " + message):
         pp.read(path, config=[name])
 
+
+
+def test_tables_from_python_as_a_user_builds_them():
+    """What a pandas user hands over: nullable columns (pd.NA is missing), a named
+    index (a column set aside), a Series with its own index (taken by position); and
+    what is refused: a path, a clock rate that is no positive number, tables whose
+    clock rates differ. Configuration columns in another order are the same table."""
+    nullable = pd.DataFrame({"n": pd.array([10, 20, 40], dtype="Int64"), "p": [1, 1, 1],
+                             "time": pd.array([1.0, pd.NA, 4.0], dtype="Float64"),
+                             "work": pd.array([1.0, 0.0, pd.NA], dtype="Float64")})
+    m = Measurements(nullable)
+    assert m.frame["time"].dtype == np.float64 and np.isnan(m.frame["time"][1]) and m.frame["work"][1] == 0.0
+    indexed = Measurements(pd.DataFrame({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}).set_index("n"))
+    assert indexed.params == ["n", "p"] and indexed.frame["n"].tolist() == [1, 2]
+    two = Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]})
+    assert two.with_columns(work=pd.Series([1.5, 2.5], index=[10, 11])).frame["work"].tolist() == [1.5, 2.5]
+    with pytest.raises(TypeError, match="got the path 'runs.csv': read a file with pp.read"):
+        Measurements("runs.csv")
+    for bad in (float("inf"), True, "3e9", -1.0):
+        with pytest.raises(MeasurementError, match="clock_hz must be"):
+            Measurements({"p": [1], "time": [2e9]}, unit="cycles", clock_hz=bad)
+    a = Measurements({"n": [1], "p": [1], "time": [2e9]}, unit="cycles", clock_hz=2e9)
+    with pytest.raises(MeasurementError, match=r"its clock rate \(4000000000.0 Hz\) is not that of the first table"):
+        a.concat(Measurements({"n": [1], "p": [1], "time": [4e9]}, unit="cycles", clock_hz=4e9))
+    ab = Measurements({"n": [1], "p": [1], "a": [1], "b": [2], "time": [1.0]}, config=["a", "b"])
+    ba = Measurements({"n": [1], "p": [1], "a": [3], "b": [4], "time": [1.0]}, config=["b", "a"])
+    assert ab.concat(ba).frame[["a", "b"]].values.tolist() == [[1, 2], [3, 4]]

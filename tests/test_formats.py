@@ -2,6 +2,7 @@
 
 import math
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -441,3 +442,20 @@ def test_a_table_whose_metrics_are_all_empty_is_refused(tmp_path):
     write(path, "n,p,time\n10,1,\n20,1,\n")
     assert error_of(read_csv, path) == (
         f"{path}, line 1, column time: no run has a value in the metric column time: nothing was measured")
+
+
+def test_read_and_write_say_what_they_take_and_what_a_format_loses(tmp_path):
+    """A DataFrame handed to read or write is named as such; a table of cycle counts
+    written where no unit is recorded says so (read back, it would pass for seconds)."""
+    frame = pd.DataFrame({"n": [1], "p": [1], "time": [2e9]})
+    with pytest.raises(TypeError, match="got DataFrame: a table in memory is pp.Measurements"):
+        pp.read(frame)
+    with pytest.raises(TypeError, match="write takes a probperf Measurements table, got DataFrame"):
+        pp.write(frame, tmp_path / "x.csv")
+    cycles = Measurements(frame, unit="cycles", clock_hz=2e9)
+    with pytest.warns(UserWarning, match="times are in clock cycles; this format does not record the unit"):
+        pp.write(cycles, tmp_path / "c.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pp.write(cycles, tmp_path / "c.parquet")
+    assert pp.read(tmp_path / "c.parquet").unit == "cycles"

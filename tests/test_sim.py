@@ -318,3 +318,10 @@ def test_cli_datasets_simulates_a_program_named_twice_once(tmp_path):
     assert res.output.count("nqueens dataset A") == 1
     assert "wrote 2 tables" in res.output
     assert sorted(x.name for x in (tmp_path / "d").iterdir()) == ["nqueens_A.csv", "nqueens_B.csv"]
+
+
+def test_generate_refuses_worker_counts_that_are_not_whole():
+    """2.5 workers (or True) is no run: refused, not truncated to 2 (or 1)."""
+    for bad in (2.5, True, 0):
+        with pytest.raises(ValueError, match="worker counts p must be whole numbers >= 1"):
+            sim.generate("sort", [1024], [bad, 2])

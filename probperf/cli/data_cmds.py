@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import List, Optional
 
@@ -102,16 +103,12 @@ def convert(
     with bad_input():
         if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
             raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
-        out = write(m, target)
+        with warnings.catch_warnings(record=True) as caught:  # said below, after the line saying what was written
+            warnings.simplefilter("always")
+            out = write(m, target)
     err_console.print(f"wrote {counted(len(m), 'row')} to {shown(Path(out))}", highlight=False, soft_wrap=True)
-    if m.unit == "cycles" and Path(out).suffix.lower() != ".parquet":
-        # Only Parquet records the unit; say so rather than let cycles pass for seconds.
-        err_console.print(
-            "note: times are in clock cycles; this format does not record the unit "
-            "(Parquet does)",
-            highlight=False,
-            soft_wrap=True,
-        )
+    for w in caught:  # only Parquet records the unit: said rather than let cycles pass for seconds
+        err_console.print(f"note: {w.message}", highlight=False, soft_wrap=True)
 
 
 @app.command()

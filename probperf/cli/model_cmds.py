@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -96,6 +97,8 @@ def fit(
             warn(f"{shown(data)}: time is modelled alone: {no_dag}")
         with progress.reporting(enabled=not quiet), warnings.catch_warnings():
             warnings.simplefilter("ignore", registry.ModelChoiceWarning)  # said above, with the file's name
+            if averaged:  # likewise
+                warnings.filterwarnings("ignore", message=re.escape(averaged))
             try:
                 # the rows were chosen above (split_rows), where it is said which
                 fitted = registry.fit(m, target=target, model=model, kernel=kernel, effort=effort, seed=seed,

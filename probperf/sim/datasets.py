@@ -169,7 +169,10 @@ def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None 
     if unknown:
         raise ValueError(f"{app} has no configuration parameter(s) {sorted(unknown)}; "
                          f"it takes {sorted(APPS[app].config) or 'none'}")
-    points = [(nn, pp, cfg, None) for cfg in _grid(config) for nn in n for pp in p]
+    for value in p:  # a worker count is a whole number of workers: 2.5 (or True) is no run to simulate
+        if isinstance(value, (bool, np.bool_)) or not float(value).is_integer() or value < 1:
+            raise ValueError(f"worker counts p must be whole numbers >= 1, got {value!r}")
+    points = [(nn, int(pp), cfg, None) for cfg in _grid(config) for nn in n for pp in p]
     frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine,
                           scheduler=scheduler, progress=progress)
     return Measurements(frame, config=list(APPS[app].config), unit="s", source=f"sim:{app}")
