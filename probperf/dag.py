@@ -983,12 +983,17 @@ class DagModel(TableModel):
             parts = widen(comps["work"], comps["delay"], comps["no_work"], d, self.discrepancy_, seeds["discrepancy"])
             comps.update(zip(("work", "delay", "no_work"), parts))
         work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
-        if self.has_span_:
-            # Span law: time >= critical path. A draw below it is lifted, and the lift
-            # is idle time, so it goes to no_work and the identity (1) still holds.
-            idle = np.maximum(0.0, p * span - (work + delay + no_work))
-            comps["no_work"] = no_work + idle
-            comps["critical_path"] = span
+        with np.errstate(invalid="ignore", over="ignore"):  # overflow far out: made inf below, and warned of
+            if self.has_span_:
+                # Span law: time >= critical path. A draw below it is lifted, and the lift
+                # is idle time, so it goes to no_work and the identity (1) still holds.
+                idle = np.maximum(0.0, p * span - (work + delay + no_work))
+                comps["no_work"] = no_work + idle
+                comps["critical_path"] = span
+        # a draw that overflowed (inf - inf, 0 * inf) is NaN: it is an unbounded draw, so
+        # inf, which the quantiles can order (a NaN made every summary NaN) and the
+        # cautions on the mean and the far-out points already speak of
+        comps = {k: np.where(np.isnan(v), np.inf, v) for k, v in comps.items()}
         return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
