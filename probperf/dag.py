@@ -725,6 +725,22 @@ class DagModel(TableModel):
 
     # -- fitting -------------------------------------------------------------------
 
+    def _check_params(self) -> None:
+        """The constructor's options, checked where scikit-learn checks them (at fit):
+        a truthy string must not pass for ``calibrate=True``, nor a negative floor."""
+        from .limits import draw_count
+
+        if self.models is not None and not isinstance(self.models, Mapping):
+            raise TypeError(f"models maps a component to its spec, e.g. {{'delay': 'basis'}}, got {self.models!r}")
+        for name in ("calibrate", "scale_discrepancy"):
+            if getattr(self, name) not in (None, True, False):
+                raise ValueError(f"{name} must be True, False or None (automatic), got {getattr(self, name)!r}")
+        if isinstance(self.discrepancy, bool) or not isinstance(self.discrepancy, (int, float, np.integer, np.floating)) \
+                or not 0 <= float(self.discrepancy) < np.inf:
+            raise ValueError(f"discrepancy must be a number >= 0 (a rate per training span), got {self.discrepancy!r}")
+        draw_count(self.n_draws, DEFAULT_DRAWS)
+        whole_number(self.seed, "seed")
+
     def component_specs(self) -> dict[str, str]:
         """The spec each component will be fitted with (``models``, else ``kernel``, else
         :data:`DEFAULT_MODELS`); a component name or a design that cannot serve raises
@@ -806,6 +822,7 @@ class DagModel(TableModel):
     def _fit_runs(self, measurements: Measurements) -> None:
         if not isinstance(measurements, Measurements):
             raise TypeError("DagModel.fit expects a probperf Measurements table")
+        self._check_params()
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)

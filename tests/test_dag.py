@@ -776,3 +776,17 @@ def test_a_draw_that_overflows_far_out_is_unbounded_not_nan():
         pred = model.predict(n=2.0**200, p=16)
     lo, hi = pred.interval(0.9)
     assert not np.isnan(pred.draws).any() and np.isfinite(pred.median).all() and lo[0] < pred.median[0] < hi[0]
+
+
+def test_constructor_options_are_checked_at_fit():
+    """A truthy string is no True, a negative or NaN floor no rate, 0 draws no count."""
+    runs = paper_table(ns=(2**10, 2**11, 2**12), ps=(1, 2, 4), reps=1)
+    for options, message in [({"calibrate": "no"}, "calibrate must be True, False or None"),
+                             ({"discrepancy": -1.0}, "discrepancy must be a number >= 0"),
+                             ({"discrepancy": float("nan")}, "discrepancy must be a number >= 0"),
+                             ({"discrepancy": "0.1"}, "discrepancy must be a number >= 0"),
+                             ({"n_draws": 0}, "n_draws must be a whole number in 1.."),
+                             ({"seed": -1}, "seed must be a whole number >= 0"),
+                             ({"models": ["laws"]}, "models maps a component to its spec")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            DagModel(**options).fit(runs)
