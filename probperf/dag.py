@@ -36,7 +36,7 @@ import pandas as pd
 
 from . import cautions, persist, progress
 from .components import BY_NAME, WIRING, Features
-from .data import DAG_METRICS, Measurements, one_worker_baseline
+from .data import COUNT_METRICS, DAG_METRICS, Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .limits import draw_count
 from .models import specs
@@ -503,8 +503,12 @@ class Prediction(Predictive):
     >>> comps = {"work": np.full((3, 1), 8.0), "delay": np.ones((3, 1)),
     ...          "no_work": np.ones((3, 1)), "serial_work": np.full((3, 1), 8.0)}
     >>> pred = Prediction(comps, pts)
-    >>> float(pred.median[0]), float(pred.speedup.median[0])
-    (5.0, 1.6)
+    >>> float(pred.median[0]), float(pred.speedup.median[0]), pred["work"].unit
+    (5.0, 1.6, 's')
+    >>> pred["idle"]
+    Traceback (most recent call last):
+    ...
+    KeyError: "no component 'idle'; this prediction has work, delay, no_work, serial_work, time"
     """
 
     def __init__(self, components: Mapping[str, np.ndarray], points: pd.DataFrame, unit: str = "s"):
@@ -513,12 +517,16 @@ class Prediction(Predictive):
         time = (comps["work"] + comps["delay"] + comps["no_work"]) / p
         super().__init__(time, points, "time")
         self.unit = unit
-        self.components = {k: Predictive(v, self.points, k) for k, v in comps.items()}
-        self.components["time"] = Predictive(time, self.points, "time")
+        # a task count has no unit; every other component is a time, in the model's unit
+        self.components = {k: Predictive(v, self.points, k, None if k in COUNT_METRICS else unit)
+                           for k, v in comps.items()}
+        self.components["time"] = Predictive(time, self.points, "time", unit)
 
     def __getitem__(self, key):
         """``pred["delay"]`` is a component; ``pred[idx]`` the prediction at some points."""
         if isinstance(key, str):
+            if key not in self.components:
+                raise KeyError(f"no component {key!r}; this prediction has {', '.join(self.components)}")
             return self.components[key]
         idx = np.atleast_1d(np.arange(self.n_points)[key])
         comps = {k: v.draws[:, idx] for k, v in self.components.items() if k != "time"}

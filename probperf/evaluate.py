@@ -57,10 +57,19 @@ def _truth(y, n_points: int) -> np.ndarray:
 
 def _pair(pred, y) -> tuple[np.ndarray, np.ndarray]:
     draws = _draws(pred)
+    if isinstance(y, Measurements):  # the measured runs: their values of the predicted metric, in its unit
+        unit = getattr(pred, "unit", None)
+        if unit == "s" and y.unit == "cycles" and y.clock_hz:
+            y = y.in_seconds()
+        if unit is not None and y.unit != unit:
+            raise ValueError(f"the measurements are in {y.unit}, the prediction in {unit}: give them in one unit")
+        y = y.y(getattr(pred, "name", None) or "time")
     return draws, _truth(y, draws.shape[1])
 
 
 def _check_level(level: float) -> float:
+    if isinstance(level, (str, bool)):  # "0.9" or True is a slip, as Predictive.interval says
+        raise TypeError(f"interval level must be a number in (0, 1), got {level!r}")
     level = float(level)
     if not 0.0 < level < 1.0:
         raise ValueError(f"interval level must be in (0, 1), got {level!r}")
@@ -272,8 +281,17 @@ def score(pred, y, levels: Sequence[float] = (0.5, 0.9)) -> dict:
     >>> s = score(Predictive([[9.0, 21.0], [11.0, 19.0], [10.0, 20.0]]), [10.0, 25.0])
     >>> s["median_ape"], s["coverage_90"]
     (10.0, 0.5)
+
+    ``y`` may be the measured runs themselves (a :class:`Measurements` table, its
+    values of the predicted metric; cycle counts with a clock rate are converted for
+    a prediction in seconds, other units refused):
+
+    >>> runs = Measurements({"n": [1, 2], "p": [1, 1], "time": [2e10, 5e10]}, unit="cycles", clock_hz=2e9)
+    >>> score(Predictive([[9.0, 21.0], [11.0, 19.0], [10.0, 20.0]], unit="s"), runs, levels=0.9)["coverage_90"]
+    0.5
     """
     draws, y = _pair(pred, y)
+    levels = [levels] if np.ndim(levels) == 0 else levels  # one level given alone
     apes = ape(draws, y)
     point_crps = crps(draws, y)
     out = {
@@ -321,6 +339,7 @@ def extrapolation_splits(
     >>> {k: len(v) for k, v in extrapolation_splits(m, n_max=1, p_max=2).items()}
     {'train': 1, 'test1': 1, 'test2': 1, 'test3': 1}
     """
+    measurements.require("n")  # the splits are by size: a table read without one says how to give it
     frame = measurements.frame
     small_n = frame["n"].to_numpy() <= n_max
     few_p = np.ones(len(frame), dtype=bool) if p_max is None else frame["p"].to_numpy() <= p_max

@@ -212,3 +212,19 @@ def test_splits_of_uses_the_split_column():
     assert splits["test"].frame["n"].tolist() == [4, 8]
     with pytest.raises(MeasurementError, match="no 'split' column"):
         splits_of(grid())
+
+
+def test_scores_take_the_measured_runs_and_say_what_they_refuse():
+    """The runs themselves as the truth (their time, converted from cycles where the
+    rate is known), one level alone; a level written as text, runs in another unit and
+    a table without n for the size splits are refused by name."""
+    pred = Predictive([[9.0, 21.0], [11.0, 19.0], [10.0, 20.0]], unit="s")
+    runs = Measurements({"n": [1, 2], "p": [1, 1], "time": [10.0, 25.0]})
+    assert score(pred, runs, levels=0.9)["coverage_90"] == 0.5 and "coverage_50" not in score(pred, runs, levels=0.9)
+    assert crps(pred, runs).tolist() == crps(pred, [10.0, 25.0]).tolist()
+    with pytest.raises(TypeError, match="interval level must be a number in"):
+        coverage(pred, runs, level="0.9")
+    with pytest.raises(ValueError, match="the measurements are in cycles, the prediction in s"):
+        score(pred, Measurements({"n": [1, 2], "p": [1, 1], "time": [1e10, 2e10]}, unit="cycles"))
+    with pytest.raises(MeasurementError, match="parameter 'n' is needed but missing"):
+        extrapolation_splits(Measurements({"p": [1, 2], "time": [1.0, 0.6]}), n_max=1)
