@@ -608,6 +608,8 @@ def _condition_mask(values: pd.Series, cond) -> np.ndarray:
     """Rows whose value meets ``cond``: a ``(low, high)`` tuple (inclusive, ``None`` an
     open end), a collection of values, or one value (see :meth:`Measurements.select`)."""
     if isinstance(cond, tuple):
+        if len(cond) != 2:  # a tuple is a range; values are a list
+            raise ValueError(f"a tuple selects a range (low, high); give several values as a list, got {cond!r}")
         lo, hi = cond
         mask = np.ones(len(values), dtype=bool)
         if lo is not None:
@@ -615,7 +617,7 @@ def _condition_mask(values: pd.Series, cond) -> np.ndarray:
         if hi is not None:
             mask &= (values <= hi).to_numpy()
         return mask
-    if isinstance(cond, (list, set, np.ndarray, range)):
+    if isinstance(cond, (list, set, np.ndarray, range, pd.Series, pd.Index)):
         return values.isin(list(cond)).to_numpy()
     return (values == cond).to_numpy()
 

@@ -245,3 +245,11 @@ def test_tables_from_python_as_a_user_builds_them():
     ab = Measurements({"n": [1], "p": [1], "a": [1], "b": [2], "time": [1.0]}, config=["a", "b"])
     ba = Measurements({"n": [1], "p": [1], "a": [3], "b": [4], "time": [1.0]}, config=["b", "a"])
     assert ab.concat(ba).frame[["a", "b"]].values.tolist() == [[1, 2], [3, 4]]
+
+
+def test_select_takes_a_range_a_list_or_a_series_of_values():
+    m = Measurements({"n": [1, 2, 3, 4], "p": [1, 1, 1, 1], "time": [1.0, 2.0, 3.0, 4.0]})
+    assert m.select(n=(2, 3)).frame["n"].tolist() == [2, 3]
+    assert m.select(n=pd.Series([1, 4], index=[7, 8])).frame["n"].tolist() == [1, 4]
+    with pytest.raises(ValueError, match=r"a tuple selects a range \(low, high\); give several values as a list"):
+        m.select(n=(1, 2, 3))

@@ -109,6 +109,9 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     if reading["config"]:  # else a Parquet file's own metadata (or nothing) declares them
         kw["config"] = config_names(reading["config"])
     kw.update(unit_options(reading.get("unit"), reading["clock_hz"]))
+    if "unit" in kw and all(str(f).lower().endswith(".stat") for f in files):  # a tracer's files say their unit
+        if kw.pop("unit") != "cycles":
+            fail("--unit s: DAG Recorder .stat files count clock cycles; give --clock-hz HZ to have them in seconds")
     for name in ("pattern", "side_table"):
         if reading[name] is not None:
             kw[name] = reading[name]
