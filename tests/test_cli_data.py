@@ -300,3 +300,12 @@ def test_unit_on_stat_files_is_their_own_or_refused(tmp_path):
     res = run(*args, "--unit", "s")
     assert res.exit_code == 2 and res.stderr.strip() == (
         "error: --unit s: DAG Recorder .stat files count clock cycles; give --clock-hz HZ to have them in seconds")
+
+
+def test_validate_names_rows_without_a_split_label(tmp_path):
+    """A blank split cell is counted as '(no label)', not shown as nothing."""
+    path = tmp_path / "runs.csv"
+    path.write_text("n,p,time,split\n10,1,1.0,train\n20,1,2.0,\n40,1,4.1,test\n")
+    r = run("validate", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "split train 1, (no label) 1, test 1 (fit and doctor use train)" in one_line(r.stdout)

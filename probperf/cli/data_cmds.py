@@ -34,7 +34,9 @@ def _summary(m, title: str) -> Table:
     table.add_row("rows", str(len(m)))
     if "split" in m.frame:  # fit and doctor take the training rows: say how the file divides
         counts = m.frame["split"].value_counts(sort=False)
-        table.add_row("split", ", ".join(f"{shown(k)} {v}" for k, v in counts.items()) + " (fit and doctor use train)")
+        # a blank label (a CSV's empty cell) is named, not shown as nothing
+        table.add_row("split", ", ".join(f"{shown(k) if str(k).strip() else '(no label)'} {v}"
+                                         for k, v in counts.items()) + " (fit and doctor use train)")
     unit = m.unit + (f" at {_fmt(m.clock_hz)} Hz" if m.unit == "cycles" and m.clock_hz else "")
     table.add_row("time unit", unit)
     for name, (lo, hi, k) in m.ranges().items():
