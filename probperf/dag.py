@@ -1015,10 +1015,13 @@ class DagModel(TableModel):
                 idle = np.maximum(0.0, p * span - (work + delay + no_work))
                 comps["no_work"] = no_work + idle
                 comps["critical_path"] = span
-        # a draw that overflowed (inf - inf, 0 * inf) is NaN: it is an unbounded draw, so
-        # inf, which the quantiles can order (a NaN made every summary NaN) and the
-        # cautions on the mean and the far-out points already speak of
-        comps = {k: np.where(np.isnan(v), np.inf, v) for k, v in comps.items()}
+        # a draw that overflowed (inf - inf, 0 * inf) is NaN where another part of the
+        # same draw is inf: an unbounded draw, so inf, which the quantiles can order (a
+        # NaN made every summary NaN) and the cautions on the mean and far-out points
+        # speak of. A NaN without an overflow beside it stays NaN: a fault, not a bound.
+        blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
+        if blown.any():
+            comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
         return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:

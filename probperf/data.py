@@ -896,6 +896,20 @@ class Measurements:
         out.unit, out.clock_hz = "s", None
         return out
 
+    def in_unit(self, unit: str) -> "Measurements":
+        """The table in ``unit`` where a clock rate allows it: in seconds if counted in
+        cycles with a rate, else itself (a caller refuses a unit that still differs, in
+        its own words). One rule for ``pp.fit``, ``plot`` and the scores: a rate given
+        is used.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [1], "p": [1], "time": [2e9]}, unit="cycles", clock_hz=2e9)
+        >>> m.in_unit("s").frame["time"].tolist(), m.in_unit("cycles").unit
+        ([1.0], 'cycles')
+        """
+        return self.in_seconds() if unit == "s" and self.unit == "cycles" and self.clock_hz else self
+
     def concat(self, *others: "Measurements") -> "Measurements":
         """Rows of this table followed by the rows of ``others`` (same params and unit).
 

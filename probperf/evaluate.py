@@ -59,8 +59,7 @@ def _pair(pred, y) -> tuple[np.ndarray, np.ndarray]:
     draws = _draws(pred)
     if isinstance(y, Measurements):  # the measured runs: their values of the predicted metric, in its unit
         unit = getattr(pred, "unit", None)
-        if unit == "s" and y.unit == "cycles" and y.clock_hz:
-            y = y.in_seconds()
+        y = y.in_unit(unit) if unit is not None else y
         if unit is not None and y.unit != unit:
             raise ValueError(f"the measurements are in {y.unit}, the prediction in {unit}: give them in one unit")
         y = y.y(getattr(pred, "name", None) or "time")

@@ -904,7 +904,8 @@ def _parquet_frame(table, source: str) -> pd.DataFrame:
             nan = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
             if nan.any():
                 row = int(np.flatnonzero(nan)[0])
-                raise MeasurementError(f"{row_name(row)}: value is NaN (write null for a missing value)", source, None, name)
+                raise MeasurementError(f"{row_name(row)}: {_with_missing(NumberError('value is NaN'), 'write null')}", source,
+                                       None, name)
     frame = table.to_pandas()
     for name in frame.columns:
         if name != "split" and not pd.api.types.is_numeric_dtype(frame[name]):

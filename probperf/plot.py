@@ -219,8 +219,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     ax.plot(x, pred.median, color="C0", lw=2, label="median")
     metric, unit = pred.name or "time", getattr(model, "unit_", "s")
     if data is not None:
-        if data.unit == "cycles" and data.clock_hz and unit == "s":  # converted as fit does
-            data = data.in_seconds()
+        data = data.in_unit(unit)  # cycles with a rate, in seconds as fit converts them
         if data.unit != unit and metric not in COUNT_METRICS:  # seconds on a cycles axis: orders of magnitude off
             raise ValueError(f"the measurements are in {data.unit}, the model in {unit}: give runs in the model's unit")
         _measured(ax, data, vs, given, metric)

@@ -487,11 +487,10 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
                       "pass split=None to fit every row", UserWarning, stacklevel=2)
     if near:  # as the CLI says it
         warnings.warn(f"fitting on split={split!r}: {near_text(near)}", UserWarning, stacklevel=2)
-    if measurements.unit == "cycles" and measurements.clock_hz:
-        # a clock rate given is used: a model in cycles would predict cycles of a machine
-        # the user named in hertz (predict has no rate to convert with); without one the
-        # model stays in cycles and says so in its unit
-        measurements = measurements.in_seconds()
+    # a clock rate given is used: a model in cycles would predict cycles of a machine the
+    # user named in hertz (predict has no rate to convert with); without one the model
+    # stays in cycles and says so in its unit
+    measurements = measurements.in_unit("s")
     measurements, left = dag_runs(measurements, target, model)
     if left:  # said, never dropped without a word (the CLI says it with the file's name)
         warnings.warn(left, ModelChoiceWarning, stacklevel=2)

@@ -687,8 +687,7 @@ def plot(
                                            exc.source, exc.line, exc.column) from None
                 raise
             reading_options.check_clock(units, measured)
-            if measured.unit == "cycles" and measured.clock_hz and getattr(model, "unit_", "s") == "s":
-                measured = measured.in_seconds()  # as fit converts them
+            measured = measured.in_unit(getattr(model, "unit_", "s"))  # as fit converts them (unit_slip reads it)
         elif getattr(model, "train_points_", None):
             measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
                                     unit=getattr(model, "unit_", "s"))
