@@ -28,3 +28,15 @@ def _private_cache(tmp_path_factory):
         os.environ.pop("PROBPERF_CACHE_DIR", None)
     else:
         os.environ["PROBPERF_CACHE_DIR"] = old
+
+
+@pytest.fixture(autouse=True)
+def _no_figures_left():
+    """Close every figure a test left open: matplotlib warns once more than 20 are, and
+    that warning would land in whichever later test counts its warnings (a test's
+    outcome must not depend on which tests ran before it in its worker)."""
+    yield
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:  # only where a test drew: no import for the others
+        sys.modules["matplotlib.pyplot"].close("all")
