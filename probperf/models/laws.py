@@ -904,15 +904,23 @@ class _Law:
         """The conjugate posterior of the coefficients, without the residual GP."""
         jacobian = float(np.sum(logy))  # density of y, not of log y (before the offset)
         logy = logy - self.offset(X, names)
+        shift, scale, A = rowsets.computed(X, ("standardised", *self.terms, *names),
+                                           lambda: self._standardised(X, names))
+        self.shift, self.scale = shift.copy(), scale.copy()
+        self.center = float(np.mean(logy))
+        y = logy - self.center
+        # the laws of one row set that differ only in a fixed offset (the size shapes, the
+        # Amdahl fractions) share their design, so its algebra is done once (rowsets)
+        self._conjugate(A, y, w, key=("gram", *self.terms, *names, w.tobytes()), rows=X)
+        self.log_evidence -= jacobian
+
+    def _standardised(self, X, names) -> tuple:
+        """The terms' training shift and scale, and the design at the training rows."""
         Z = self._raw(X, names)
         self.shift = Z.mean(axis=0)
         sd = Z.std(axis=0)
         self.scale = np.where(sd > 0, sd, 1.0)
-        A = self.design(X, names)
-        self.center = float(np.mean(logy))
-        y = logy - self.center
-        self._conjugate(A, y, w)
-        self.log_evidence -= jacobian
+        return self.shift, self.scale, self.design(X, names)
 
     def _fit_residual(self, X, names, logy, w) -> "_Law":
         """The residual GP on the runs' offsets from the fitted law, inside a law
@@ -922,25 +930,36 @@ class _Law:
             self.residual = residual.fit(X, logy - self.predictive(X, names)[1], w, columns)
         return self
 
-    def _conjugate(self, A, y, w) -> None:
-        """Normal-inverse-gamma posterior of ``y = A beta + e``, ``e_i ~ N(0, sigma^2 / w_i)``."""
-        prec0 = np.full(A.shape[1], 1.0 / PRIOR_SD**2)
-        Lam = A.T @ (w[:, None] * A) + np.diag(prec0)
-        cov = np.linalg.inv(Lam)
-        cov = 0.5 * (cov + cov.T)
+    def _conjugate(self, A, y, w, key=None, rows=None) -> None:
+        """Normal-inverse-gamma posterior of ``y = A beta + e``, ``e_i ~ N(0, sigma^2 / w_i)``.
+        With a ``key``, what does not depend on ``y`` is computed once per row set
+        ``rows`` and key (:func:`_gram`, :func:`probperf.models.rowsets.computed`)."""
+        Lam, cov, chol, logdet = (_gram(A, w) if key is None else
+                                  rowsets.computed(rows, key, lambda: _gram(A, w)))
         self.mean = cov @ (A.T @ (w * y))
         self.a = NOISE_PSEUDO_RUNS / 2 + len(y) / 2
         b0 = NOISE_PSEUDO_RUNS / 2 * NOISE_SD**2
         self.b = b0 + 0.5 * max(float(y @ (w * y) - self.mean @ Lam @ self.mean), 0.0)
-        self.chol = np.linalg.cholesky(cov)
-        self.log_evidence = _log_evidence(len(y), prec0, Lam, b0, self.a, self.b) + 0.5 * float(np.sum(np.log(w)))
+        self.chol = chol.copy()
+        self.log_evidence = (_log_evidence(len(y), A.shape[1], float(logdet[0]), b0, self.a, self.b)
+                             + 0.5 * float(np.sum(np.log(w))))
 
     def predictive(self, X, names, w=None) -> tuple:
         """Student-t predictive of ``log y`` at ``X`` (runs measured with precision
         weights ``w``): degrees of freedom, location, scale."""
-        A = self.design(X, names)
+        # the design and the coefficients' variance at X are shared by the laws of one
+        # row set that differ only in a fixed offset (their fits share shift, scale, chol)
+        A, coef_var = rowsets.computed(
+            X, ("at", *self.terms, *names, self.shift.tobytes(), self.scale.tobytes(), self.chol.tobytes()),
+            lambda: self._at(X, names))
         loc = self.center + self.offset(X, names) + A @ self.mean
-        return self._with_residual(X, 2 * self.a, loc, self._scale(A @ self.chol, w), 1.0 if w is None else 1.0 / w)
+        return self._with_residual(X, 2 * self.a, loc, self._scale(coef_var, w), 1.0 if w is None else 1.0 / w)
+
+    def _at(self, X, names) -> tuple:
+        """The design at ``X`` and the variance the coefficients give ``log y`` there
+        (in units of the noise variance)."""
+        A = self.design(X, names)
+        return A, np.sum((A @ self.chol) ** 2, axis=1)
 
     def _with_residual(self, X, df, loc, scale, noise) -> tuple:
         """A predictive with the residual GP's mean and variance added; of the noise
@@ -969,10 +988,11 @@ class _Law:
         """Pointwise log predictive density of ``log y``."""
         return _t_logpdf(logy, *self.predictive(X, names, w))
 
-    def _scale(self, V, w) -> np.ndarray:
-        """Predictive scale of ``log y`` at rows whose coefficient factor is ``V``."""
+    def _scale(self, coef_var, w) -> np.ndarray:
+        """Predictive scale of ``log y`` at rows where the coefficients give it the
+        variance ``coef_var`` (in units of the noise variance)."""
         noise = 1.0 if w is None else 1.0 / w
-        return np.sqrt(self.b / self.a * (noise + np.sum(V**2, axis=1)))
+        return np.sqrt(self.b / self.a * (noise + coef_var))
 
     def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
         """``S`` joint draws of ``log y`` at ``X``; ``w``: the points' precision weights
@@ -1053,12 +1073,26 @@ def _t_logpdf(x, df, loc, scale):
     return np.where((scale > 0) & (df > 0), out, np.nan)
 
 
-def _log_evidence(N, prec0, Lam, b0, a, b) -> float:
-    """Log marginal likelihood of a normal-inverse-gamma regression (closed form)."""
+def _gram(A, w) -> tuple:
+    """What a conjugate regression on the design ``A`` with precision weights ``w`` does
+    not take from the data's values: the posterior precision of the coefficients
+    (``A' W A`` plus the prior's), its inverse (symmetrised), that inverse's Cholesky
+    factor and the precision's log determinant (an array of one value, as rowsets keeps
+    arrays)."""
+    Lam = A.T @ (w[:, None] * A) + np.diag(np.full(A.shape[1], 1.0 / PRIOR_SD**2))
+    cov = np.linalg.inv(Lam)
+    cov = 0.5 * (cov + cov.T)
+    return Lam, cov, np.linalg.cholesky(cov), np.atleast_1d(np.linalg.slogdet(Lam)[1])
+
+
+def _log_evidence(N, k, logdet, b0, a, b) -> float:
+    """Log marginal likelihood of a normal-inverse-gamma regression (closed form) of
+    ``N`` runs on ``k`` coefficients whose posterior precision has log determinant
+    ``logdet``."""
     from scipy.special import gammaln
 
     a0 = NOISE_PSEUDO_RUNS / 2
-    return float(-N / 2 * np.log(2 * np.pi) + 0.5 * np.sum(np.log(prec0)) - 0.5 * np.linalg.slogdet(Lam)[1]
+    return float(-N / 2 * np.log(2 * np.pi) + 0.5 * np.sum(np.log(np.full(k, 1.0 / PRIOR_SD**2))) - 0.5 * logdet
                  + a0 * np.log(b0) - a * np.log(b) + gammaln(a) - gammaln(a0))
 
 
@@ -1175,8 +1209,8 @@ class _AffineLaw(_Law):
         D = self.design(X, names)
         mu = D @ self.mean
         precision = self._precision(w, np.log(mu))
-        return self._with_residual(X, 2 * self.a, np.log(mu), self._scale((D / mu[:, None]) @ self.chol, precision),
-                                   1.0 / precision)
+        coef_var = np.sum(((D / mu[:, None]) @ self.chol) ** 2, axis=1)
+        return self._with_residual(X, 2 * self.a, np.log(mu), self._scale(coef_var, precision), 1.0 / precision)
 
     def draws(self, X, names, S, rng, noise, w=None) -> np.ndarray:
         sigma = np.sqrt(self.b / rng.gamma(self.a, 1.0, size=S))
