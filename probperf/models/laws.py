@@ -888,7 +888,11 @@ class _Law:
 
     def offset(self, X, names) -> np.ndarray:
         """The fixed part of ``log y`` (a fixed size law), 0 without one."""
-        return sum((term_values(t, X, names) for t in self.offsets), np.zeros(len(X)))
+        def compute():
+            return sum((term_values(t, X, names) for t in self.offsets), np.zeros(len(X)))
+        if any(t[0] == "amdahl" for t in self.offsets):  # one per fraction tried: not worth keeping
+            return compute()
+        return rowsets.computed(X, ("offset", *self.offsets, *names), compute)
 
     def design(self, X, names) -> np.ndarray:
         return np.column_stack([np.ones(len(X)), (self._raw(X, names) - self.shift) / self.scale])
@@ -1602,14 +1606,15 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
         # compared with cands below: is the law identified on these rows? (checked=False:
         # a curvature left out where no split checks it is checked here, on this split)
         sub = candidate_laws(Xtr, names, one_worker=True, checked=False)
+        ytr, wtr, yte, wte = logy[split.train], w[split.train], logy[split.test], w[split.test]
         for k, name in enumerate(order):
             if sub.get(name) != cands[name]:
                 continue  # the law is not identified on this split's training rows
             try:
-                law = _make_law(cands[name]).fit(Xtr, names, logy[split.train], w[split.train])
+                law = _make_law(cands[name]).fit(Xtr, names, ytr, wtr)
             except (ValueError, np.linalg.LinAlgError):
                 continue
-            block[:, k] = law.log_density(Xte, names, logy[split.test], w[split.test])
+            block[:, k] = law.log_density(Xte, names, yte, wte)
         if np.isfinite(block).any():
             L.append(block)
             groups += [j] * len(block)
