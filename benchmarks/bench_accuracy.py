@@ -17,7 +17,8 @@ For every case the model sees only the ``train`` rows and predicts the held-out 
 Cases: (a) the four published cases of ``shared/datasets/published``, (b) the real
 MPI/QR measurements of ``shared/datasets/real``, (b2) further real measurements kept
 in this repository (``benchmarks/data/real``: ExaFMM and AMG, MPI applications with
-configuration parameters, from the same source; see its README), (c) the simulator's Dataset A
+configuration parameters, and a threaded matrix product on 1-64 threads, from the same
+source; see its README), (c) the simulator's Dataset A
 (``test``) and B (``test3``) of the seven programs (seed 0), where the DAG metrics are
 available. Nothing in probperf was tuned on these test rows.
 

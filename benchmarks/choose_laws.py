@@ -213,6 +213,7 @@ the 3 shared real sets -0.498 against -0.562 (results/choose_laws_time_only_sess
 
 ``extra``: the further real cases of ``benchmarks/data/real`` (ExaFMM, AMG), in the
 default from session 24 on; the reports before it scored 21 time-only sets without them.
+GEMM (threads) joined them in session 34: reports from then on score 24 time-only sets.
 
 ``+partsat`` (session 30, stripped first of the on/off switches) adds the saturating law
 ``sat(p-1)`` to the DAG model's parts (dag.PART_SATURATING; in practice the idle part):

@@ -51,6 +51,10 @@ def test_further_real_cases_hold_their_documented_cuts():
     within = (amg[["n", "ny", "nz"]].max(axis=1) <= 64) & (amg.ppn <= 16)
     assert within.eq(amg.split == "train").all() and (amg.p == amg.ppn * amg.nthreads).all()
     assert (amg.time > 0).all() and (exafmm.time > 0).all()
+    gemm = pd.read_csv(EXTRA / "gemm_threads_stampede2.csv")
+    within = (gemm[["m", "n", "k"]].max(axis=1) <= 4096) & (gemm.p <= 16)
+    assert within.eq(gemm.split == "train").all() and set(gemm.p[gemm.split == "test"]) == {64}
+    assert gemm.split.value_counts().to_dict() == {"train": 1000, "test": 1000} and (gemm.time > 0).all()
 
 
 def test_exafmm_default_beats_the_log_log_baseline():

@@ -8,7 +8,8 @@ Provenance only: the CSVs are committed, and this script shows how they were mad
 Each output has the columns of ``shared/datasets/real``: parameters, ``time`` and
 ``split`` (``train``: what a model may see; ``test``: beyond the training range in at
 least one of size or worker parameters). The cuts follow the source's own extrapolation
-experiments (sizes up to 4096 bodies for ExaFMM, grid sides up to 64 for AMG).
+experiments (sizes up to 4096 bodies for ExaFMM, grid sides up to 64 for AMG); GEMM's
+is a cut in the threads (1, 4, 16 to 64) and the matrix sides (up to 4096 to 32768).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ EXAFMM_COLUMNS = ["index", "nnodes", "ppn", "nthreads", "nbodies", "distribution
 #: AMG: a sample of each split (the source has 87,000 runs; a sample keeps the
 #: benchmark and the nested validation of choose_laws.py to seconds per fit)
 AMG_SAMPLE = 2000
+#: GEMM: the thread counts measured (one file each) and the runs kept per split (a
+#: seeded sample, as for AMG: the source has 16,384 runs)
+GEMM_THREADS = (1, 4, 16, 64)
+GEMM_SAMPLE = 1000
 
 
 def exafmm(root: Path) -> pd.DataFrame:
@@ -54,9 +59,23 @@ def amg(root: Path) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def gemm_threads(root: Path) -> pd.DataFrame:
+    # each thread count's file is a 16 x 16 x 16 grid of log-spaced m, n, k (its range
+    # moves up with the threads: 32-4096 on one thread, 256-32768 on 64); the rows carry
+    # a leading index, "avg" is the mean time in seconds
+    folder = root / "tensor_datasets/stampede2/gemm"
+    raw = pd.concat([pd.read_csv(folder / f"{t}-thread/16x16x16.csv", index_col=0).assign(p=t)
+                     for t in GEMM_THREADS], ignore_index=True)
+    out = pd.DataFrame({"n": raw.n, "m": raw.m, "k": raw.k, "p": raw.p, "time": raw.avg})
+    train = (out.p <= 16) & (out[["m", "n", "k"]].max(axis=1) <= 4096)
+    parts = [out[train].sample(GEMM_SAMPLE, random_state=0).assign(split="train"),
+             out[out.p == 64].sample(GEMM_SAMPLE, random_state=0).assign(split="test")]
+    return pd.concat(parts, ignore_index=True)
+
+
 def main(argv=None):
     root = Path((argv or sys.argv[1:])[0])
-    for name, make in (("exafmm_stampede2", exafmm), ("amg_stampede2", amg)):
+    for name, make in (("exafmm_stampede2", exafmm), ("amg_stampede2", amg), ("gemm_threads_stampede2", gemm_threads)):
         frame = make(root)
         frame.to_csv(HERE / f"{name}.csv", index=False)
         print(name, frame["split"].value_counts().to_dict())
