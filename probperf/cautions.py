@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from . import userwarn
 from .limits import is_whole
 from .selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor
 
@@ -51,7 +52,7 @@ def warn(model, points, pred):
     """
     if not _QUIET.get():  # inside quiet() not even computed: forward validation predicts many points
         for line in messages(model, points, pred):
-            warnings.warn(line, ExtrapolationWarning, stacklevel=3)
+            userwarn.warn(line, ExtrapolationWarning)
     return pred
 
 

@@ -18,13 +18,13 @@ Readers and writers for files live in :mod:`probperf.formats`.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from . import userwarn
 from .limits import MAX_EXACT_INT, NotANumber, NumberError, check_value, parse_literal
 
 #: The base parameters, in column order.
@@ -601,7 +601,7 @@ def _check_identity(frame, loc, strict, rtol):
     )
     if strict:
         raise loc.error(msg, row, "time")
-    warnings.warn(str(loc.error(msg, row, "time")), IdentityWarning, stacklevel=3)
+    userwarn.warn(str(loc.error(msg, row, "time")), IdentityWarning)
 
 
 def _condition_mask(values: pd.Series, cond) -> np.ndarray:

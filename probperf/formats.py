@@ -27,7 +27,6 @@ import json
 import math
 import os
 import re
-import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 import numpy as np
 import pandas as pd
 
+from . import userwarn
 from .data import (
     BASE_PARAMS,
     LABEL_COLUMNS,
@@ -226,7 +226,7 @@ def write(measurements: Measurements, path) -> Path:
     else:
         out = {"csv": write_csv, "parquet": write_parquet, "jsonl": write_jsonl}[kind](measurements, path)
     if measurements.unit == "cycles" and kind != "parquet":  # read back, the counts would pass for seconds
-        warnings.warn(UNIT_NOT_RECORDED, UserWarning, stacklevel=2)
+        userwarn.warn(UNIT_NOT_RECORDED)
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from . import userwarn
 from .cautions import ExtrapolationWarning, number_text, trained_whole, training_values, without_mean_caution
 from .selection import far_factor
 from .limits import is_whole
@@ -203,7 +204,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
             pred = model.predict(pts, n_draws=n_draws)
     for w in said:  # cautions said again from here, so that they point at the caller's plot_band line
         if issubclass(w.category, ExtrapolationWarning):
-            warnings.warn(w.message, w.category, stacklevel=2)
+            userwarn.warn(w.message, w.category)
         else:  # any other warning as it was raised, where it was raised
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     x = pts[vs].to_numpy()

@@ -17,13 +17,12 @@ ValueError: unknown model 'oracle'; choose from auto, dag, dag_basis, dag_sm4, d
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from . import progress
+from . import progress, userwarn
 from .cautions import number_text
 from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows, near_labels, near_text
 from .models.specs import effort_options
@@ -483,25 +482,25 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     near = near_labels(measurements, split)
     measurements, unlabelled = labelled_rows(measurements, split, "pass split=None to fit every row")
     if unlabelled:
-        warnings.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
-                      "pass split=None to fit every row", UserWarning, stacklevel=2)
+        userwarn.warn(f"{unlabelled} row(s) without a split label are left out of the fit on split={split!r}; "
+                      "pass split=None to fit every row")
     if near:  # as the CLI says it
-        warnings.warn(f"fitting on split={split!r}: {near_text(near)}", UserWarning, stacklevel=2)
+        userwarn.warn(f"fitting on split={split!r}: {near_text(near)}")
     # a clock rate given is used: a model in cycles would predict cycles of a machine the
     # user named in hertz (predict has no rate to convert with); without one the model
     # stays in cycles and says so in its unit
     measurements = measurements.in_unit("s")
     measurements, left = dag_runs(measurements, target, model)
     if left:  # said, never dropped without a word (the CLI says it with the file's name)
-        warnings.warn(left, ModelChoiceWarning, stacklevel=2)
+        userwarn.warn(left, ModelChoiceWarning)
     from .doctor import averaged_runs, coded_choices
 
     for line in [*coded_choices(measurements), averaged_runs(measurements)]:  # doctor's cautions, said at the fit
         if line:
-            warnings.warn(line, UserWarning, stacklevel=2)
+            userwarn.warn(line)
     alone = why_not_dag(measurements, target) if model == AUTO else ""
     if alone:  # traced runs, yet time is modelled alone: said (the CLI says it with the file's name)
-        warnings.warn(f"time is modelled alone: {alone}", ModelChoiceWarning, stacklevel=2)
+        userwarn.warn(f"time is modelled alone: {alone}", ModelChoiceWarning)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):

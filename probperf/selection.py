@@ -401,7 +401,7 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int, cut: str =
     (``(sub_model, held, n_cut, p_cut)``); ``None`` when fewer than
     :data:`MIN_DISTINCT` sizes or worker counts lie below the cuts, too few runs lie
     on either side, or the sub-fit fails (then with a warning naming ``purpose``)."""
-    import warnings
+    from . import userwarn
 
     frame = measurements.frame
     sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
@@ -416,7 +416,7 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int, cut: str =
     try:
         sub_model = calibration_clone(estimator, seed).fit(measurements.select(n=(None, n_cut), p=(None, p_cut)))
     except Exception as exc:  # a sub-fit that fails leaves the intervals as they are, loudly
-        warnings.warn(f"DagModel: {purpose} skipped ({exc})", RuntimeWarning, stacklevel=4)
+        userwarn.warn(f"DagModel: {purpose} skipped ({exc})", RuntimeWarning)
         return None
     return sub_model, frame.loc[~inside], n_cut, p_cut
 

@@ -166,8 +166,9 @@ def test_bad_chains_warn():
     rng = np.random.default_rng(0)
     # two chains stuck at different places: r_hat far above 1
     chains = [{"sigma": rng.normal(m, 0.01, 200), "beta": rng.normal(m, 0.01, (200, 2))} for m in (1.0, 2.0)]
-    with pytest.warns(ConvergenceWarning, match="r_hat"):
+    with pytest.warns(ConvergenceWarning, match="r_hat") as caught:
         diag = _diagnose(chains, divergences=3)
+    assert {w.filename for w in caught} == {__file__}  # the caller's line, however deep the call
     assert diag["r_hat_max"] > 1.5 and diag["divergences"] == 3
 
 

@@ -125,8 +125,12 @@ def test_identity_exact_beyond_float_precision():
 def test_identity_warns_by_default_and_raises_when_strict():
     # 1 % too much delay: residual 0.09031849743 / 10.35616... relative
     bad = dag_table(delay=[9031849743 + 103561625])
-    with pytest.warns(IdentityWarning, match=r"line 3, column time: .*\+1\.000%"):
+    with pytest.warns(IdentityWarning, match=r"line 3, column time: .*\+1\.000%") as caught:
         validate_frame(bad, location=Location("r.csv", first_line=3))
+    assert {w.filename for w in caught} == {__file__}  # the caller's line, not data.py's
+    with pytest.warns(IdentityWarning) as caught:
+        Measurements(bad)  # through the constructor: still this file
+    assert {w.filename for w in caught} == {__file__}
     with pytest.raises(MeasurementError, match=r"r.csv, line 3, column time: .*\+1\.000%"):
         validate_frame(bad, location=Location("r.csv", first_line=3), strict=True)
     with warnings.catch_warnings():

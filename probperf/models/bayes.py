@@ -54,7 +54,7 @@ import warnings
 
 import numpy as np
 
-from .. import persist
+from .. import persist, userwarn
 from ..basis import BasisSet
 from ..limits import draw_count
 from .base import MetricModel
@@ -125,16 +125,15 @@ def draw_index(n_draws: int, n_samples: int) -> np.ndarray:
     return np.arange(n_draws) % n_samples
 
 
-def _diagnose(chains, divergences, report=True, stacklevel=2) -> dict:
+def _diagnose(chains, divergences, report=True) -> dict:
     """NUTS diagnostics of ``chains``; warns (:class:`ConvergenceWarning`) if poor and ``report``."""
     diag = mcmc_diagnostics(chains, divergences)
     problems = mcmc_problems(diag)
     if problems and report:
-        warnings.warn(
+        userwarn.warn(
             "BayesianBasisRegression NUTS diagnostics are poor (" + "; ".join(problems)
             + "); increase warmup/num_samples, use more chains, or a smaller basis",
             ConvergenceWarning,
-            stacklevel=stacklevel + 1,
         )
     return diag
 
@@ -244,9 +243,7 @@ class _BasisFitter:
             # horseshoe-like prior needs smaller steps there
             target_accept=0.8 if screening else TARGET_ACCEPT,
         )
-        # the warning points where the old code's did: the caller of MetricModel._fit
-        # (or of fit_design), six frames above the warning
-        diag = _diagnose(chains, divergences, report=not screening, stacklevel=6)
+        diag = _diagnose(chains, divergences, report=not screening)
         return {k: np.concatenate([ch[k] for ch in chains]) for k in chains[0]}, diag
 
 
@@ -256,11 +253,9 @@ def _column_scales(Phi, names):
     live = col_scale > 0
     if not live.all():
         dead = [names[k] for k in np.flatnonzero(~live)]
-        warnings.warn(
+        userwarn.warn(
             f"term(s) {dead} are zero at every training point; their coefficients are "
             "fixed at 0 (measure where they vary, e.g. more than one worker count)",
-            UserWarning,
-            stacklevel=5,
         )
     return col_scale, live
 
