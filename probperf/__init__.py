@@ -44,8 +44,8 @@ _LAZY = {
 }
 
 
-#: subpackages reachable as attributes (``pp.sim``), imported on first use like the names
-_SUBPACKAGES = ("sim",)
+#: modules reachable as attributes (``pp.sim``, ``pp.parallel``), imported on first use like the names
+_SUBPACKAGES = ("sim", "parallel")
 
 
 def __getattr__(name):

@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from . import cautions, persist, progress
+from . import cautions, parallel, persist, progress
 from .components import BY_NAME, WIRING, Features
 from .data import COUNT_METRICS, DAG_METRICS, Measurements, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
@@ -856,6 +856,7 @@ class DagModel(TableModel):
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
         wanted = self.component_specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
+        jobs = []
         with progress.task("fit DAG components", total=len(WIRING)) as step:
             for comp in WIRING:
                 step(comp.name)
@@ -866,7 +867,13 @@ class DagModel(TableModel):
                     spec = self._choose(comp, comp.candidates(config_varies), frame, measured)
                 self.specs_[comp.name] = spec
                 inputs, y, _, _ = self._training_data(comp, spec, frame, measured)
-                self.components_[comp.name] = self._fit_component(comp, spec, inputs, y)
+                jobs.append((self, comp.name, spec, inputs, y))
+            # each part is fitted on the measured runs alone, not on another part's fit:
+            # independent work, on every core (the same fits as one after another); the
+            # parts over the workers (work, delay, idle time: the costly ones) go first
+            jobs.sort(key=lambda job: not BY_NAME[job[1]].over_p)
+            fitted = parallel.starmap(_fit_component_job, jobs, rows=len(frame))
+        self.components_ = {job[1]: model for job, model in zip(jobs, fitted)}
         self._fit_scale(m)
         learnt = (0.0, 0.0)
         if self.calibrates():
@@ -935,6 +942,7 @@ class DagModel(TableModel):
             return inputs, y[rows] / scale, scale, rows
 
     def _fit_component(self, comp, spec, inputs, y):
+        """Component ``comp``'s model (of ``spec``) fitted to ``y`` at ``inputs``."""
         y = np.asarray(y, dtype=np.float64)
         keep = np.isfinite(y) & (y > 0) & inputs.usable()
         if keep.sum() < MIN_POSITIVE:
@@ -1047,6 +1055,12 @@ class DagModel(TableModel):
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"
+
+
+def _fit_component_job(model: DagModel, name: str, spec: str, inputs, y):
+    """``model._fit_component`` of the component called ``name`` (a picklable job: a
+    component itself holds functions)."""
+    return model._fit_component(BY_NAME[name], spec, inputs, y)
 
 
 def component_seeds(seed: int) -> dict[str, int]:

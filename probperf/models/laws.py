@@ -35,7 +35,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .. import persist
+from .. import parallel, persist
 from ..data import BASE_PARAMS
 from . import noise as noise_profile, residual, rowsets
 from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits,
@@ -1790,9 +1790,17 @@ def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",), 
     # the parameters the distance counts, as the fitted mixture will count them: a
     # split's fewer rows may line up parameters that all runs do not (review)
     directions = distance_directions(X, names)
-    return [p for split in forward_splits(X, names)
-            if (p := _nested_part(split, cands, X, names, logy, _split_weights(split, X, names, logy, w, directions)
-                                  if profiled else w, weightings, directions))]
+    jobs = [(split, cands, X, names, logy, w, weightings, directions, profiled) for split in forward_splits(X, names)]
+    # each split's mixture is fitted on its own rows: independent work, on every core
+    return [p for p in parallel.starmap(_nested_job, jobs, rows=len(logy)) if p]
+
+
+def _nested_job(split, cands, X, names, logy, w, weightings, directions, profiled):
+    """:func:`_nested_part` of one split, its runs weighed by their own noise profile
+    where ``profiled``."""
+    if profiled:
+        w = _split_weights(split, X, names, logy, w, directions)
+    return _nested_part(split, cands, X, names, logy, w, weightings, directions)
 
 
 def _split_weights(split, X, names, logy, w, directions) -> np.ndarray:

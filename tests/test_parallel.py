@@ -1,0 +1,64 @@
+"""Pieces of a fit on several cores: the same results, state and warnings as in one process."""
+
+import contextvars
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from probperf import parallel
+from probperf.models import LawMixture
+
+SETTING = contextvars.ContextVar("test_setting", default="unset")
+
+
+def piece(x):
+    warnings.warn(f"piece {x}", RuntimeWarning)
+    return x * x, os.getpid(), SETTING.get()
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """Two workers however many cores this machine lends and however busy it is (fork is
+    there on Linux)."""
+    monkeypatch.setattr(parallel, "free_cores", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)  # torch may be loaded by other tests
+
+
+def test_pieces_run_in_workers_with_the_callers_state_and_warnings(two_cores):
+    token = SETTING.set("set at the call")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = parallel.starmap(piece, [(k,) for k in range(5)], rows=parallel.MIN_ROWS)
+    finally:
+        SETTING.reset(token)
+    assert [v for v, _, _ in out] == [0, 1, 4, 9, 16]  # in order
+    assert os.getpid() not in {pid for _, pid, _ in out}  # in other processes
+    assert {s for _, _, s in out} == {"set at the call"}
+    assert sorted(str(w.message) for w in caught) == [f"piece {k}" for k in range(5)]
+    assert {(w.category, w.filename) for w in caught} == {(RuntimeWarning, __file__)}
+
+
+def test_small_fits_and_serial_blocks_stay_in_this_process():
+    pid = os.getpid()
+    with pytest.warns(RuntimeWarning):
+        assert {p for _, p, _ in parallel.starmap(piece, [(1,), (2,)], rows=parallel.MIN_ROWS - 1)} == {pid}
+    with parallel.serial(), pytest.warns(RuntimeWarning):
+        assert {p for _, p, _ in parallel.starmap(piece, [(1,), (2,)], rows=10**6)} == {pid}
+
+
+def test_a_law_mixture_fitted_on_several_cores_is_the_one_fitted_in_one(two_cores):
+    rng = np.random.default_rng(3)
+    n, p = 2.0 ** rng.integers(6, 12, 60), rng.choice([1.0, 2, 4, 8], 60)
+    y = 1e-6 * n * np.log2(n) / p**0.9 * np.exp(0.03 * rng.standard_normal(60))
+    X = np.c_[n, p]
+    several = LawMixture().fit(X, y, features=["n", "p"])
+    with parallel.serial():
+        one = LawMixture().fit(X, y, features=["n", "p"])
+    assert several.weights_ == one.weights_
+    np.testing.assert_array_equal(several.discrepancy_, one.discrepancy_)
+    at = np.array([[2.0**16, 64.0]])
+    np.testing.assert_array_equal(several.predict(at, n_draws=200, seed=0).draws,
+                                  one.predict(at, n_draws=200, seed=0).draws)
