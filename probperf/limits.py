@@ -148,6 +148,10 @@ def check_value(value, *, integer: bool = False):
     Traceback (most recent call last):
     ...
     probperf.limits.NumberError: value is a boolean (true or false), not a number
+    >>> check_value({"s": 1})  # a JSON object, shown as the file spells it
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: value {"s": 1} is a JSON object, not a number
     """
     if isinstance(value, (bool, np.bool_)):
         # no Python spelling: the value may come from JSON's true or a parquet boolean column
@@ -166,6 +170,11 @@ def check_value(value, *, integer: bool = False):
         raise NumberError(f"value {value!r} is complex, not a real number")
     elif isinstance(value, str):  # JSON's "0.1", a Parquet string column: say what it is
         raise NumberError(f"value {_short(repr(value))} is a string, not a number")
+    elif isinstance(value, (dict, list)):  # a JSON object or array: in JSON's spelling, not Python's
+        import json
+
+        kind = "object" if isinstance(value, dict) else "array"
+        raise NumberError(f"value {_short(json.dumps(value, default=str))} is a JSON {kind}, not a number")
     else:
         raise NumberError(f"value {_short(value)} is not a number")
     return _as_integer(value) if integer else value

@@ -230,6 +230,9 @@ def test_jsonl_round_trip_and_errors(tmp_path):
         ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 2, "p": 1, "time": NaN}\n', "line 2, column time: value is NaN (write null for a missing value)"),
         ('{"n": 1, "p": 1, "time": 1.0, "p": 2}\n', "line 1, column p: duplicate key 'p'"),
         ('{"n": 1, "p": true, "time": 1.0}\n', "line 1, column p: value is a boolean (true or false), not a number"),
+        # an object or array in a cell, as the file spells it (not Python's {'s': 1})
+        ('{"n": 1, "p": 1, "time": {"s": 1}}\n', 'line 1, column time: value {"s": 1} is a JSON object, not a number'),
+        ('{"n": 1, "p": [1, "x"], "time": 1.0}\n', 'line 1, column p: value [1, "x"] is a JSON array, not a number'),
         ('{"n": 1, "p": 1, "time": 1.0}\n\n[1]\n', "line 3: expected a JSON object"),
         ('{"n": 1, "time": 1.0}\n', "line 1, column p: required parameter column 'p' is missing"),
         ('{"n": 1, "p": 1, "time": 1.0}\n{"n": 1, "time": 1.0}\n', "line 2, column p: missing value (NaN)"),
