@@ -311,3 +311,6 @@ def test_a_model_of_n_and_p_takes_the_configuration_it_was_fitted_at(train):
     assert same == pytest.approx(model.predict(at).median)
     with pytest.raises(ValueError, match="fitted at cutoff=4 only and models n and p alone: it cannot predict cutoff=8"):
         model.predict({**at, "cutoff": [8.0]})
+    # the cut-off is shown with each point (predict's table and JSON), as the law models show it
+    assert model.predict(at).summary().columns[:3].tolist() == ["n", "p", "cutoff"]
+    assert model.predict(at).points["cutoff"].tolist() == [4.0]

@@ -130,7 +130,7 @@ class TimeModel(TableModel):
         """
         self._check_fitted()
         points = self._points(X, params)
-        draws = self._predict_draws(points.to_numpy(np.float64), draw_count(n_draws, self.n_draws), seed)
+        draws = self._predict_draws(self._inputs(points), draw_count(n_draws, self.n_draws), seed)
         return cautions.warn(self, points, Predictive(draws, points, "time"))  # they learn no widening: said
 
     def _points(self, X, params) -> pd.DataFrame:
@@ -148,7 +148,12 @@ class TimeModel(TableModel):
             if other.any():
                 raise ValueError(f"{type(self).__name__} was fitted at {c}={v:g} only and models n and p alone: "
                                  f"it cannot predict {c}={pts[c][other].iloc[0]:g}")
-        return pts[self.features_]
+        return pts  # the configuration shown with each point (a prediction's table, JSON), not an input
+
+    def _inputs(self, points: pd.DataFrame) -> np.ndarray:
+        """The model's inputs at ``points``: their columns of :attr:`features_` (a
+        configuration the runs had one value of is in the points, not an input)."""
+        return points[self.features_].to_numpy(np.float64)
 
     def _required(self, measurements: Measurements) -> tuple[str, ...]:
         raise NotImplementedError
@@ -466,7 +471,7 @@ class TwoStepLasso(TimeModel):
         if metric not in self.STAGES:
             raise ValueError(f"unknown intermediate metric {metric!r}; choose one of {self.STAGES}")
         points = self._points(X, params)
-        X = points.to_numpy(np.float64)
+        X = self._inputs(points)
         if self.n_boot == 0:
             return Predictive(self._metrics(X, [0])[metric], points, metric)
         values = self._metrics(X, slice(1, None))[metric]
@@ -570,8 +575,7 @@ class CilkviewBounds(TimeModel):
     def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)`` time bounds per point (points as for :meth:`predict`)."""
         self._check_fitted()
-        points = self._points(X, params)
-        return self._bounds(points.to_numpy(np.float64))
+        return self._bounds(self._inputs(self._points(X, params)))
 
     def _bounds(self, X):
         n, p = self._columns(X)
@@ -938,5 +942,5 @@ class MultiTaskNN(_NeuralTimeModel):
         if metric not in self.tasks_:
             raise ValueError(f"no head for {metric!r}; the heads are {self.tasks_}")
         points = self._points(X, {})
-        draws = self._metric_draws(points.to_numpy(float), metric, draw_count(n_draws, self.n_draws), seed)
+        draws = self._metric_draws(self._inputs(points), metric, draw_count(n_draws, self.n_draws), seed)
         return Predictive(draws, points, metric)
