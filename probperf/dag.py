@@ -857,9 +857,8 @@ class DagModel(TableModel):
         wanted = self.component_specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}
         jobs = []
-        with progress.task("fit DAG components", total=len(WIRING)) as step:
+        with progress.task("fit DAG components", total=1) as step:
             for comp in WIRING:
-                step(comp.name)
                 if comp.name not in measured:
                     continue  # no critical path measured: no span law
                 spec = wanted[comp.name]
@@ -872,6 +871,7 @@ class DagModel(TableModel):
             # independent work, on every core (the same fits as one after another); the
             # parts over the workers (work, delay, idle time: the costly ones) go first
             jobs.sort(key=lambda job: not BY_NAME[job[1]].over_p)
+            step(", ".join(job[1] for job in jobs))  # together: no part finishes alone to be shown
             fitted = parallel.starmap(_fit_component_job, jobs, rows=len(frame))
         self.components_ = {job[1]: model for job, model in zip(jobs, fitted)}
         self._fit_scale(m)
