@@ -12,7 +12,7 @@ It runs them one after another instead where a pool costs more than it saves or 
 work: one free core (:func:`free_cores`: a machine kept busy by other work, such as a
 parallel test run, gains nothing from more processes); too few runs (:data:`MIN_ROWS`);
 where it may not fork (:func:`can_fork`: a daemonic ``dask`` or pool worker, whose
-siblings have the other cores; Windows; torch loaded); or inside :func:`serial`.
+siblings have the other cores; not Linux; torch loaded); or inside :func:`serial`.
 """
 
 from __future__ import annotations
@@ -82,17 +82,18 @@ def serial():
 
 
 def can_fork() -> bool:
-    """Whether this process may fork workers for a fit: ``fork`` exists, the process is
-    not daemonic, and torch is not loaded (its OpenMP thread pools do not survive a fork,
-    and a forked worker of a test process that had run GP fits once hung; the law
-    mixtures need no torch, so a fit from the command line forks).
+    """Whether this process may fork workers for a fit: on Linux (macOS has ``fork`` but
+    its system libraries are not safe in a forked child, and Python there spawns by
+    default; Windows has none), not daemonic, and without torch loaded (its OpenMP thread
+    pools do not survive a fork, and a forked worker of a test process that had run GP
+    fits once hung; the law mixtures need no torch, so a fit from the command line forks).
 
     Examples
     --------
     >>> isinstance(can_fork(), bool)
     True
     """
-    return ("fork" in multiprocessing.get_all_start_methods() and not multiprocessing.current_process().daemon
+    return (sys.platform.startswith("linux") and not multiprocessing.current_process().daemon
             and "torch" not in sys.modules)
 
 
