@@ -47,10 +47,13 @@ def cores() -> int:
 
 
 def free_cores() -> int:
-    """The cores of :func:`cores` that other work does not keep busy: the load average
-    over the last minute counts the running processes, this one among them, so a load of
-    1 on 2 cores leaves 2 (the one is this fit) and a load of 2 leaves 1 (a parallel
-    test run, a second fit: forked workers would only take turns with them).
+    """The cores of :func:`cores` that other processes do not keep busy now: the threads
+    running or ready to run on the machine (Linux's ``/proc/loadavg``) less this
+    process's own (its BLAS threads among them). A parallel test run or a second fit
+    leaves one of two cores: forked workers would only take turns with it. (Not the
+    load average: it lags by a minute, so a fit's own workers, just finished, would
+    count as other work for the rest of the fit.) All of :func:`cores` where this cannot
+    be read.
 
     Examples
     --------
@@ -58,10 +61,16 @@ def free_cores() -> int:
     True
     """
     try:
-        others = max(0, round(os.getloadavg()[0]) - 1)
-    except (AttributeError, OSError):  # no load average (Windows)
-        others = 0
-    return max(1, cores() - others)
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].split("/")[0])
+        own = 0
+        for thread in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                with open(f"/proc/self/task/{thread}/stat") as f:
+                    own += f.read().rsplit(")", 1)[1].split()[0] == "R"
+    except (OSError, ValueError, IndexError):  # not Linux
+        return cores()
+    return max(1, cores() - max(0, running - own))
 
 
 @contextlib.contextmanager
