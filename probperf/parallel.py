@@ -146,24 +146,24 @@ def starmap(fn, jobs, rows: int) -> list:
     """
     jobs = list(jobs)
     n = _workers(len(jobs), rows)
-    if n == 1:
-        return [fn(*job) for job in jobs]
-    from concurrent.futures import ProcessPoolExecutor
+    if n > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
 
-    from concurrent.futures.process import BrokenProcessPool
+        # an executor, not a multiprocessing.Pool: a worker that dies (killed, out of
+        # memory) breaks it with an error where a Pool waits for the lost piece forever
+        # (seen once); the pieces then run here
+        try:
+            with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                     initializer=_start_worker) as pool:
+                done = list(pool.map(_run, [fn] * len(jobs), jobs))
+        except BrokenProcessPool:
+            from . import userwarn
 
-    # an executor, not a multiprocessing.Pool: a worker that dies (killed, out of memory)
-    # breaks it with an error where a Pool waits for the lost piece forever (seen once)
-    try:
-        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_start_worker) as pool:
-            done = list(pool.map(_run, [fn] * len(jobs), jobs))
-    except BrokenProcessPool:
-        from . import userwarn
-
-        userwarn.warn("a worker process of the fit died; its pieces ran again in this process", RuntimeWarning)
-        return [fn(*job) for job in jobs]
-    for _, said in done:  # through this process's filters, as if raised here
-        for message, category, filename, lineno in said:
-            warnings.warn_explicit(message, category, filename, lineno)
-    return [out for out, _ in done]
+            userwarn.warn("a worker process of the fit died; its pieces ran again in this process", RuntimeWarning)
+        else:
+            for _, said in done:  # through this process's filters, as if raised here
+                for message, category, filename, lineno in said:
+                    warnings.warn_explicit(message, category, filename, lineno)
+            return [out for out, _ in done]
+    return [fn(*job) for job in jobs]
