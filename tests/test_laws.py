@@ -462,6 +462,23 @@ def test_a_negative_constant_is_held_at_zero_not_refused():
     assert abs(law.mean[1] / (u.sum() / (u**2).sum()) - 1) < 5e-3  # the weak prior shrinks 0.1 %
 
 
+def test_a_law_the_runs_do_not_fit_is_refused_and_any_other_error_is_loud(monkeypatch):
+    """Runs that shrink as n grows: c + b n^3 would need b < 0, a refusal (LawRefused,
+    the law left out). A plain ValueError in a law's fit is a bug: law_weights lets it
+    through instead of counting the law as refused."""
+    n = np.repeat([20.0, 30, 40, 50, 60, 70, 80], 2)
+    with pytest.raises(laws.LawRefused, match="negative coefficient"):
+        laws._make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(1.0 / n))
+    cands = {k: v for k, v in laws.candidate_laws(n[:, None], ["n"]).items() if k in ("power", "n^2 log^0 n")}
+
+    def broken(self, X, names, logy, w=None):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(laws._Law, "fit", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        laws.law_weights(cands, n[:, None], ["n"], np.log(3 * n**2))
+
+
 def test_without_forward_splits_the_discrepancy_rate_is_the_prior():
     """Three sizes give no forward split: nothing in the data speaks about the drift of
     the law, and the rate is the prior's: the root mean square of an exponential of

@@ -44,6 +44,18 @@ from .base import MetricModel
 from .points import check_extrapolation, check_points, relations
 from .terms import OFFSET_TERMS, power_terms, term_values
 
+
+class LawRefused(ValueError):
+    """A law that these runs do not fit (a coefficient that would turn negative, no
+    shape parameter with a valid fit): the law is left out of the mixture there. Only
+    this and a singular matrix count as a refusal; any other error of a law's fit is a
+    bug and propagates (a bare ``ValueError`` once passed as 40 refused laws and moved
+    the weights without a word)."""
+
+
+#: What a law's fit may raise when the runs do not identify it: the law is skipped.
+REFUSALS = (LawRefused, np.linalg.LinAlgError)
+
 #: An exponential law ``b^n`` is a candidate only when every training size is at most
 #: this: with a branching factor b >= 1.5 (fib's is 1.618), 1.5^64 ~ 2e11 operations is
 #: already more than a task-parallel run measured in seconds performs, so larger sizes
@@ -1196,12 +1208,12 @@ class _AffineLaw(_Law):
             # non-negative least squares). The size term itself must stay.
             drop = np.flatnonzero(active)[np.argmin(self.mean)]
             if self._size_law_leaves(active, drop) or active.sum() <= 1:
-                raise ValueError("negative coefficient: the affine law does not fit these data")
+                raise LawRefused("negative coefficient: the affine law does not fit these data")
             if drop == self._overhead_column and self.overhead:  # without it the law is its sibling's: no second copy
-                raise ValueError("negative overhead: the law without it is a candidate of its own")
+                raise LawRefused("negative overhead: the law without it is a candidate of its own")
             active[drop] = False
             if self.lower and not active[-(1 + self.with_p):].any():  # likewise without its lower term
-                raise ValueError("negative lower-order term: the law without it is a candidate of its own")
+                raise LawRefused("negative lower-order term: the law without it is a candidate of its own")
         self.log_evidence -= float(np.sum(logy))  # density of y, as the log-scale laws'
         mean, chol = np.zeros(len(active)), np.zeros((len(active), len(active)))
         mean[active] = self.mean
@@ -1309,7 +1321,7 @@ class _AffineExpLaw(_AffineLaw):
             self.base = float(base)
             try:
                 self._fit_linear(X, names, logy, w)
-            except (ValueError, np.linalg.LinAlgError):
+            except REFUSALS:
                 return -np.inf
             # a dropped constant is exp(n), a law of its own
             return self.log_evidence if np.all(self.mean > 0) else -np.inf
@@ -1317,7 +1329,7 @@ class _AffineExpLaw(_AffineLaw):
         # refined to 1e-7: b^n far out magnifies a grid step (1 % in b is 40 % at n = 34)
         evidence = _profiled_evidence(evidence_at, EXP_BASES, xatol=1e-7)
         if evidence is None:
-            raise ValueError("no base with positive coefficients: the affine exponential law does not fit these data")
+            raise LawRefused("no base with positive coefficients: the affine exponential law does not fit these data")
         self.log_evidence = evidence
         return self._fit_residual(X, names, logy, self._precision(w, logy))
 
@@ -1612,7 +1624,7 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
                 continue  # the law is not identified on this split's training rows
             try:
                 law = _make_law(cands[name]).fit(Xtr, names, ytr, wtr)
-            except (ValueError, np.linalg.LinAlgError):
+            except REFUSALS:
                 continue
             block[:, k] = law.log_density(Xte, names, yte, wte)
         if np.isfinite(block).any():
@@ -1843,7 +1855,7 @@ def _nested_part(split, cands, X, names, logy, w, weightings, directions):
             continue
         try:
             law = _make_law(inner[name]).fit(Xtr, names, logy[tr], w[tr])
-        except (ValueError, np.linalg.LinAlgError):
+        except REFUSALS:
             continue
         preds.append(law.predictive(Xte, names, w[te]))
         kept.append(name)
@@ -1878,7 +1890,7 @@ def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
         for law in laws:
             try:
                 logml.append(law.fit(X, names, logy, w).log_evidence)
-            except (ValueError, np.linalg.LinAlgError):
+            except REFUSALS:
                 logml.append(-np.inf)
     finally:
         _RESIDUAL.reset(token)
@@ -2245,7 +2257,7 @@ class LawMixture(MetricModel):
             if weight >= MIN_WEIGHT:
                 try:
                     self.laws_[name] = _make_law(cands[name]).fit(X, names, logy, precision)
-                except (ValueError, np.linalg.LinAlgError):
+                except REFUSALS:
                     continue  # an affine law whose coefficients turn negative on all runs
         if not self.laws_:
             name = next(iter(cands))
