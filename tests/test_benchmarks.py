@@ -55,6 +55,11 @@ def test_further_real_cases_hold_their_documented_cuts():
     within = (gemm[["m", "n", "k"]].max(axis=1) <= 4096) & (gemm.p <= 16)
     assert within.eq(gemm.split == "train").all() and set(gemm.p[gemm.split == "test"]) == {64}
     assert gemm.split.value_counts().to_dict() == {"train": 1000, "test": 1000} and (gemm.time > 0).all()
+    kripke = pd.read_csv(EXTRA / "kripke_stampede2.csv")
+    assert set(kripke.p[kripke.split == "train"]) == {64, 128, 256}
+    assert set(kripke.p[kripke.split == "test"]) == {1024, 2048, 4096}
+    assert (kripke.p == kripke.nnodes * kripke.ppn * kripke.nthreads).all() and (kripke.time > 0).all()
+    assert kripke.split.value_counts().to_dict() == {"train": 1745, "test": 925}
 
 
 def test_exafmm_default_beats_the_log_log_baseline():
