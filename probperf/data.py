@@ -389,6 +389,15 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
                                  else f" (a typo for the metric {close[0]!r}?)")
     also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""
     names = ",".join(unknown)
+    if not typo and not any(m in columns for m in METRICS):
+        # no metric at all: one of the unknown columns is the measured time, and declaring
+        # them all parameters (the advice below) would leave nothing to fit
+        raise loc.error(
+            f"{UNKNOWN_COLUMN} {c!r}{also}, and no metric column: name the measured time's column time "
+            f"(in seconds){'' if 'n' in columns else ', the problem size n'} "
+            f"(metrics are {', '.join(METRICS)})",
+            column=c,
+        )
     raise loc.error(
         f"{UNKNOWN_COLUMN} {c!r}{also}{typo}; declare configuration parameters with "
         f"config={unknown!r} or --config {names}, and leave labels such as host names out "

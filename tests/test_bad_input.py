@@ -159,6 +159,10 @@ BAD_FILES = [
     ("threads.csv", "n,threads,time\n10,1,1.0\n", "threads.csv, line 1, column p: required parameter column 'p' is "
      "missing (the number of workers: name that column p; the file's other columns are threads)"),
     ("nodes_ppn.csv", "n,p,nnodes,ppn,time\n10,1,1,1,1.0\n", "nodes_ppn.csv, line 1, column nnodes: unknown column"),
+    # no metric among them: one is the time, and "declare them parameters" would leave nothing to fit
+    ("seconds.csv", "size,p,seconds\n10,1,1.0\n", "seconds.csv, line 1, column size: unknown column 'size' (also "
+     "unknown: 'seconds'), and no metric column: name the measured time's column time (in seconds), the problem "
+     "size n (metrics are "),
 ]
 
 #: what follows a name in a declared configuration column

@@ -309,3 +309,13 @@ def test_validate_names_rows_without_a_split_label(tmp_path):
     r = run("validate", str(path))
     assert r.exit_code == 0, r.stderr
     assert "split train 1, (no label) 1, test 1 (fit and doctor use train)" in one_line(r.stdout)
+
+
+def test_validate_counts_empty_metric_cells(tmp_path):
+    """An empty time cell reads (a run without that metric), but fit refuses it: validate
+    says how many there are instead of passing them in silence."""
+    path = tmp_path / "runs.csv"
+    path.write_text("n,p,time\n10,1,1.0\n20,1,\n40,1,4.1\n80,1,\n")
+    r = run("validate", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "missing values time in 2 of 4 runs (probperf doctor says what fit makes of them)" in one_line(r.stdout)

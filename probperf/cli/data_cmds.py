@@ -43,6 +43,11 @@ def _summary(m, title: str) -> Table:
         span = _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}"
         table.add_row(f"parameter {shown(name)}", f"{span} ({k} distinct)")
     table.add_row("metrics", ", ".join(m.metrics))
+    # an empty cell reads (a run without that metric), but fit may refuse it: say so here
+    missing = {c: int(m.frame[c].isna().sum()) for c in m.metrics}
+    if any(missing.values()):
+        table.add_row("missing values", ", ".join(f"{shown(c)} in {k} of {len(m)} runs" for c, k in missing.items() if k)
+                      + " (probperf doctor says what fit makes of them)")
     resid = m.identity_residual()
     if np.isnan(resid).all():
         text = "n/a (needs work, delay, no_work, time)"

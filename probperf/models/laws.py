@@ -2236,7 +2236,8 @@ class LawMixture(MetricModel):
         self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
-            raise ValueError(f"{len(y)} runs are too few to fit any law of {self.target_ or 'the metric'}")
+            runs = f"{len(y)} runs are" if len(y) != 1 else "1 run is"
+            raise ValueError(f"{runs} too few to fit any law of {self.target_ or 'the metric'}")
         precision = noise_weights(y, resolution(y))
         weightings = self._weightings()
         if self.discrepancy:
