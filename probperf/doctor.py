@@ -147,6 +147,9 @@ def diagnose(m: Measurements) -> Report:
     averaged = averaged_runs(m)
     if averaged:
         problems.append(averaged)
+    spread = repeat_spread(m)
+    if spread:
+        problems.append(spread)
     problems += coded_choices(m)
     problems += _broken_relations(m)
     identity = _identity(m)
@@ -307,6 +310,45 @@ def averaged_runs(m: Measurements) -> str:
     return (f"the rows are means of {counts} runs each (column{'s' * (len(columns) > 1)} {', '.join(columns)}): "
             "no model reads those columns, each row is taken as one run, so the spread of a single run is "
             "underestimated and the intervals are too narrow for one; give every run as a row")
+
+
+#: Repeated runs of one setting whose times differ by more than this factor are reported.
+#: Why (first principles): the run-to-run spread of one program at one setting (system
+#: noise, clock frequency, thread placement) is tens of percent, rarely 2x; a factor of
+#: 10 is another computation or another unit (a run in ms among runs in s), and every
+#: model would take it as noise: a wider interval everywhere and a median pulled off.
+MAX_REPEAT_SPREAD = 10.0
+
+
+def repeat_spread(m: Measurements) -> str:
+    """A sentence when runs of one setting (every parameter the same) differ in time by
+    more than :data:`MAX_REPEAT_SPREAD`, else ``""``: naming the widest setting.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [8, 8, 16, 16], "p": [2, 2, 2, 2], "time": [1.1, 110.0, 2.0, 2.2]})
+    >>> repeat_spread(m)
+    'runs of one setting differ by up to 100x in time (1.1 and 110 s at n=8, p=2; 1 of 2 settings with repeats): a run in another unit, or of another computation? every model takes the spread as noise, which widens the intervals everywhere; fix or drop such runs'
+    >>> repeat_spread(Measurements({"n": [8, 8], "p": [1, 1], "time": [1.0, 1.5]}))
+    ''
+    """
+    if "time" not in m.frame:
+        return ""
+    runs = m.frame[[*m.params, "time"]].dropna()
+    runs = runs[runs["time"] > 0]
+    groups = runs.groupby(m.params, sort=False)["time"]
+    lo, hi = groups.min(), groups.max()
+    repeated = groups.size() > 1
+    ratio = (hi / lo)[repeated]
+    wide = ratio[ratio > MAX_REPEAT_SPREAD]
+    if wide.empty:
+        return ""
+    at = wide.idxmax() if len(m.params) > 1 else (wide.idxmax(),)
+    where = ", ".join(f"{c}={value(v)}" for c, v in zip(m.params, at))
+    return (f"runs of one setting differ by up to {wide.max():.3g}x in time ({value(lo[wide.idxmax()])} and "
+            f"{value(hi[wide.idxmax()])} {m.unit} at {where}; {len(wide)} of {int(repeated.sum())} settings with repeats): "
+            "a run in another unit, or of another computation? every model takes the spread as noise, which "
+            "widens the intervals everywhere; fix or drop such runs")
 
 
 def coded_choices(m: Measurements) -> list[str]:

@@ -232,3 +232,17 @@ def test_a_relation_broken_by_one_run_is_pointed_out_and_a_free_parameter_is_not
     free = {"n": n, "p": rng.choice([1, 2, 4, 8, 16], 120), "nnodes": nnodes, "ppn": ppn, "time": 1e-6 * n}
     assert not [line for line in diagnose(Measurements(free, config=["nnodes", "ppn"])).problems if "typo" in line]
 
+
+
+def test_a_run_100x_off_its_repeats_is_reported_and_a_2x_spread_is_not():
+    """A run in ms among runs in s: every model would take it as noise. Doctor names the
+    setting; repeats within a factor 2 (ordinary noise) pass."""
+    n = np.repeat([1000.0, 2000, 4000, 8000], 2)
+    time = 1e-3 * n * np.array([1.0, 1.3] * 4)
+    problems = diagnose(Measurements({"n": n, "p": np.ones(8), "time": time})).problems
+    assert not any("differ by" in s for s in problems)
+    time[5] /= 1000  # n = 4000, the second run: 4 s against 5.2 ms, 4 / 0.0052 = 769
+    problems = diagnose(Measurements({"n": n, "p": np.ones(8), "time": time})).problems
+    said = [s for s in problems if "differ by" in s]
+    assert len(said) == 1 and said[0].startswith("runs of one setting differ by up to 769x in time "
+                                                 "(0.0052 and 4 s at n=4000, p=1; 1 of 4 settings with repeats)")
