@@ -493,9 +493,9 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     measurements, left = dag_runs(measurements, target, model)
     if left:  # said, never dropped without a word (the CLI says it with the file's name)
         userwarn.warn(left, ModelChoiceWarning)
-    from .doctor import averaged_runs, coded_choices
+    from .doctor import averaged_runs, coded_choices, repeat_spread
 
-    for line in [*coded_choices(measurements), averaged_runs(measurements)]:  # doctor's cautions, said at the fit
+    for line in [*coded_choices(measurements), averaged_runs(measurements), repeat_spread(measurements)]:  # doctor's cautions, said at the fit
         if line:
             userwarn.warn(line)
     alone = why_not_dag(measurements, target) if model == AUTO else ""

@@ -246,3 +246,13 @@ def test_a_run_100x_off_its_repeats_is_reported_and_a_2x_spread_is_not():
     said = [s for s in problems if "differ by" in s]
     assert len(said) == 1 and said[0].startswith("runs of one setting differ by up to 769x in time "
                                                  "(0.0052 and 4 s at n=4000, p=1; 1 of 4 settings with repeats)")
+
+
+def test_fit_repeats_doctors_caution_about_a_run_far_off_its_repeats():
+    import probperf as pp
+
+    n = np.repeat([1000.0, 2000, 4000, 8000], 2)
+    time = 1e-3 * n * np.array([1.0, 1.3] * 4)
+    time[5] /= 1000
+    with pytest.warns(UserWarning, match=r"runs of one setting differ by up to 769x in time \(0.0052 and 4 s"):
+        pp.fit(Measurements({"n": n, "p": np.ones(8), "time": time}))
