@@ -128,6 +128,9 @@ def test_plot_writes_a_png(shared_dir, tmp_path):
     res = run("plot", model, "--vs", "n", "--at", "n=2**30", "-o", fig)
     assert res.exit_code == 0, res.output
     assert "warning: n=2^30 is 1.917e+04x the largest training value (56000)" in res.output
+    # the swept parameter left out of --at: the sweep spans its measured range (no warning)
+    res = run("plot", model, "--vs", "n", "--at", "p=8", "-o", fig)
+    assert res.exit_code == 0 and "warning" not in res.output, res.output
 
 
 def test_plot_overlays_the_training_file_of_a_model_with_a_configuration_parameter(tmp_path):

@@ -643,7 +643,7 @@ def plot(
     model_file: Path = typer.Argument(..., metavar="MODEL", help="Model file written by 'probperf fit'."),
     vs: str = typer.Option("n", "--vs", help="Sweep n, p or a configuration parameter of the model (e.g. a cut-off)."),
     at: str = typer.Option(..., "--at", help="Fixed parameters, e.g. n=2**24,p=36; the --vs parameter's value is the sweep's "
-                                              "end when beyond the measured range (else the sweep spans that range)."),
+                                              "end when beyond the measured range (else, or left out, the sweep spans that range)."),
     output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
     data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
     unit: Optional[str] = reading_options.UNIT,
@@ -659,6 +659,9 @@ def plot(
         fmt = figure_format(output)
         model = persist.load(model_file)
         check_sweep(model, vs)
+        if vs not in point and vs in getattr(model, "train_ranges_", {}) and not swept_relation(model, vs):
+            # the swept parameter left out of --at: the sweep spans its measured range
+            point[vs] = float(model.train_ranges_[vs][1])
         frame = checked_points(model, [point], "--at")
         with warnings.catch_warnings(), np.errstate(all="ignore"):  # a refusal names the point asked, not the
             warnings.simplefilter("ignore")  # sweep's first point past the data; warnings come with the sweep
