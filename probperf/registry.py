@@ -495,7 +495,8 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
         userwarn.warn(left, ModelChoiceWarning)
     from .doctor import averaged_runs, coded_choices, repeat_spread
 
-    for line in [*coded_choices(measurements), averaged_runs(measurements), repeat_spread(measurements)]:  # doctor's cautions, said at the fit
+    # doctor's cautions, said at the fit
+    for line in [*coded_choices(measurements), averaged_runs(measurements), repeat_spread(measurements)]:
         if line:
             userwarn.warn(line)
     alone = why_not_dag(measurements, target) if model == AUTO else ""
