@@ -281,6 +281,17 @@ or ``+explin``) gives the DAG parts the paper's worker law ``c0 + c1 (p-1)/p + c
 (results/choose_laws_partwd.md); its code is at commit 05392a8. ``+workbnd`` (stripped
 first, written after ``+affp`` or ``+explin``) leaves the laws that grow like a power of n out of the work part
 (dag.WORK_BOUNDED): 0.798 against 0.800 on seed 0, rejected (results/choose_laws_workbnd.md).
+
+``+conv`` (session 36, registered 2026-11-27 20:44 UTC before any run; stripped first of
+the on/off switches, written after ``+affp`` or ``+explin``) solves the stacking problem
+to convergence (selection.STACKING_CONVERGED: EM accelerated by SQUAREM, Varadhan and
+Roland 2008, until the weights move by less than 1e-8) instead of stopping the EM at 500
+iterations, where on bcast's largest problem the weights were still up to 0.07 off the
+optimum. Rule fixed before the runs: adopted if its mean log score is not below the
+default's (to 3 decimals) on each of the three runs, ``--time-only`` on every folder and
+the DAG default on ``--only sim`` with seeds 0 and 1, and above it on at least one, with
+the sum over the real sets of ``--time-only`` not below the default's; otherwise rejected
+(the early stop stays, as a pull toward uniform weights that no one chose).
 """
 
 from __future__ import annotations
