@@ -341,9 +341,20 @@ def check_required_columns(columns: Sequence[str], config: Sequence[str], loc: L
     Traceback (most recent call last):
     ...
     probperf.data.MeasurementError: runs.csv, line 1, column p: required parameter column 'p' is missing (the number of workers: name that column p; the file's other columns are threads)
+
+    A comment line above the header is read as the header:
+
+    >>> check_required_columns(["# run on node 7"], [], Location("runs.csv", header_line=1))
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: runs.csv, line 1, column p: required parameter column 'p' is missing: the header read is '# run on node 7' (a comment line? delete the lines above the header)
     """
     others = [str(c) for c in columns if c not in _known(config)]
     for c in REQUIRED_PARAMS:
+        if c not in columns and columns and str(columns[0]).startswith("#") and str(columns[0]) != "#":
+            # a comment line above the header ('#' alone is a repetition index's column)
+            raise loc.error(f"required parameter column {c!r} is missing: the header read is "
+                            f"{str(columns[0])[:40]!r} (a comment line? delete the lines above the header)", column=c)
         if c not in columns:
             hint = (f" (the number of workers: name that column {c}; the file's other columns are "
                     f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''})") if others else ""

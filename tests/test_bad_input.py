@@ -155,6 +155,10 @@ BAD_FILES = [
     ("rep.csv", "n,p,rep,time\n10,1,0,1.0\n", "rep.csv, line 1, column rep: unknown column 'rep': a repetition "
      "index: leave it out (each row is one run; repeated settings are repetitions), or, if it is a parameter, "
      "declare it with --config rep"),
+    # a comment line above the header is read as the header
+    ("comment.csv", "# measured on node 7, 2026\nn,p,time\n10,1,1.0\n", "comment.csv, line 1, column p: required "
+     "parameter column 'p' is missing: the header read is '# measured on node 7' (a comment line? delete the lines "
+     "above the header)"),
     # the worker count under another name: said before the column is called unknown
     ("threads.csv", "n,threads,time\n10,1,1.0\n", "threads.csv, line 1, column p: required parameter column 'p' is "
      "missing (the number of workers: name that column p; the file's other columns are threads)"),

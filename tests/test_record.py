@@ -666,3 +666,27 @@ def test_an_interrupted_recording_says_what_it_kept(bench_bin, tmp_path):
     assert err.strip().splitlines()[-1] == f"interrupted; the runs recorded before it are in {out}"
     assert len(pd.read_csv(out)) >= 1
 
+
+
+def test_a_sigterm_whose_exception_was_lost_stops_the_recording_after_its_row_is_kept(tmp_path, monkeypatch):
+    """SIGTERM's KeyboardInterrupt is dropped when it lands in a finaliser; the flag its
+    handler sets stops the recording at the next row written, that row kept."""
+    import threading
+
+    from probperf.cli import _app
+    from probperf.cli.record_cmds import _RowWriter
+    from probperf.data import Measurements
+
+    monkeypatch.setattr(_app, "TERMINATED", threading.Event())
+    with pytest.raises(KeyboardInterrupt):
+        _app._terminate(15, None)
+    assert _app.TERMINATED.is_set()
+    _app.TERMINATED.clear()
+    out = tmp_path / "runs.csv"
+    writer = _RowWriter(out)
+    one = Measurements({"n": [22.0], "p": [1.0], "time": [0.01]})
+    writer(one)  # no signal: written, and the recording goes on
+    _app.TERMINATED.set()
+    with pytest.raises(KeyboardInterrupt):
+        writer(one.concat(Measurements({"n": [22.0], "p": [1.0], "time": [0.02]})))
+    assert pd.read_csv(out)["time"].tolist() == [0.01, 0.02]

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import warnings
 
 import typer
@@ -315,8 +316,25 @@ def require_stdout() -> None:
         fail("standard output is closed: nowhere to write the results")
 
 
+#: Set by SIGTERM's handler. Why a flag as well as the exception: a signal handler
+#: runs wherever the main thread is, and an exception raised while a finaliser
+#: (``__del__``) or a weakref callback runs is printed and dropped, so a long loop
+#: went on recording after a SIGTERM (seen once in the test suite under load, a
+#: ``record --reps 1000`` that never stopped). Loops check it between steps
+#: (:func:`check_terminated`).
+TERMINATED = threading.Event()
+
+
 def _terminate(signum, frame):
+    TERMINATED.set()
     raise KeyboardInterrupt
+
+
+def check_terminated() -> None:
+    """Raise KeyboardInterrupt if SIGTERM came, even if its own exception was lost
+    (:data:`TERMINATED`)."""
+    if TERMINATED.is_set():
+        raise KeyboardInterrupt
 
 
 app = _Typer(

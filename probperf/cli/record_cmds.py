@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from ._app import (app, bad_input, bench_app, console, err_console, fail, number, parse_assignments,
+from ._app import (app, bad_input, bench_app, check_terminated, console, err_console, fail, number, parse_assignments,
                    parse_list, shown, warn)
 
 
@@ -28,6 +28,7 @@ class _RowWriter:
         self._same_params(new.params)
         write(self.old.concat(new) if self.old is not None else new, self.out)
         self.written = len(new)
+        check_terminated()  # after the row is kept: a SIGTERM whose exception was lost stops here
 
     def preflight(self, params: dict) -> None:
         """Before any run: the ``--param`` values as a recorded row would hold them, and
