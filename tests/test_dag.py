@@ -404,7 +404,7 @@ def test_a_version_9_model_file_is_still_read_and_predicts_as_written(tmp_path, 
         persist.load(tmp_path / "v9.model")
 
 
-def test_a_version_10_file_that_held_in_the_twin_form_asks_for_a_refit(tmp_path):
+def test_a_version_10_file_that_held_in_the_twin_form_asks_for_a_refit(fitted, tmp_path):
     # version 10 (session 30) held work and delay beyond the workers by twin columns of
     # their own noise, which this code no longer has; without the hold it still loads
     import json
@@ -413,7 +413,7 @@ def test_a_version_10_file_that_held_in_the_twin_form_asks_for_a_refit(tmp_path)
 
     from probperf import persist
 
-    model = DagModel(kernel="basis", effort="quick", seed=2, calibrate=False).fit(paper_table())
+    model = copy.deepcopy(fitted)  # a copy: the hold is switched off below (a fit of its own took 40 s)
     model.save(tmp_path / "new.model")
     kind, config, tensors = persist.load_state(tmp_path / "new.model")
     for held in (True, False):
