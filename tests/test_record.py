@@ -376,6 +376,12 @@ def test_untied_fib_records_the_work_of_tied_fib(bench_bin, p):
     # threads or a wait timed as work (a parent waits for its whole subtree) inflates
     # untied work well beyond that; the untied event logic itself is asserted exactly
     # on synthetic event streams above. The counts are asserted exactly in every pair.
+    # Session 36: a fresh-clone CI run gave pair ratios 0.59-1.49, median 1.20 (the
+    # rerun minutes later passed): the phases reach inside a pair. Hence a bound on
+    # the log of the median, |log m| < log(4/3): a wait timed as work counts each
+    # level's subtree again (fib 37 at cut-off 22 has 15 levels of tasks above the
+    # cut-off, so at least 2x), a strand timed on two threads doubles it; both stay
+    # far outside, noise inside.
     kinds = [str(bench_bin / "fib"), str(bench_bin / "fib_untied")]
     ratios = []
     for i in range(21):
@@ -384,7 +390,7 @@ def test_untied_fib_records_the_work_of_tied_fib(bench_bin, p):
         tied, untied = (_traced_result([exe, "37", "22"], p, *raw[exe]).metrics for exe in kinds)
         assert (untied["create_task"], untied["wait_tasks"]) == (tied["create_task"], tied["wait_tasks"])
         ratios.append(untied["work"] / tied["work"])
-    assert abs(np.median(ratios) - 1) < 0.15, sorted(ratios)
+    assert abs(np.log(np.median(ratios))) < np.log(4 / 3), sorted(ratios)
 
 
 @pytest.mark.timing
