@@ -343,10 +343,10 @@ def repeat_spread(m: Measurements) -> str:
     wide = ratio[ratio > MAX_REPEAT_SPREAD]
     if wide.empty:
         return ""
-    at = wide.idxmax() if len(m.params) > 1 else (wide.idxmax(),)
-    where = ", ".join(f"{c}={value(v)}" for c, v in zip(m.params, at))
-    return (f"runs of one setting differ by up to {wide.max():.3g}x in time ({value(lo[wide.idxmax()])} and "
-            f"{value(hi[wide.idxmax()])} {m.unit} at {where}; {len(wide)} of {int(repeated.sum())} settings "
+    top = wide.idxmax()  # the widest setting: a tuple of values, or one value for one parameter
+    where = ", ".join(f"{c}={value(v)}" for c, v in zip(m.params, top if len(m.params) > 1 else (top,)))
+    return (f"runs of one setting differ by up to {wide.max():.3g}x in time ({value(lo[top])} and "
+            f"{value(hi[top])} {m.unit} at {where}; {len(wide)} of {int(repeated.sum())} settings "
             "with repeats): "
             "a run in another unit, or of another computation? every model takes the spread as noise, which "
             "widens the intervals everywhere; fix or drop such runs")

@@ -673,7 +673,6 @@ def test_an_interrupted_recording_says_what_it_kept(bench_bin, tmp_path):
     assert len(pd.read_csv(out)) >= 1
 
 
-
 def test_a_sigterm_whose_exception_was_lost_stops_the_recording_after_its_row_is_kept(tmp_path, monkeypatch):
     """SIGTERM's KeyboardInterrupt is dropped when it lands in a finaliser; the flag its
     handler sets stops the recording at the next row written, that row kept."""
