@@ -243,8 +243,9 @@ def test_calibration_is_on_by_default_only_for_parts_that_do_not_widen(fitted):
 def test_auto_choice_of_the_serial_work_law(law, expected):
     ns = (2**10, 2**11, 2**12, 2**13, 2**14) if expected == "basis" else (20, 22, 24, 26, 28)
     table = paper_table(ns=ns, serial_law=law, seed=5)
-    # the other components: default law mixtures (closed forms), no scale sub-fit
-    model = DagModel(models={"serial_work": "auto"}, effort="quick", scale_discrepancy=False).fit(table)
+    # the other components: default law mixtures (closed forms), no calibration or scale sub-fit
+    model = DagModel(models={"serial_work": "auto"}, effort="quick", calibrate=False,
+                     scale_discrepancy=False).fit(table)
     assert model.specs_["serial_work"] == expected, model.selection_
     assert set(model.selection_["serial_work"]) == {"basis", "matern52", "exp:matern52"}
     far = 4 * ns[-1] if expected == "basis" else ns[-1] + 4
@@ -583,10 +584,10 @@ def test_the_hold_beyond_the_workers_leaves_a_rising_law_and_its_noise_alone():
     assert np.median(held, axis=0) == pytest.approx(np.median(free, axis=0), rel=1e-3)
 
 
-def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(monkeypatch):
+def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(monkeypatch, fitted):
     # runs whose span is a per-size span times the run's work inflation 1 + 0.02 (p - 1):
-    # with SPAN_INFLATED the span drawn at 64 workers is the per-size span times the
-    # work drawn there (2.26 x); without, the span is one per size whatever p
+    # with SPAN_INFLATED the span drawn is, per draw, a per-size span times the work
+    # drawn there per serial work; without (the default), one span per size whatever p
     import probperf.dag as dag
 
     rng = np.random.default_rng(2)
@@ -600,18 +601,21 @@ def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(mon
         n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
         critical_path=serial / 64 * inflation, serial_work=serial, time=(work + delay + no_work) / p)))
     points = pd.DataFrame({"n": [2.0**14] * 3, "p": [1.0, 8.0, 64.0]})
-    spans = {}
-    # without the inflation the span is the size's law whatever the parts' models: the
-    # default law mixtures there (the basis regression's 30 s fit is needed only to
-    # recover the inflation's (p-1) law to 3 % at 64 workers)
-    for inflated, kernel in ((True, "basis"), (False, None)):
-        monkeypatch.setattr(dag, "SPAN_INFLATED", inflated)
-        model = DagModel(kernel=kernel, effort="quick", seed=1, calibrate=False).fit(table)
-        assert model.span_inflated_ is inflated
-        spans[inflated] = np.median(model.predict(points, n_draws=1000, seed=0)["critical_path"].draws, axis=0)
+    monkeypatch.setattr(dag, "SPAN_INFLATED", True)
+    model = DagModel(seed=1, calibrate=False).fit(table)  # the default law mixtures
+    assert model.span_inflated_
+    pred = model.predict(points, n_draws=1000, seed=0)
+    span = pred["critical_path"].draws
+    per_size = span / (pred["work"].draws / pred["serial_work"].draws)
+    np.testing.assert_allclose(per_size, per_size[:, :1] * np.ones(3), rtol=1e-12)
+    # inside the measured workers the inflation is recovered (1 + 0.02 * 7 at p = 8);
+    # beyond them the span follows whatever the work's model draws
     base = 3.0 * 2**14 * 14 / 64
-    assert spans[True] / base == pytest.approx([1.0, 1.14, 2.26], rel=0.03)
-    assert spans[False][0] == spans[False][1] == spans[False][2]  # one span per size
+    assert np.median(span[:, :2], axis=0) / base == pytest.approx([1.0, 1.14], rel=0.03)
+    # the module's model, fitted without: one span per size
+    assert not fitted.span_inflated_
+    plain = fitted.predict(points, n_draws=1000, seed=0)["critical_path"].draws
+    assert (plain == plain[:, :1]).all()
 
 
 def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):

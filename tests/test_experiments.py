@@ -129,10 +129,10 @@ def test_tasks_reject_bad_input(tmp_path):
 # -- the scripts, end to end ---------------------------------------------------------
 
 
-def _run(script, tmp_path, *extra):
+def _run(script, tmp_path, *extra, where=("--workers", "2")):
     out = tmp_path / f"{script}.parquet"
     cmd = [sys.executable, str(EXPERIMENTS / f"{script}.py"), "--quick", "--out", str(out),
-           "--no-progress", "--workers", "2", *extra]
+           "--no-progress", *where, *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return out
@@ -144,7 +144,9 @@ def _finite(frame, columns):
 
 @pytest.mark.slow
 def test_compare_kernels_quick(tmp_path):
-    out = _run("compare_kernels", tmp_path, "--data", str(tmp_path / "sim"))
+    # in one process: its fits are single-threaded, so two Dask workers beside the
+    # suite's other process would only contend (compare_models runs on Dask)
+    out = _run("compare_kernels", tmp_path, "--data", str(tmp_path / "sim"), where=("--scheduler", "inline"))
     table = pd.read_parquet(out)
     # nqueens/A x 4 targets x 4 models + 4 published cases x time x 4 models
     assert len(table) == 4 * 4 + 4 * 4
