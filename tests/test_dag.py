@@ -534,10 +534,16 @@ def worker_table(inflation=lambda p: 1.0, per_task=lambda p: 400 * p**-1.5, nois
         critical_path=serial / 64, serial_work=serial, time=(work + delay + no_work) / p)))
 
 
+#: The hold beyond the workers acts on the draws at predict time, whatever widens them:
+#: the tests of the hold leave out the calibration and the rate-scale sub-fits (which
+#: cost those two fits most of their 20 s each).
+HOLD_ONLY = dict(calibrate=False, scale_discrepancy=False)
+
+
 def test_a_gp_part_is_not_held_beyond_the_workers():
     # a GP's joint draw mixes its deviates over the points asked, so an edge drawn apart
     # would not share the point's noise: the GP part is left as drawn, the law part held
-    model = DagModel(models={"delay": "matern52"}, seed=1, calibrate=False).fit(worker_table())
+    model = DagModel(models={"delay": "matern52"}, seed=1, **HOLD_ONLY).fit(worker_table())
     assert not model.components_["delay"].draws_pointwise() and model.components_["work"].draws_pointwise()
     points = pd.DataFrame({"n": [2.0**14, 2.0**14], "p": [8.0, 1024.0]})
     held = model.predict(points, n_draws=500, seed=0)
@@ -545,12 +551,6 @@ def test_a_gp_part_is_not_held_beyond_the_workers():
     free = model.predict(points, n_draws=500, seed=0)
     np.testing.assert_array_equal(held["delay"].draws, free["delay"].draws)
     assert np.mean(held["work"].draws[:, 1] > free["work"].draws[:, 1]) > 0.05  # a law's falling draws held
-
-
-#: The hold beyond the workers acts on the draws at predict time, whatever widens them:
-#: the tests of the hold leave out the calibration and the rate-scale sub-fits (which
-#: cost those two fits most of their 20 s each).
-HOLD_ONLY = dict(calibrate=False, scale_discrepancy=False)
 
 
 def test_work_and_delay_do_not_fall_beyond_the_measured_workers():
