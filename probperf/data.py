@@ -39,7 +39,7 @@ REQUIRED_PARAMS: tuple[str, ...] = ("p",)
 #: predict``'s rows): no parameter may take one of these names, or a prediction's row
 #: would hold two columns of one name (ExaFMM's tree ``level`` crashed predict's table
 #: and was dropped from its JSON).
-RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "prob_fastest", "unit", "beyond",
+RESULT_COLUMNS: tuple[str, ...] = ("mean", "median", "lower", "upper", "level", "prob_fastest", "target", "unit", "beyond",
                                    "mean_reliable", "on_span", "laws", "decomposition", "noise_spread")
 
 #: Metric columns a table may hold. ``serial_time`` is the measured run time of the

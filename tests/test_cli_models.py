@@ -345,7 +345,10 @@ def test_a_model_of_another_metric_is_labelled_with_it(grid_runs):
     res = run("predict", model, "--at", "n=2**15,p=4", "--explain")
     assert res.exit_code == 0 and "intervals in counts" in " ".join(res.stdout.split())
     res = run("predict", model, "--at", "n=2**15,p=4", "--format", "json")
-    assert res.exit_code == 0 and json.loads(res.stdout)[0]["unit"] == "count"
+    (row,) = json.loads(res.stdout)
+    assert res.exit_code == 0 and (row["target"], row["unit"]) == ("create_task", "count")
+    res = run("predict", model, "--at", "n=2**15,p=4", "--format", "csv")  # the CSV has the JSON's columns
+    assert res.exit_code == 0 and res.stdout.splitlines()[1].split(",")[-4:-2] == ["create_task", "count"]
     from probperf import persist
     from probperf.plot import plot_band
 

@@ -209,7 +209,7 @@ def test_a_mapping_of_columns_is_checked_as_a_table_of_runs():
     assert m.config == ["sched"]
 
 
-@pytest.mark.parametrize("name", ["level", "median", "unit", "beyond"])
+@pytest.mark.parametrize("name", ["level", "median", "target", "unit", "beyond"])
 def test_a_parameter_cannot_take_the_name_of_a_prediction_column(name, tmp_path):
     # a prediction's row holds its point's parameters and mean, median, lower, upper,
     # level, unit: a parameter of one of those names made two columns of one name

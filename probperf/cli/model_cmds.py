@@ -254,6 +254,7 @@ def predict(
     rows = _json_rows(summary)
     reliable = pred.mean_reliable
     for row, beyond, sound in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame), reliable):
+        row["target"] = pred.name or "time"  # what the numbers are of: a metric model's file says it nowhere else
         row["unit"] = "count" if pred.name in COUNT_METRICS else unit  # seconds, clock cycles or a task count
         row["beyond"] = beyond  # which rows the far-out warnings are about
         # false: the mean rests on a few extreme draws (the caution on stderr); a script
