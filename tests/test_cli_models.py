@@ -144,6 +144,30 @@ def test_plot_overlays_the_training_file_of_a_model_with_a_configuration_paramet
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_draws_the_training_runs_of_a_baseline_that_leaves_a_constant_cut_off_out(tmp_path, monkeypatch):
+    # the README's sort runs carry cut-offs of one value each: the Cilkview bounds model
+    # n and p alone, and its plot draws its own training runs (it named the cut-offs
+    # unknown columns before)
+    import probperf.plot
+
+    n, p = (a.ravel() for a in np.meshgrid([2**12, 2**13, 2**14, 2**15], [1, 2, 4, 8]))
+    runs = pd.DataFrame(dict(n=n, p=p, quick_cutoff=512, time=1e-8 * n / p, work=1e-8 * n, delay=0.0, no_work=0.0,
+                             critical_path=1e-6 * np.log2(n), create_task=n // 64, wait_tasks=n // 64,
+                             serial_work=1e-8 * n))
+    data = tmp_path / "runs.csv"
+    runs.to_csv(data, index=False)
+    model, fig = tmp_path / "cv.model", tmp_path / "band.png"
+    assert run("fit", data, "--model", "cilkview", "-q", "-o", model).exit_code == 0
+    drawn, plot_band = [], probperf.plot.plot_band
+    monkeypatch.setattr(probperf.plot, "plot_band", lambda *a, data, **k: drawn.append(data) or plot_band(*a, data=data, **k))
+    res = run("plot", model, "--vs", "p", "--at", "n=2**15,p=16", "-o", fig)
+    assert res.exit_code == 0, res.output
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (measured,) = drawn
+    assert measured.params == ["n", "p"]
+    np.testing.assert_allclose(measured.frame["time"], runs["time"])
+
+
 def test_config_takes_a_comma_separated_list_as_repeated_options(tmp_path):
     """``--config m,k`` declares two columns, as ``--config m --config k`` does: the
     fitted model takes both (a point without k is refused, naming k)."""

@@ -652,7 +652,7 @@ def plot(
 ):
     """Draw the median and 50 %/90 % bands against measured points."""
     from .. import persist
-    from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
+    from ..data import METRICS, MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
     from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep, unit_slip
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
@@ -693,7 +693,10 @@ def plot(
             reading_options.check_clock(units, measured)
             measured = measured.in_unit(getattr(model, "unit_", "s"))  # as fit converts them (unit_slip reads it)
         elif getattr(model, "train_points_", None):
-            measured = Measurements(model.train_points_, [c for c in model.train_points_ if c not in ("n", "p", "time") and c in model.features_],
+            # the model's parameters and the metrics; a column of the runs that is none of
+            # its parameters (a constant cut-off, which a baseline leaves out) is not drawn on
+            runs = {c: v for c, v in model.train_points_.items() if c in model.features_ or c in METRICS}
+            measured = Measurements(runs, [c for c in runs if c not in ("n", "p") and c in model.features_],
                                     unit=getattr(model, "unit_", "s"))
         else:
             measured = None
