@@ -622,6 +622,11 @@ def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
     assert res.exit_code == 0 and (mpi_runs / "n.png").exists()
     res = run("plot", mpi_runs / "mpi.model", "--vs", "nodes", "--at", "n=2**18,ppn=4,nodes=32", "-o", mpi_runs / "v.png")
     assert res.exit_code == 0 and (mpi_runs / "v.png").exists()
+    # the swept nodes left out of --at too (as the README says): the sweep spans the
+    # measured nodes, ppn worked out at each (it asked for "one of nodes, ppn" before)
+    for at in ("n=2**18,ppn=4", "n=2**18,p=128"):
+        res = run("plot", mpi_runs / "mpi.model", "--vs", "nodes", "--at", at, "-o", mpi_runs / "w.png")
+        assert res.exit_code == 0 and (mpi_runs / "w.png").exists(), res.output
     # along the sweep p = 4 nodes, and the band is time 1e-6 n / p + 1e-3 log2 p there
     fig = plot_band(persist.load(mpi_runs / "mpi.model"), vs="nodes", at={"n": 2**14, "ppn": 4, "nodes": 4})
     nodes, median = fig.axes[0].lines[0].get_xydata().T

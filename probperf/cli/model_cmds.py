@@ -660,8 +660,10 @@ def plot(
         fmt = figure_format(output)
         model = persist.load(model_file)
         check_sweep(model, vs)
-        if vs not in point and vs in getattr(model, "train_ranges_", {}) and not swept_relation(model, vs):
-            # the swept parameter left out of --at: the sweep spans its measured range
+        if vs not in point and vs in getattr(model, "train_ranges_", {}) and (
+                not swept_relation(model, vs) or _carried(model, vs, point)):
+            # the swept parameter left out of --at: the sweep spans its measured range (in a
+            # relation, as ppn = p / nnodes, where --at leaves another of it to work out)
             point[vs] = float(model.train_ranges_[vs][1])
         frame = checked_points(model, [point], "--at")
         with warnings.catch_warnings(), np.errstate(all="ignore"):  # a refusal names the point asked, not the
