@@ -394,19 +394,28 @@ def _missing(m: Measurements) -> list[str]:
     if lacks:
         out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; "
                    "fit uses a direct model of the time instead")
-    if not m.has("time") and lacks:
-        if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it: fit refuses them, by line
-            gaps = m.frame["time"].isna().to_numpy()
-            where = f"run {int(np.argmax(gaps)) + 1}"
-            try:
-                m.require("time")
-            except MeasurementError as exc:  # the line in the file, where known
-                where = f"line {exc.line}" if exc.line is not None else where
-            out.append(f"time is missing in {int(gaps.sum())} of {len(m)} runs (the first at {where}) and there is "
-                       "no DAG model to make it: fit refuses these runs; drop them or fill them in")
-        else:
-            out.append("no time column and no DAG model: run times cannot be predicted")
+    if m.has("time"):
+        return out
+    if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it
+        gaps = f"time is missing in {_first_gap(m, 'time')}"
+        out.append(f"{gaps} and there is no DAG model to make it: fit refuses these runs; drop them or fill them in"
+                   if lacks else f"{gaps}: the DAG model does not need it (its time is (work + delay + no_work) / p), "
+                   "so fit keeps these runs; a model of time alone (--model direct) refuses them")
+    elif lacks:
+        out.append("no time column and no DAG model: run times cannot be predicted")
     return out
+
+
+def _first_gap(m: Measurements, metric: str) -> str:
+    """``"K of N runs (the first at line L)"`` for a metric some runs lack (the line in
+    the file where known, else the run's number)."""
+    gaps = m.frame[metric].isna().to_numpy()
+    where = f"run {int(np.argmax(gaps)) + 1}"
+    try:
+        m.require(metric)
+    except MeasurementError as exc:
+        where = f"line {exc.line}" if exc.line is not None else where
+    return f"{int(gaps.sum())} of {len(m)} runs (the first at {where})"
 
 
 def _identity(m: Measurements) -> Identity:

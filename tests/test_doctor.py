@@ -121,7 +121,8 @@ def test_without_the_dag_metrics_it_says_what_the_dag_model_needs():
 
 def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
     """A blank time in some rows (no DAG metrics to make it) is said as such, with the
-    line fit will refuse; a table with no time at all is said differently."""
+    line fit will refuse; a table with no time at all is said differently, and traced
+    runs, whose time the DAG model does not need, differently again."""
     path = tmp_path / "holes.csv"
     path.write_text("n,p,time\n1000,1,0.1\n2000,2,\n4000,3,0.3\n8000,4,\n")
     res = run("doctor", path)
@@ -132,6 +133,14 @@ def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
         f"error: {path}, line 3, column time: metric 'time' is needed but missing")
     report = diagnose(Measurements({"n": [1, 2, 4], "p": [1, 2, 4], "work": [4.0, 2.1, 1.2]}))
     assert report.problems[-1] == "no time column and no DAG model: run times cannot be predicted"
+    # traced runs: the DAG model makes the time, so validate's pointer here is answered
+    traced = tmp_path / "traced.csv"
+    dag_frame().assign(time=lambda f: f["time"].where(f.index != 4)).to_csv(traced, index=False)
+    res = run("doctor", traced)
+    assert res.exit_code == 0 and "nothing missing" not in res.stdout
+    assert ("time is missing in 1 of 12 runs (the first at line 6): the DAG model does not need it (its time is "
+            "(work + delay + no_work) / p), so fit keeps these runs; a model of time alone (--model direct) "
+            "refuses them") in " ".join(res.stdout.split())
 
 
 def test_means_of_repetitions_are_a_problem_it_names():
