@@ -64,9 +64,7 @@ class Features:
         return np.ones(len(self.table), dtype=bool)
 
     def fit(self, model, y, target: str):
-        model.fit(self.table, y, features=list(self.table.columns))
-        model.target_ = target
-        return model
+        return model.fit(self.table, y, target=target, features=list(self.table.columns))  # a refusal names it
 
     def draws(self, model, S: int, seed: int, noise: bool) -> np.ndarray:
         return model.predict(self.table, n_draws=S, seed=seed, noise=noise).draws

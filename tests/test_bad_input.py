@@ -337,6 +337,7 @@ CLI_CASES = [
     # law mixtures are closed forms: an effort level would be dropped without a word
     case("fit-direct-effort", ["fit", GAUSS, "--model", "direct", "--effort", "thorough", "-o", "{out}.model"],
          "--effort: the direct model has no effort setting with its default laws"),
+    case("fit-dag-huge", ["fit", "{d}/dag_huge.csv", "-o", "{out}.model"], "dag_huge.csv: delay has values beyond"),
     case("fit-auto-effort", ["fit", "{d}/dag_runs.csv", "--effort", "quick", "-o", "{out}.model"],
          "--effort: the auto model has no effort setting"),
     case("fit-dag-laws-effort", ["fit", "{d}/dag_runs.csv", "--model", "dag", "--kernel", "laws", "--effort",
@@ -449,6 +450,10 @@ def _write_files(d: Path) -> None:
     (d / "dag_runs.csv").write_text("n,p,time,work,delay,no_work,create_task,wait_tasks,critical_path\n" + "".join(
         f"{n},{p},{(4.0 * n + 0.2 * n * (p - 1)) / p},{4.0 * n},{0.1 * n * (p - 1)},{0.1 * n * (p - 1)},{n},{n},{n / 8}\n"
         for n in (8, 16, 32, 64) for p in (1, 2, 4)))
+    # the same runs in units 1e300 times too small: a law on the log scale refuses them, naming the metric
+    (d / "dag_huge.csv").write_text("n,p,time,work,delay,no_work,create_task,wait_tasks,critical_path\n" + "".join(
+        f"{n},{p},{(4.0 * n + 0.2 * n * (p - 1)) / p * 1e300},{4.0 * n * 1e300},{0.1 * n * (p - 1) * 1e300},"
+        f"{0.1 * n * (p - 1) * 1e300},{n},{n},{n / 8 * 1e300}\n" for n in (8, 16, 32, 64) for p in (1, 2, 4)))
     (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
     (d / "cut_eq.csv").write_text("n,p,time,a=b\n10,1,1.0,3\n")  # fine until a=b is declared a parameter
     # one worker idles for no time: fine data, but no law on the log scale fits no_work
