@@ -834,6 +834,12 @@ class DagModel(TableModel):
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)
+        if not any(frame[c].nunique() > 1 for c in m.params):
+            # each part would be a constant (ConstantMetric) and the interval of no width,
+            # however the runs spread; time modelled alone carries their spread
+            at = ",".join(f"{c}={frame[c].iloc[0]:g}" for c in m.params)
+            raise ValueError(f"every run is at {at}: the DAG model needs "
+                             "more than one setting (sizes or worker counts); model time alone (--model direct)")
         tasks = (frame["create_task"] + frame["wait_tasks"]).to_numpy()
         delayed = (frame["delay"] > 0).to_numpy()
         if delayed.any() and not (tasks[delayed] > 0).any():

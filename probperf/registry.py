@@ -372,6 +372,8 @@ def why_not_dag(measurements: Measurements, target: str = "time") -> str:
     if target != "time" or choose(m, target) == "dag" or not any(c in m.frame for c in DAG_METRICS):
         return ""
     lacks = dag_lacks(m)
+    if not lacks and one_setting(m):
+        return "every run is at one setting, where the DAG model's parts would be constants without a spread"
     if not lacks:  # everything is there: the choice of SINGLE_SIZE_DIRECT
         return ("only p varies (one size), where time modelled directly with its laws of the workers predicts "
                 "better (fit --model dag for the decomposition)")
@@ -399,7 +401,7 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     """What ``auto`` means: the DAG model when the DAG metrics and the serial work
     (a ``serial_work`` column or one-worker runs) are there and the target is time,
     else the direct model (with :data:`SINGLE_SIZE_DIRECT`, also where only ``p``
-    varies).
+    varies; and where nothing varies, :func:`one_setting`).
 
     Examples
     --------
@@ -408,7 +410,20 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     """
     m = measurements
     dag = target == "time" and m.has(*DAG_METRICS) and has_serial(m)
-    return "dag" if dag and not (SINGLE_SIZE_DIRECT and only_workers_vary(m)) else "direct"
+    return "dag" if dag and not (SINGLE_SIZE_DIRECT and only_workers_vary(m)) and not one_setting(m) else "direct"
+
+
+def one_setting(m: Measurements) -> bool:
+    """Whether every run of ``m`` is at one setting (no parameter has two values): there
+    the DAG model refuses (its parts would be constants, an interval of no width), and
+    ``auto`` models time alone, whose laws carry the runs' spread.
+
+    Examples
+    --------
+    >>> one_setting(Measurements({"n": [64, 64], "p": [4, 4], "time": [1.0, 1.1]}))
+    True
+    """
+    return not any(m.frame[c].nunique() > 1 for c in m.params)
 
 
 def only_workers_vary(m: Measurements) -> bool:

@@ -253,6 +253,20 @@ def test_auto_choice_of_the_serial_work_law(law, expected):
     assert serial == pytest.approx(law(far), rel=0.1)
 
 
+def test_runs_at_one_setting_are_refused_by_the_dag_model_and_modelled_alone_by_auto():
+    # five traced runs at n=2^12, p=4: the DAG model's parts would be constants, an
+    # interval of no width whatever the runs' spread; auto models their time alone
+    one = paper_table(seed=3, ns=(2**12,), ps=(4,), reps=5, noise=0.05)
+    with pytest.raises(ValueError, match=r"^every run is at n=4096,p=4: the DAG model needs more than one setting"):
+        DagModel().fit(one)
+    with pytest.warns(UserWarning, match="every run is at one setting"):
+        model = fit(one)
+    assert type(model).__name__ == "DirectModel"
+    lo, hi = model.predict(n=2**12, p=4, n_draws=2000, seed=0).interval(0.9)
+    times = one.frame["time"]
+    assert lo[0] < times.min() and times.max() < hi[0]  # the five runs spread about 5 %
+
+
 def test_zero_delay_when_programs_create_no_tasks():
     model = DagModel(effort="quick", calibrate=False).fit(paper_table(tasks=False))
     assert isinstance(model.components_["delay"], ZeroMetric)
