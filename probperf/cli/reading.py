@@ -6,11 +6,12 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ._app import bad_input, config_names, empty_path, fail, number, parse_assignments, warn
+from ._app import bad_input, config_names, empty_path, fail, number, parse_assignments, shown, warn
 
 _PARAM = typer.Option(
     None, "--param", help="A parameter constant over the input, NAME=VALUE (repeatable), e.g. p=4."
@@ -101,7 +102,7 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     [[1024.0, 1.0, 2.5]]
     """
     from ..data import IdentityWarning
-    from ..formats import read
+    from ..formats import SUFFIXES, read
 
     if any(not f for f in files):  # plain strings (globs too): the path check of _app does not see them
         fail(empty_path(label))
@@ -114,6 +115,9 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
             fail("--unit s: DAG Recorder .stat files count clock cycles; give --clock-hz HZ to have them in seconds")
     for name in ("pattern", "side_table"):
         if reading[name] is not None:
+            kinds = {SUFFIXES.get(Path(str(f)).suffix.lower()) for f in files}  # a glob without one: the reader says
+            if None not in kinds and "stat" not in kinds:  # said as the option, not the reader's keyword
+                fail(f"--{name.replace('_', '-')} applies to DAG Recorder .stat files only; {shown(files[0])} is not one")
             kw[name] = reading[name]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
