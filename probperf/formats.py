@@ -346,11 +346,29 @@ def _reading(path):
     except IsADirectoryError:
         raise MeasurementError(IS_DIRECTORY, str(path)) from None
     except UnicodeDecodeError:
+        if (kind := _binary_kind(path)) is not None:  # a binary table under a text suffix: no line to name
+            raise MeasurementError(f"a {kind} file, not text: name it {Path(str(path)).stem}.{kind}", str(path)) from None
         # the decoder's offset is into the chunk it was given, not the file: find the line anew
         line, byte = _first_non_utf8(path)
         raise MeasurementError(NOT_UTF8.format(byte=f"0x{byte:02x}"), str(path), line) from None
     except OSError as exc:
         raise MeasurementError(f"cannot read the file ({exc.strerror or exc})", str(path)) from None
+
+
+def _binary_kind(path) -> str | None:
+    """``"parquet"`` for a file that starts with Parquet's magic bytes ``PAR1`` (one
+    written by ``probperf convert`` or pandas, then renamed), else None.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.csv")
+    >>> _ = open(path, "wb").write(b"PAR1\x15\x04")
+    >>> _binary_kind(path)
+    'parquet'
+    """
+    with open(path, "rb") as f:
+        return "parquet" if f.read(4) == b"PAR1" else None
 
 
 def _first_non_utf8(path) -> tuple[int, int]:

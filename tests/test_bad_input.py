@@ -222,6 +222,8 @@ CLI_CASES = [
     case("validate-directory", "validate {d}/subdir.csv", "subdir.csv: is a directory"),
     case("validate-glob-matches-nothing", "validate {d}/none*.stat", "none*.stat"),
     case("validate-not-utf8", "validate {d}/binary.csv", "binary.csv, line 2: not UTF-8 text (byte 0xff)"),
+    case("validate-parquet-as-csv", "validate {d}/renamed.csv", "renamed.csv: a parquet file, not text: name it "
+         "renamed.parquet"),
     # a file saved as Latin-1 is text, but not UTF-8: the line of the first such byte is named
     case("validate-latin1", "validate {d}/latin1.csv",
          "latin1.csv, line 3: not UTF-8 text (byte 0xb5); save the file as UTF-8"),
@@ -439,6 +441,7 @@ def _write_files(d: Path) -> None:
     for name, text, _ in BAD_FILES:
         (d / name).write_text(text, encoding="utf-8")
     (d / "binary.csv").write_bytes(b"n,p,time\n\xff\xfe\x00\x01\n")
+    pd.DataFrame({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]}).to_parquet(d / "renamed.csv")  # renamed .parquet
     (d / "runs.xlsx").write_text("n,p,time\n1,1,1\n")
     (d / "subdir.csv").mkdir()
     (d / "runs_dir").mkdir()
