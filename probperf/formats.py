@@ -1150,7 +1150,7 @@ def _parse_stat(path: str) -> tuple[dict, dict]:
             f"{what}: field {missing[0]!r} is missing"
             + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
             path,
-            n_lines if text.strip() else 1,
+            n_lines - text.endswith("\n") if text.strip() else 1,  # the last line (a final line end starts none)
             fields[missing[0]],
         )
     return values, where

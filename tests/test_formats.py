@@ -116,9 +116,10 @@ def test_stat_p_must_agree(tmp_path):
 
 
 def test_stat_truncated(tmp_path):
+    # six lines: the error names the last, not a seventh that is not there
     path = write(tmp_path / "run.stat", "".join(stat_text().splitlines(True)[:6]))
     assert error_of(pp.read_dag_recorder, path) == (
-        f"{path}, line 7, column critical_path: the file is truncated or not a DAG Recorder "
+        f"{path}, line 6, column critical_path: the file is truncated or not a DAG Recorder "
         f".stat file: field 'critical_path (T_inf)' is missing (and 2 more)"
     )
 
