@@ -475,6 +475,9 @@ def test_plot_says_when_its_data_give_no_point_and_sweeps_down_to_the_point(grid
               "-o", grid_runs / "b.png")
     assert res.exit_code == 0 and (grid_runs / "b.png").exists()
     assert f"warning: --data {grid_runs / 'runs.csv'}: no run with time measured at p=16; none drawn" in res.stderr
+    res = run("plot", grid_runs / "m.model", "--vs", "p", "--at", "n=2**24,p=8", "--data", grid_runs / "runs.csv",
+              "-o", grid_runs / "b.png")  # the size as a power of 2, as the other messages write it
+    assert f"warning: --data {grid_runs / 'runs.csv'}: no run with time measured at n=2^24; none drawn" in res.stderr
     res = run("plot", grid_runs / "m.model", "--at", "n=2**14,p=4", "--data", grid_runs / "runs.csv",
               "-o", grid_runs / "c.png")
     assert res.exit_code == 0 and "none drawn" not in res.stderr

@@ -711,7 +711,7 @@ def plot(
         target = getattr(model, "target", None) or "time"
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
-                 + ",".join(f"{k}={v:g}" for k, v in fixed.items() if k != vs) + "; none drawn")
+                 + ",".join(f"{k}={number_text(v)}" for k, v in fixed.items() if k != vs) + "; none drawn")
         elif slip := unit_slip(model, measured, vs, fixed, target):
             warn(f"--data {shown(data)}: {slip}")
     for line in cautions:
