@@ -624,6 +624,20 @@ def _check_identity(frame, loc, strict, rtol):
     userwarn.warn(str(loc.error(msg, row, "time")), IdentityWarning)
 
 
+def _check_cycles(frame, loc) -> None:
+    """Warn where a run time said to be in clock cycles is below one cycle, which no run
+    takes: the times are likely seconds (``--unit cycles`` given to the wrong file)."""
+    if "time" not in frame:
+        return
+    time = frame["time"].to_numpy(dtype=np.float64)
+    below = (time > 0) & (time < 1)
+    if below.any():
+        row = int(np.argmax(below))
+        msg = (f"time is {time[row]:.4g} cycles, less than one clock cycle, in {int(below.sum())} of {len(time)} "
+               "runs: are the times in seconds? (then the unit is s, not cycles)")
+        userwarn.warn(str(loc.error(msg, row, "time")), UserWarning)
+
+
 def _condition_mask(values: pd.Series, cond) -> np.ndarray:
     """Rows whose value meets ``cond``: a ``(low, high)`` tuple (inclusive, ``None`` an
     open end), a collection of values, or one value (see :meth:`Measurements.select`)."""
@@ -731,6 +745,8 @@ class Measurements:
         self.source = source
         loc = location or Location(source=source)
         frame = validate_frame(frame, self.config, location=loc, strict=strict)
+        if unit == "cycles":
+            _check_cycles(frame, loc)
         self._location = loc  # rows keep their order: a later check names the line too
         # Parameters first, in params order, so every writer lays tables out alike.
         first = [c for c in (*BASE_PARAMS, *self.config) if c in frame]

@@ -115,7 +115,7 @@ BAD_INPUTS = {
     "duplicate key": ("r.jsonl", '{"n": 1, "p": 1, "p": 1, "time": 1.0}\n', [], "line 1, column p"),
     "empty file": ("r.csv", "", [], "line 1"),
     "empty stat": ("r.stat", "", [], "line 1, column create_task"),
-    "stat truncated": ("r.stat", "".join(STAT_OK.splitlines(True)[:7]), [], "line 8, column p"),
+    "stat truncated": ("r.stat", "".join(STAT_OK.splitlines(True)[:7]), [], "line 7, column p"),  # its last line
     "stat not a number": ("r.stat", STAT_OK.replace("= 30", "= 3e"), [], "line 5, column delay"),
     "identity strict": ("r.stat", STAT_OK.replace("= 10\n", "= 11\n"), ["--strict"], "line 9, column time"),
     "identity strict csv": (

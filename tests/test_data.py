@@ -177,6 +177,21 @@ def test_in_seconds_and_concat():
         m.concat(s)
 
 
+def test_times_below_one_cycle_are_said_to_look_like_seconds(tmp_path):
+    # no run takes less than a clock cycle: times of 1e-4 "cycles" are seconds read with --unit cycles
+    path = tmp_path / "runs.csv"
+    path.write_text("n,p,time\n100,1,2.5e9\n200,1,1.2e-4\n400,1,2.4e-4\n")
+    with pytest.warns(UserWarning) as caught:
+        pp.read(path, unit="cycles")
+    assert [str(w.message) for w in caught] == [
+        f"{path}, line 3, column time: time is 0.00012 cycles, less than one clock cycle, in 2 of 3 runs: are the "
+        "times in seconds? (then the unit is s, not cycles)"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pp.read(path)  # in seconds: nothing to say
+        Measurements({"n": [1], "p": [1], "time": [2e9]}, unit="cycles")
+
+
 def test_arrays_for_models():
     m = Measurements(table())
     assert m.X().tolist() == [[10, 1], [10, 2], [20, 1], [20, 2]]
