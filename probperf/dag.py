@@ -36,7 +36,7 @@ import pandas as pd
 
 from . import cautions, parallel, persist, progress
 from .components import BY_NAME, WIRING, Features
-from .data import COUNT_METRICS, DAG_METRICS, Measurements, one_worker_baseline
+from .data import COUNT_METRICS, DAG_METRICS, Measurements, one_setting, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
 from .limits import draw_count
 from .models import specs
@@ -834,9 +834,7 @@ class DagModel(TableModel):
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)
-        if not any(frame[c].nunique() > 1 for c in m.params):
-            # each part would be a constant (ConstantMetric) and the interval of no width,
-            # however the runs spread; time modelled alone carries their spread
+        if one_setting(m):  # each part would be a constant (ConstantMetric), an interval of no width
             at = ",".join(f"{c}={frame[c].iloc[0]:g}" for c in m.params)
             raise ValueError(f"every run is at {at}: the DAG model needs "
                              "more than one setting (sizes or worker counts); model time alone (--model direct)")
@@ -954,8 +952,8 @@ class DagModel(TableModel):
         if keep.sum() < MIN_POSITIVE:
             # positive in every run but too few runs for a law: runs at one setting (one
             # size: the serial work of a strong-scaling study), not a structural zero
-            one_setting = isinstance(inputs, Features) and len(inputs.table.drop_duplicates()) == 1
-            return ConstantMetric(np.exp(np.mean(np.log(y[keep])))) if keep.all() and one_setting else ZeroMetric()
+            single = isinstance(inputs, Features) and len(inputs.table.drop_duplicates()) == 1
+            return ConstantMetric(np.exp(np.mean(np.log(y[keep])))) if keep.all() and single else ZeroMetric()
         return inputs.take(keep).fit(self._new_model(spec, comp.name), y[keep], comp.name)
 
     def _choose(self, comp, candidates, frame, measured) -> str:

@@ -624,6 +624,19 @@ def _check_identity(frame, loc, strict, rtol):
     userwarn.warn(str(loc.error(msg, row, "time")), IdentityWarning)
 
 
+def one_setting(m: "Measurements") -> bool:
+    """Whether every run of ``m`` is at one setting (no parameter has two values): there
+    the DAG model refuses (its parts would be constants, an interval of no width), and
+    ``fit``'s ``auto`` models time alone, whose laws carry the runs' spread.
+
+    Examples
+    --------
+    >>> one_setting(Measurements({"n": [64, 64], "p": [4, 4], "time": [1.0, 1.1]}))
+    True
+    """
+    return not any(m.frame[c].nunique() > 1 for c in m.params)
+
+
 def _check_cycles(frame, loc) -> None:
     """Warn where a run time said to be in clock cycles is below one cycle, which no run
     takes: the times are likely seconds (``--unit cycles`` given to the wrong file)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import progress, userwarn
 from .cautions import number_text
-from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows, near_labels, near_text
+from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows, near_labels, near_text, one_setting
 from .models.specs import effort_options
 
 
@@ -401,7 +401,7 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     """What ``auto`` means: the DAG model when the DAG metrics and the serial work
     (a ``serial_work`` column or one-worker runs) are there and the target is time,
     else the direct model (with :data:`SINGLE_SIZE_DIRECT`, also where only ``p``
-    varies; and where nothing varies, :func:`one_setting`).
+    varies; and where nothing varies, :func:`probperf.data.one_setting`).
 
     Examples
     --------
@@ -411,19 +411,6 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     m = measurements
     dag = target == "time" and m.has(*DAG_METRICS) and has_serial(m)
     return "dag" if dag and not (SINGLE_SIZE_DIRECT and only_workers_vary(m)) and not one_setting(m) else "direct"
-
-
-def one_setting(m: Measurements) -> bool:
-    """Whether every run of ``m`` is at one setting (no parameter has two values): there
-    the DAG model refuses (its parts would be constants, an interval of no width), and
-    ``auto`` models time alone, whose laws carry the runs' spread.
-
-    Examples
-    --------
-    >>> one_setting(Measurements({"n": [64, 64], "p": [4, 4], "time": [1.0, 1.1]}))
-    True
-    """
-    return not any(m.frame[c].nunique() > 1 for c in m.params)
 
 
 def only_workers_vary(m: Measurements) -> bool:
