@@ -645,7 +645,8 @@ def plot(
     vs: str = typer.Option("n", "--vs", help="Sweep n, p or a configuration parameter of the model (e.g. a cut-off)."),
     at: str = typer.Option(..., "--at", help="Fixed parameters, e.g. n=2**24,p=36; the --vs parameter's value is the sweep's "
                                               "end when beyond the measured range (else, or left out, the sweep spans that range)."),
-    output: Path = typer.Option(..., "-o", "--output", help="Figure file (.png, .svg, .pdf)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Figure file: .png (also without a suffix), .svg, .pdf "
+                                "or another format matplotlib writes (.jpg, .eps, ...)."),
     data: Optional[Path] = typer.Option(None, help="Measurements to overlay (default: the training runs)."),
     unit: Optional[str] = reading_options.UNIT,
     clock_hz: Optional[str] = reading_options.CLOCK,
