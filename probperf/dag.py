@@ -41,7 +41,7 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
-from .models.laws import widens
+from .models.laws import STEAL, widens
 from .models.points import relations
 from .predict import Predictive, check_level, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
@@ -236,6 +236,18 @@ PART_NOISE_PROFILE = False
 #: 1.076; the sets without a third parameter unchanged), so seed 1 was not run
 #: (results/choose_laws_partaffpow.md).
 PART_AFFINE_POWER = False
+
+#: Whether the delay part's law mixture (delay per task) also weighs the steal law
+#: ``c0 + c1 (p - 1) S`` (:func:`probperf.models.laws._steal_laws`: a fixed cost per task,
+#: which one worker pays alone, plus steals, ``O(p T_inf)`` of them, spread over tasks that
+#: grow with the size). Prompted by the README's sort runs: their delay per task is flat on
+#: one worker and falls with n on more, and the ``quadratic`` law that fits it turns up
+#: beyond the sizes (the helper's review of session 37: the median at n=2^24, p=1 is 2.7x
+#: the simulated time). Registered 2026-11-28 00:51 UTC, before any run: adopted if nested
+#: forward validation on the 14 simulated training sets (``python
+#: benchmarks/choose_laws.py --only sim``, suffix ``+steal``) scores higher on seed 0 and not
+#: lower on seed 1.
+PART_STEAL_LAW = False
 
 #: Whether the parts' law mixtures also weigh the saturating law ``sat(p-1)``
 #: (LawMixture's ``saturating``, :data:`probperf.models.laws.SATURATING`, where the why
@@ -947,6 +959,13 @@ class DagModel(TableModel):
 
     def _fit_component(self, comp, spec, inputs, y):
         """Component ``comp``'s model (of ``spec``) fitted to ``y`` at ``inputs``."""
+        token = STEAL.set(bool(PART_STEAL_LAW and comp.name == "delay"))  # the delay's candidate laws
+        try:
+            return self._fit_part(comp, spec, inputs, y)
+        finally:
+            STEAL.reset(token)
+
+    def _fit_part(self, comp, spec, inputs, y):
         y = np.asarray(y, dtype=np.float64)
         keep = np.isfinite(y) & (y > 0) & inputs.usable()
         if keep.sum() < MIN_POSITIVE:

@@ -667,7 +667,8 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     laws = {"power": base, **_power_variants(base, logged, curved, column, one_worker, bent, bounded),
             **_shape_laws(base, logged, curved, column, bent, lower, bounded),
             **(_affine_power_laws(base, logged, bent, column) if affine_power and not bounded else {}),
-            **(_affine_worker_laws(base, curved, bent, column) if AFFINE_WORKERS and affine_power and not bounded else {})}
+            **(_affine_worker_laws(base, curved, bent, column) if AFFINE_WORKERS and affine_power and not bounded else {}),
+            **(_steal_laws(base, curved, column) if STEAL.get() else {})}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -775,6 +776,21 @@ def _affine_power_laws(base, logged, bent, column) -> dict[str, list[tuple]]:
     return laws
 
 
+def _steal_laws(base, curved, column) -> dict[str, list[tuple]]:
+    """The steal law of a delay per task, ``c0 + c1 (p - 1)^a S`` (``with_p`` 3 in
+    :class:`_AffinePowerLaw`, ``S`` a power law of the sizes), where one-worker runs and
+    at least MIN_DISTINCT worker counts are measured. Why this form: one worker creates
+    and joins its tasks at a fixed cost each, ``c0``, with no one to steal from; with
+    more, the steals add their cost, and a work-stealing run makes ``O(p T_inf)`` steals
+    (Blumofe and Leiserson 1999) against tasks that grow with the size, so per task a
+    term growing with ``p - 1`` (as a free power ``a``: more workers, more contention)
+    times a power of the sizes (falling where the span grows slower than the tasks)."""
+    sizes = tuple(t for t in base if t[1] != "p")
+    if "p" not in curved or column("p").min() != 1 or not sizes:
+        return {}
+    return {"c+(p-1)power": [("affpow", 3, "", *sizes)]}
+
+
 def _affine_worker_laws(base, curved, bent, column) -> dict[str, list[tuple]]:
     """The affine laws of the workers alone (:data:`AFFINE_WORKERS`) where ``p`` is the
     only parameter that varies, with at least MIN_DISTINCT values (two fit ``c + b/p``
@@ -813,7 +829,7 @@ def _n_coefficients(terms) -> int:
         return ((5 if law.overhead else 4) if law.with_p else 2) + (1 + law.with_p) * law.lower
     if terms and terms[0][0] == "affpow":  # and the exponents (with p as a power: its too)
         form, overhead, sizes = terms[0][1], bool(terms[0][2]), len(terms[0]) - 3
-        return {0: 2, 1: 4 + overhead, 2: 3 + overhead}[form] + sizes
+        return {0: 2, 1: 4 + overhead, 2: 3 + overhead, 3: 3}[form] + sizes
     if terms and terms[0][0] == "affp":
         return 2 + bool(terms[0][1])
     if terms and terms[0][0] == "affexp":  # and the base
@@ -1384,22 +1400,41 @@ class _AffinePowerLaw(_AffineLaw):
         self.terms, self.offsets = [("affpow", int(with_p), overhead, *sizes)], []
         self.sizes, self.with_p, self.overhead = sizes, int(with_p), overhead
         self.absolute, self.lower = False, False
-        self.exponents, self.origin = np.zeros(len(sizes)), np.zeros(len(sizes))
+        d = len(sizes) + (self.with_p == 3)  # the steal law's power of p - 1 too
+        self.exponents, self.origin = np.zeros(d), np.zeros(d)
 
     def _terms(self) -> list[tuple]:
         """The terms of the size law: the sizes, and ``log p`` where p is a power of it."""
         return self.sizes + [("log", "p")] * (self.with_p == 2)
 
+    def _columns(self, X, names) -> np.ndarray:
+        """The size law's terms at ``X``; the steal law's also ``log(p - 1)`` (0 on one
+        worker, where :meth:`_steal` zeroes the size term)."""
+        T = [term_values(t, X, names) for t in self._terms()]
+        if self.with_p == 3:
+            T.append(np.log(np.maximum(X[:, list(names).index("p")] - 1.0, 1.0)))
+        return np.column_stack(T)
+
+    def _steal(self, X, names):
+        """1 where the size term is on: every run, but the steal law's one-worker runs."""
+        return (X[:, list(names).index("p")] > 1).astype(np.float64) if self.with_p == 3 else 1.0
+
     def _shape(self, X, names) -> np.ndarray:
-        T = np.column_stack([term_values(t, X, names) for t in self._terms()])
         with np.errstate(over="ignore"):
-            return np.exp((T - self.origin) @ self.exponents)
+            return np.exp((self._columns(X, names) - self.origin) @ self.exponents) * self._steal(X, names)
 
     @property
     def _overhead_column(self) -> int:  # after 1 and S where p is a power of S
         return 2 if self.with_p == 2 else 4
 
+    def _size_law_leaves(self, active, drop) -> bool:
+        """The steal law (``with_p`` 3) keeps both its terms: without ``c0`` it is 0 on
+        one worker, without ``(p - 1) S`` a constant, a candidate of its own."""
+        return self.with_p == 3 or super()._size_law_leaves(active, drop)
+
     def design(self, X, names) -> np.ndarray:
+        if self.with_p == 3:
+            return np.column_stack([np.ones(len(X)), self._shape(X, names)])
         if self.with_p != 2:
             return super().design(X, names)
         cols = [np.ones(len(X)), self._shape(X, names)]
@@ -1411,7 +1446,7 @@ class _AffinePowerLaw(_AffineLaw):
         from scipy.optimize import least_squares
 
         w = np.ones(len(logy)) if w is None else w
-        T = np.column_stack([term_values(t, X, names) for t in self._terms()])
+        T = self._columns(X, names)
         self.origin = T.mean(axis=0)  # S is 1 at the runs' centre: coefficients of the runs' scale
         split = self.with_p == 1  # the size law split into serial and parallel parts
         p = X[:, list(names).index("p")] if self.with_p else None
@@ -1426,10 +1461,12 @@ class _AffinePowerLaw(_AffineLaw):
         level, floor = np.exp(beta[0]), np.exp(np.min(logy)) * 1e-2
         d = T.shape[1]
 
+        steal = self._steal(X, names)  # the steal law's size term is (p - 1)^a S, none on one worker
+
         def parts(theta):
             """The columns that multiply the coefficients, the coefficients and S."""
             c, b = np.exp(np.clip(theta[:-d], -700.0, 700.0)), theta[-d:]  # a wild step stays finite
-            S = np.exp(np.clip(T @ b, -700, 700))
+            S = np.exp(np.clip(T @ b, -700, 700)) * steal
             cols = [np.ones(len(S)), S] + ([1.0 / p, S / p] if split else []) + ([extra] if extra is not None else [])
             return np.column_stack(cols), c, S
 
@@ -1447,6 +1484,8 @@ class _AffinePowerLaw(_AffineLaw):
         # hundredth of the smallest run, the power law's level split 1:9 serial:parallel
         # (its exponents already hold the parallel speed-up); never tuned on any rows
         levels = [floor, 0.1 * level, floor, 0.9 * level] if split else [floor, level]
+        if self.with_p == 3:  # the steal law at one worker is c0 alone: start it at the smallest run
+            levels = [100 * floor, level]
         n_c = len(levels) + (extra is not None)
         start = np.log(levels + [floor] * (extra is not None))
         theta0 = np.concatenate([start, beta[1:1 + d]])
@@ -1463,6 +1502,7 @@ class _AffinePowerLaw(_AffineLaw):
         """The law's name with its fitted size law: ``c+power(1,1/p) [m^2 k^1]``."""
         factors = [f"{t[1]}^{b:.3g}" if t[0] == "log" else f"e^({b:.3g} {t[1]})"  # a code enters as is
                    for t, b in zip(self._terms(), self.exponents)]
+        factors += [f"(p-1)^{self.exponents[-1]:.3g}"] * (self.with_p == 3)
         return f"{name} [{' '.join(factors)}]"
 
     def _loaded(self) -> None:
@@ -1932,6 +1972,10 @@ _SATURATING = contextvars.ContextVar("saturating", default=None)
 #: whether the metric is bounded in the size (LawMixture's ``bounded_in_size``), set
 #: likewise: no law that can only grow with n
 _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
+#: whether the candidate laws include the steal law ``c0 + c1 (p - 1)^a S``
+#: (:func:`_steal_laws`); set by the DAG model around its delay part's fit
+#: (:data:`probperf.dag.PART_STEAL_LAW`)
+STEAL = contextvars.ContextVar("steal_law", default=False)
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
