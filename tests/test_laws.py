@@ -848,6 +848,26 @@ def test_affine_power_law_exponents_do_not_depend_on_a_parameters_unit():
     np.testing.assert_allclose(found[0], [1.0, 0.5], atol=0.05)  # the truth, up to the 2 % noise
 
 
+def test_the_steal_law_recovers_a_cost_per_task_plus_steals_and_is_offered_only_when_asked():
+    # delay per task 2e-7 + 3e-6 (p - 1)^1.2 n^-0.8 (dag.PART_STEAL_LAW, off by default):
+    # the law recovers both powers, its one-worker level is c0 exactly, and far out it
+    # follows the form; candidate_laws offers it only inside laws.STEAL
+    n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), np.arange(1.0, 9.0)))
+    X, names = np.c_[n, p], ["n", "p"]
+    y = 2e-7 + 3e-6 * (p - 1) ** 1.2 * n ** -0.8
+    law = laws._AffinePowerLaw([("affpow", 3, "", ("log", "n"))]).fit(X, names, np.log(y))
+    assert law.exponents == pytest.approx([-0.8, 1.2], rel=1e-3)
+    far = np.array([[2.0**20, 1.0], [2.0**20, 32.0]])
+    assert np.exp(law.predictive(far, names)[1]) == pytest.approx([2e-7, 2e-7 + 3e-6 * 31**1.2 * 2.0**-16], rel=1e-3)
+    assert law.label("c+(p-1)power") == "c+(p-1)power [n^-0.8 (p-1)^1.2]"
+    assert "c+(p-1)power" not in laws.candidate_laws(X, names)
+    token = laws.STEAL.set(True)
+    try:
+        assert laws.candidate_laws(X, names)["c+(p-1)power"] == [("affpow", 3, "", ("log", "n"))]
+    finally:
+        laws.STEAL.reset(token)
+
+
 def test_saturating_law_levels_an_idle_ratio_off_where_a_power_of_p_minus_1_grows_on(tmp_path):
     # an idle ratio 0.8 u / (u + 2) per (p - 1) T_inf, u = p - 1, on 2-9 workers: it levels
     # off at 0.8; without the law, a power of u or its parabola in log p misses the level
