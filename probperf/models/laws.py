@@ -1364,6 +1364,8 @@ class _AffineExpLaw(_AffineLaw):
 class _AffinePowerLaw(_AffineLaw):
     """``y = (c0 + c1 S) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 S) / p``
     (``with_p`` 1) or with ``p`` a power in ``S`` (``with_p`` 2, :data:`AFFINE_POWER_P`),
+    or ``c0 + c1 (p - 1)^a S``, the steal law of a delay per task (``with_p`` 3,
+    :func:`_steal_laws`, with ``a`` fitted as the exponents are),
     and with an overhead ``+ c4 h(p)`` (:data:`OVERHEADS`; :data:`AFFINE_POWER`): the affine law with a
     size law ``S = exp(sum_i b_i t_i(x))``, a power law of every parameter of the
     power law but ``p`` (``t_i``: the log of a positive parameter, else its value), for
@@ -1976,6 +1978,8 @@ _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
 #: (:func:`_steal_laws`); set by the DAG model around its delay part's fit
 #: (:data:`probperf.dag.PART_STEAL_LAW`)
 STEAL = contextvars.ContextVar("steal_law", default=False)
+
+
 def widens(model) -> bool:
     """Whether ``model`` is a law mixture that widens its draws beyond the data.
 
