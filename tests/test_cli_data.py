@@ -319,3 +319,18 @@ def test_validate_counts_empty_metric_cells(tmp_path):
     r = run("validate", str(path))
     assert r.exit_code == 0, r.stderr
     assert "missing values time in 2 of 4 runs (probperf doctor says what fit makes of them)" in one_line(r.stdout)
+
+
+def test_validate_says_which_metrics_fit_would_refuse_as_out_of_range(tmp_path):
+    """Times 1e300 times too large pass validate's checks but not fit's laws (values
+    beyond 1e-150..1e150): validate names them and their range, fit refuses them."""
+    path = tmp_path / "runs.csv"
+    path.write_text("n,p,time\n10,1,1e300\n20,1,2e300\n40,1,4.1e300\n")
+    r = run("validate", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert ("out of range time (1e+300 .. 4.1e+300): beyond 1e-150..1e+150, which the laws of fit refuse; give "
+            "them in another unit") in one_line(r.stdout)
+    r = run("fit", str(path), "-o", str(tmp_path / "m.model"))
+    assert r.exit_code == 2 and "time has values beyond 1e-150..1e+150" in r.stderr
+    path.write_text("n,p,time\n10,1,1e-3\n20,1,2e-3\n40,1,4.1e-3\n")
+    assert "out of range" not in one_line(run("validate", str(path)).stdout)
