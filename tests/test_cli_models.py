@@ -144,10 +144,11 @@ def test_plot_overlays_the_training_file_of_a_model_with_a_configuration_paramet
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_plot_draws_the_training_runs_of_a_baseline_that_leaves_a_constant_cut_off_out(tmp_path, monkeypatch):
+def test_a_baseline_that_leaves_a_constant_cut_off_out_plots_its_runs_and_titles_the_cut_off(tmp_path, monkeypatch):
     # the README's sort runs carry cut-offs of one value each: the Cilkview bounds model
     # n and p alone, and its plot draws its own training runs (it named the cut-offs
-    # unknown columns before)
+    # unknown columns before); predict's table puts the cut-off in its title, as for the
+    # default model (it was a wrapped "point" column)
     import probperf.plot
 
     n, p = (a.ravel() for a in np.meshgrid([2**12, 2**13, 2**14, 2**15], [1, 2, 4, 8]))
@@ -166,6 +167,9 @@ def test_plot_draws_the_training_runs_of_a_baseline_that_leaves_a_constant_cut_o
     (measured,) = drawn
     assert measured.params == ["n", "p"]
     np.testing.assert_allclose(measured.frame["time"], runs["time"])
+    res = runner.invoke(app, ["predict", str(model), "--at", "n=2**15,p=16"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert "interval at quick_cutoff=512" in " ".join(res.stdout.split()) and "point" not in res.stdout
 
 
 def test_config_takes_a_comma_separated_list_as_repeated_options(tmp_path):

@@ -290,8 +290,12 @@ def predict(
             fail(NOT_FINITE)
         print(text)
         return
+    # the point's columns, the model's parameters first: a baseline's rows also carry the
+    # constant cut-offs it leaves out, which belong in the title with the model's own
+    features = list(getattr(model, "features_", frame.columns))
+    params = features + [c for c in summary.columns if c not in RESULT_COLUMNS and c not in features]
     _print_table(summary, f"predicted {metric_label(pred.name or 'time', unit)}, {level_text(level)} interval",
-                 list(getattr(model, "features_", frame.columns)), unreliable_mean=~reliable)
+                 params, unreliable_mean=~reliable)
     if laws is not None:
         _print_laws(laws, level, "counts" if pred.name in COUNT_METRICS else unit)
     elif explain:
