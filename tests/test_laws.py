@@ -696,15 +696,25 @@ def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores(
 def test_shared_term_columns_change_no_number(monkeypatch):
     """The arrays a mixture's fit shares (rowsets: term columns, law matrices, the GPs'
     inputs) are keyed by the row set's identity: a stale entry (an
-    id reused by another array) would change the weights and draws. With and without
-    the caches they must be the same, bit for bit."""
+    id reused by another array) would change the weights and draws; the fitted laws
+    (rowsets.kept) by the rows' contents: a key that missed something the fit depends
+    on would too. With and without the caches they must be the same, bit for bit."""
     frame = grid(2.0 ** np.arange(6, 12), [1, 2, 4, 8], lambda n, p: 1e-6 * n**1.5 / p + 1e-4 * (p - 1))
     cached = fit(frame)
+    reused = []
+    kept = rowsets.kept
+    monkeypatch.setattr(rowsets, "kept", lambda key, compute: reused.append(key) or kept(key, compute))
+    fit(frame)
+    assert len(set(reused)) < len(reused)  # the nested splits do refit laws on the same rows
+    monkeypatch.setattr(rowsets, "kept", lambda key, compute: compute())  # every law fitted afresh
+    unkept = fit(frame)
     monkeypatch.setattr(rowsets, "MAX_ROWS", 0)  # nothing kept: every array computed afresh
     plain = fit(frame)
-    assert cached.weights_ == plain.weights_
     pts = {"n": [2.0**14], "p": [16.0]}
-    assert np.array_equal(cached.predict(pts, seed=1).draws, plain.predict(pts, seed=1).draws)
+    for other in (unkept, plain):
+        assert cached.weights_ == other.weights_
+        assert np.array_equal(cached.discrepancy_, other.discrepancy_)
+        assert np.array_equal(cached.predict(pts, seed=1).draws, other.predict(pts, seed=1).draws)
 
 
 def test_an_unknown_weighting_is_refused_by_name():
