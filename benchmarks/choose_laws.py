@@ -12,7 +12,7 @@ higher mean log score over the cases wins. No test row of any dataset is read.
 Variants: the fixed size shapes ``n^j log^k n`` on a half-integer grid of ``j`` or the
 performance-model normal form's exponent set (Calotoiu et al., SC 2013, as shipped by
 Extra-P); with or without the discrepancy rate learnt by nested forward validation
-(:func:`probperf.models.laws.discrepancy_rate`) in the time-only mixture, and in the
+(:func:`probperf.models.discrepancy.discrepancy_rate`) in the time-only mixture, and in the
 DAG model's parts (``+parts``; without it the simulator's DAG models are the same with
 and without ``+disc``); and how the discrepancy grows with the distance (:data:`GROWTHS`).
 Chosen (results/choose_laws.md): ``pmnf+disc+parts-span``, the normal form's exponents,
@@ -158,7 +158,7 @@ default fares against it; ``extrap`` does the same for Extra-P (``probperf.model
 one point prediction, so only its median error means anything), the competitor of the
 published cases.
 
-The discrepancy rate has an exponential prior (:data:`probperf.models.laws.RATE_PRIOR_MEAN`,
+The discrepancy rate has an exponential prior (:data:`probperf.models.discrepancy.RATE_PRIOR_MEAN`,
 set by ``choose_rate_prior.py``); a variant name ending in ``-mle`` takes the best rate of
 the nested splits without it. ``--time-only`` models time directly on every case, the
 simulator's too, which is where the rate matters (results/choose_laws_time_only.md,
@@ -320,6 +320,7 @@ from bench_accuracy import loglog_baseline, table_cases  # noqa: E402
 import probperf as pp  # noqa: E402
 from probperf import components, dag, registry, selection  # noqa: E402
 from probperf.models import LawMixture, laws  # noqa: E402
+from probperf.models import discrepancy as disc  # noqa: E402  (a variant's `discrepancy` is a switch)
 from probperf.models.extrap import ExtraP  # noqa: E402
 from probperf.predict import Predictive  # noqa: E402
 from probperf.selection import forward_splits  # noqa: E402
@@ -343,11 +344,11 @@ VARIANTS = {  # name: (size shapes, time-only discrepancy, DAG parts' discrepanc
     "pmnfdc+disc+parts": (PMNFDC, True, True, False),
     "pmnfdc+disc+abs": (PMNFDC, True, False, True),
 }
-#: how the discrepancy grows beyond the data (laws.DISTANCE_PER_SPAN, DISTANCE_POWER and
-#: the rate's prior mean laws.RATE_PRIOR_MEAN that empirical Bayes gives that growth,
+#: how the discrepancy grows beyond the data (disc.DISTANCE_PER_SPAN, DISTANCE_POWER and
+#: the rate's prior mean disc.RATE_PRIOR_MEAN that empirical Bayes gives that growth,
 #: results/choose_rate_prior.md): as the square root of the doublings (no suffix),
 #: linearly in training spans (suffix "-span") or as their square root ("-sqrtspan"), or
-#: averaged over those two by each mixture's evidence ("-spanavg", laws.AVERAGE_GROWTHS).
+#: averaged over those two by each mixture's evidence ("-spanavg", disc.AVERAGE_GROWTHS).
 #: A further suffix "-mle" drops the prior: the best rate of the nested splits.
 GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (True, 0.5, 0.251),
            "-spanavg": (True, 1.0, 0.316),
@@ -368,7 +369,7 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            # results/choose_rate_prior_parts.md), for the parts ("+partdbleb")
            "-dblparts": (False, 1.0, 0.018),
            # both forms in doublings averaged by each time mixture's nested splits
-           # (laws.AVERAGE_GROWTHS over laws.GROWTHS[False]), each with its empirical
+           # (disc.AVERAGE_GROWTHS over disc.GROWTHS[False]), each with its empirical
            # Bayes prior mean: those of the code's GROWTHS, now the Euclidean distance's
            # (results/choose_rate_prior_l2.md; results/choose_laws_time_only_dblavg.md
            # was run with results/choose_rate_prior_base16.md's); the DAG parts keep
@@ -492,9 +493,9 @@ def fit(inner, variant):
     growth = max((g for g in GROWTHS if base.endswith(g)), key=len)
     base = base.removesuffix(growth)
     laws.FIXED_SHAPES, discrepancy, dag.PART_DISCREPANCY, laws.ABSOLUTE_NOISE = VARIANTS[base]
-    laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER, prior_mean = GROWTHS[growth]
-    laws.AVERAGE_GROWTHS = growth in ("-spanavg", "-dblavg")  # over laws.GROWTHS of the growth's unit
-    laws.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
+    disc.DISTANCE_PER_SPAN, disc.DISTANCE_POWER, prior_mean = GROWTHS[growth]
+    disc.AVERAGE_GROWTHS = growth in ("-spanavg", "-dblavg")  # over disc.GROWTHS of the growth's unit
+    disc.RATE_PRIOR_MEAN = 0.0 if mle else prior_mean
     if TIME_ONLY or not DAG_ONLY and registry.choose(inner, "time") == "direct":
         return LawMixture(discrepancy=discrepancy, one_worker_level=one_worker,
                           checked_curvature=TIME_CHECKED).fit(inner, target="time")

@@ -2,16 +2,16 @@
 
 For every training set (the ``train`` rows of the four published cases, of the three
 real ones, and of the simulator's 14 datasets, time modelled directly), the likelihood
-of the discrepancy rate on :data:`probperf.models.laws.RATE_GRID` comes from nested
-forward validation inside those rows (:func:`probperf.models.laws.discrepancy_loglik`).
+of the discrepancy rate on :data:`probperf.models.discrepancy.RATE_GRID` comes from nested
+forward validation inside those rows (:func:`probperf.models.discrepancy.discrepancy_loglik`).
 The prior mean ``m`` of an exponential prior is the one that maximises the product over
 the sets of each set's likelihood integrated over the prior (the marginal likelihood of
 ``m``), jointly with how the spread grows with the distance
-(:data:`probperf.models.laws.DISTANCE_POWER`, one of :data:`POWERS`) and in which unit
+(:data:`probperf.models.discrepancy.DISTANCE_POWER`, one of :data:`POWERS`) and in which unit
 the distance is counted (doublings or training spans,
-:data:`probperf.models.laws.DISTANCE_PER_SPAN`). No test row of
+:data:`probperf.models.discrepancy.DISTANCE_PER_SPAN`). No test row of
 any dataset is read. Also printed: each set's best rate and the
-rate the chosen prior gives it (:func:`probperf.models.laws.discrepancy_rate`), both under
+rate the chosen prior gives it (:func:`probperf.models.discrepancy.discrepancy_rate`), both under
 the first of the weightings the mixture blends (:data:`probperf.models.laws.WEIGHTING`);
 with several, a set's marginal likelihood is their average, as the mixture weighs them.
 
@@ -38,13 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import report  # noqa: E402
 from choose_laws import cases  # noqa: E402
 
-from probperf.models import laws  # noqa: E402
+from probperf.models import discrepancy, laws  # noqa: E402
 
 #: prior means tried (log units per doubling): a grid as fine as the answer needs
 MEANS = np.geomspace(0.01, 1.0, 41)
-#: growth of the spread with the distance, laws.DISTANCE_POWER (see there)
+#: growth of the spread with the distance, discrepancy.DISTANCE_POWER (see there)
 POWERS = (0.5, 1.0)
-#: distance unit, laws.DISTANCE_PER_SPAN: doublings (False) or training spans (True)
+#: distance unit, discrepancy.DISTANCE_PER_SPAN: doublings (False) or training spans (True)
 UNITS = (False, True)
 
 
@@ -56,8 +56,8 @@ def rate_loglik(train):
     y = train.y("time")
     w = laws.noise_weights(y, laws.resolution(y))
     weightings = laws.WEIGHTINGS[laws.WEIGHTING]
-    parts = laws.nested_predictives(laws.candidate_laws(X, features), X, features, np.log(y), w, weightings)
-    return {k: laws.nested_rate_loglik(parts, laws.DISTANCE_POWER, k) for k in weightings}
+    parts = discrepancy.nested_predictives(laws.candidate_laws(X, features), X, features, np.log(y), w, weightings)
+    return {k: discrepancy.nested_rate_loglik(parts, discrepancy.DISTANCE_POWER, k) for k in weightings}
 
 
 def part_curves(train, growths) -> list[dict]:
@@ -67,38 +67,38 @@ def part_curves(train, growths) -> list[dict]:
     curvature and other settings in effect), once per distance unit."""
     from probperf import dag
 
-    found, original = [], laws.nested_predictives
+    found, original = [], discrepancy.nested_predictives
 
     def capture(cands, X, names, logy, w=None, weightings=("stacking",)):
-        if laws._GROWTH.get() is None:  # not a part (the parts have a growth of their own)
+        if discrepancy._GROWTH.get() is None:  # not a part (the parts have a growth of their own)
             return original(cands, X, names, logy, w, weightings)
         per_unit = {}
         for unit in UNITS:
-            token = laws._GROWTH.set((unit, 1.0, 0.1))  # the unit sets the distance; power and mean come later
+            token = discrepancy._GROWTH.set((unit, 1.0, 0.1))  # the unit sets the distance; power and mean come later
             try:
                 per_unit[unit] = original(cands, X, names, logy, w, weightings)
             finally:
-                laws._GROWTH.reset(token)
-        found.append({(unit, power): {k: laws.nested_rate_loglik(per_unit[unit], power, k) for k in weightings}
+                discrepancy._GROWTH.reset(token)
+        found.append({(unit, power): {k: discrepancy.nested_rate_loglik(per_unit[unit], power, k) for k in weightings}
                       for unit, power in growths})
-        return per_unit[laws._GROWTH.get()[0]]
+        return per_unit[discrepancy._GROWTH.get()[0]]
 
-    laws.nested_predictives, scale = capture, dag.SCALE_PARTS
+    discrepancy.nested_predictives, scale = capture, dag.SCALE_PARTS
     dag.SCALE_PARTS = False  # the factor's refits on cuts would add the parts again
     try:
         dag.DagModel().fit(train)
     finally:
-        laws.nested_predictives, dag.SCALE_PARTS = original, scale
+        discrepancy.nested_predictives, dag.SCALE_PARTS = original, scale
     return found
 
 
 def log_marginal(curves, mean):
-    """log of the integral of exp(loglik) (on laws.RATE_GRID) against the exponential
+    """log of the integral of exp(loglik) (on discrepancy.RATE_GRID) against the exponential
     prior of this mean, averaged over the weightings' curves (equal prior odds, as
-    laws.discrepancy_growths weighs them)."""
+    discrepancy.discrepancy_growths weighs them)."""
     from scipy.special import logsumexp
 
-    return float(logsumexp([laws.posterior_rate(ll, mean)[1] for ll in curves.values()]) - np.log(len(curves)))
+    return float(logsumexp([discrepancy.posterior_rate(ll, mean)[1] for ll in curves.values()]) - np.log(len(curves)))
 
 
 def main(argv=None):
@@ -120,12 +120,12 @@ def main(argv=None):
         sets = [(case, None) for case in parts]
         curves = {(growth, case): part[growth] for case, part in parts.items() for growth in growths}
     for growth in growths:
-        laws.DISTANCE_PER_SPAN, laws.DISTANCE_POWER = growth
+        discrepancy.DISTANCE_PER_SPAN, discrepancy.DISTANCE_POWER = growth
         label = f"{'span' if growth[0] else 'doubling'}^{growth[1]}"
         for case, train in sets:
             if not args.parts:
                 curves[growth, case] = rate_loglik(train)
-            ll, rates = next(iter(curves[growth, case].values())), laws.RATE_GRID
+            ll, rates = next(iter(curves[growth, case].values())), discrepancy.RATE_GRID
             print(f"{label}: {case:28s} best rate {rates[np.argmax(ll)]:.3f}  splits' log lik at 0: "
                   f"{ll[0]:8.3f}, at best: {ll.max():8.3f}", flush=True)
         totals[growth] = np.array([sum(log_marginal(curves[growth, c], m) for c, _ in sets)
@@ -140,9 +140,9 @@ def main(argv=None):
           + ")")
     for case, _ in sets:
         ll = next(iter(curves[growth, case].values()))
-        post = ll - laws.RATE_GRID / best + np.log(np.gradient(laws.RATE_GRID))
+        post = ll - discrepancy.RATE_GRID / best + np.log(np.gradient(discrepancy.RATE_GRID))
         post = np.exp(post - post.max())
-        print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * laws.RATE_GRID**2) / post.sum()):.3f}")
+        print(f"{case:28s} rate under the chosen prior {np.sqrt(np.sum(post * discrepancy.RATE_GRID**2) / post.sum()):.3f}")
 
 if __name__ == "__main__":
     with report("choose_rate_prior_parts" if "--parts" in sys.argv else "choose_rate_prior"):

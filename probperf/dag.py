@@ -41,7 +41,8 @@ from .designs import delay_design, no_work_design, work_design  # noqa: F401  (p
 from .limits import draw_count
 from .models import specs
 from .models.base import TableModel
-from .models.laws import STEAL, widens
+from .models.laws import STEAL
+from .models.mixture import widens
 from .models.points import relations
 from .predict import Predictive, check_level, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
@@ -98,7 +99,7 @@ DISCREPANCY = 0.04
 DISCREPANCY_PARTS = ("work", "overhead")
 
 #: Whether the law-mixture parts learn their own discrepancy rate
-#: (:func:`probperf.models.laws.discrepancy_rate`). On: nested forward validation on
+#: (:func:`probperf.models.discrepancy.discrepancy_rate`). On: nested forward validation on
 #: the training rows of the 21 published, real and simulated sets scores it higher since the rate is a posterior under
 #: an empirical-Bayes prior (benchmarks/choose_laws.py, results/choose_laws.md:
 #: "pmnf+disc+parts" -0.052 against -0.347 without, mean cov90 0.92 against 0.84,
@@ -128,7 +129,7 @@ PART_DISCREPANCY = True
 SCALE_PARTS = True
 
 #: Whether the parts' law mixtures also weigh laws with their own level at one worker
-#: (:class:`probperf.models.laws.LawMixture`'s ``one_worker_level``). Why: a
+#: (:class:`probperf.models.mixture.LawMixture`'s ``one_worker_level``). Why: a
 #: one-worker run has no one to steal from or contend with, so the per-task delay jumps
 #: between one and two workers (6x on the simulator's farm) and then grows smoothly;
 #: one power of p through p = 1 bends the law, and the forward splits then learn a
@@ -170,7 +171,7 @@ PART_WEIGHTING = "averaged"
 #: modelled directly): linearly in training spans, which the nested validation on the
 #: 14 simulated training sets kept when the prior mean was 0.282 (0.525 against 0.478
 #: in doublings with 0.100, the time-only empirical Bayes since the affine exponential
-#: law; see probperf.models.laws.DISTANCE_PER_SPAN). The mean is the span form's
+#: law; see probperf.models.discrepancy.DISTANCE_PER_SPAN). The mean is the span form's
 #: empirical Bayes optimum over the time-only training sets: 0.282 under the summed
 #: distance, 0.178 under the Euclidean one (probperf.selection.DISTANCE_NORM;
 #: results/choose_rate_prior_l2.md), re-decided by a rule fixed before the runs
@@ -1016,7 +1017,7 @@ class DagModel(TableModel):
             Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
             parameters that were constant in the training data may be omitted.
         """
-        from .models.laws import discrepancy_factors
+        from .models.mixture import discrepancy_factors
         from .models.points import check_extrapolation, check_points
 
         pts = self._points(X, params)  # an unfitted model says so

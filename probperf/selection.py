@@ -486,7 +486,7 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     ``benchmarks/choose_laws.py`` scores). The weights are the posterior under the
     grid's uniform prior, taking each cut as *one* observation (likelihood
     ``exp(sum over cuts of the mean score)``), as
-    :func:`probperf.models.laws.discrepancy_loglik` does: one cut's held-out runs
+    :func:`probperf.models.discrepancy.discrepancy_loglik` does: one cut's held-out runs
     share one model's error, and a single cut that happens to be predicted well
     must not rule out the wider factors.
 

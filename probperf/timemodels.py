@@ -80,7 +80,7 @@ class DirectModel(_TimeOnly):
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
         for the law mixture (its discrepancy rate), not for a GP or basis regression."""
-        from .models.laws import widens
+        from .models.mixture import widens
 
         self._check_fitted()
         return widens(self.model_)

@@ -14,7 +14,7 @@ from probperf.dag import DagModel
 from probperf.data import Measurements
 from probperf.timemodels import DirectModel
 from probperf.cli import app
-from probperf.models import BayesianBasisRegression, LawMixture, laws, rowsets
+from probperf.models import BayesianBasisRegression, LawMixture, discrepancy, laws, rowsets
 from probperf.models.points import check_extrapolation
 from probperf.selection import forward_splits, stacking_weights
 
@@ -88,7 +88,7 @@ def test_an_exponential_recursion_with_a_constant_is_followed_far_out(tmp_path):
     # p, serial and parallel coefficients of both signs would make inf - inf
     n, p = np.repeat(np.arange(18.0, 25.0), 3), np.tile([1.0, 2.0, 4.0], 7)
     y = (1e-4 + 1e-5 / p + 1e-8 * phi**n / p) * np.exp(0.01 * np.random.default_rng(0).standard_normal(len(n)))
-    law = laws._make_law(laws.candidate_laws(np.c_[n, p], ["n", "p"])["c+b^n(1,1/p)"]).fit(np.c_[n, p], ["n", "p"],
+    law = laws.make_law(laws.candidate_laws(np.c_[n, p], ["n", "p"])["c+b^n(1,1/p)"]).fit(np.c_[n, p], ["n", "p"],
                                                                                           np.log(y))
     assert np.isinf(law.draws(np.array([[1600.0, 2.0]]), ["n", "p"], 1000, np.random.default_rng(0), True)).all()
     model.save(tmp_path / "e.model")  # the fitted base is part of the model file
@@ -162,15 +162,15 @@ def test_a_failed_refit_of_a_time_model_leaves_it_unfitted():
 
 
 def test_a_mixture_with_its_own_growth_keeps_it_when_the_module_averages(monkeypatch):
-    monkeypatch.setattr(laws, "AVERAGE_GROWTHS", True)
+    monkeypatch.setattr(discrepancy, "AVERAGE_GROWTHS", True)
     n = 2.0 ** np.arange(6, 14)
     own = LawMixture(weighting="stacking", growth=(True, 1.0, 0.282)).fit(n[:, None], n**2, features=["n"])
     module = LawMixture(weighting="stacking").fit(n[:, None], n**2, features=["n"])
     assert own.discrepancy_[:, 0].tolist() == [1.0]
     assert module.discrepancy_[:, 0].tolist() == [1.0, 0.5]
     for per_span in (True, False):  # a mixture on the module's growth averages the forms of its unit
-        monkeypatch.setattr(laws, "DISTANCE_PER_SPAN", per_span)
-        assert laws.growth_forms() == laws.GROWTHS[per_span]
+        monkeypatch.setattr(discrepancy, "DISTANCE_PER_SPAN", per_span)
+        assert discrepancy.growth_forms() == discrepancy.GROWTHS[per_span]
 
 
 @pytest.mark.parametrize("growth", [(False, 0.0, 0.1), (False, 1.0, -0.1), (True, 1.0), "spans", (True, np.nan, 0.1),
@@ -179,7 +179,7 @@ def test_a_growth_setting_that_cannot_be_used_is_refused(growth):
     n = 2.0 ** np.arange(6, 12)
     with pytest.raises(ValueError, match=r"growth must be \(per_span True/False, power > 0, prior mean >= 0\)"):
         LawMixture(growth=growth).fit(n[:, None], n**2, features=["n"])
-    assert laws._RESIDUAL.get() == () and laws._GROWTH.get() is None  # the refusal leaves no context set
+    assert laws._RESIDUAL.get() == () and discrepancy._GROWTH.get() is None  # the refusal leaves no context set
 
 
 def test_a_configuration_parameter_is_never_ignored():
@@ -255,7 +255,7 @@ def test_amdahl_law_recovers_a_serial_fraction_of_a_three_size_kernel(tmp_path, 
     y = law_of(rows) * np.exp(0.01 * rng.standard_normal(len(rows)))
     names = ["n", "p", "m", "k"]
     terms = laws.candidate_laws(rows, names)["amdahl(p)"]
-    law = laws._make_law(terms).fit(rows, names, np.log(y))
+    law = laws.make_law(terms).fit(rows, names, np.log(y))
     assert law.fraction == pytest.approx(0.03, rel=0.1)
     far = np.array([[2048.0, 64.0, 4096.0, 4096.0]])
     assert abs(np.exp(law.predictive(far, names)[1][0]) / law_of(far)[0] - 1) < 0.05
@@ -390,7 +390,7 @@ def test_discrepancy_widens_where_no_candidate_law_is_exact():
     wide = LawMixture().fit(n[:, None], y, features=["n"])
     narrow = LawMixture(discrepancy=False).fit(n[:, None], y, features=["n"])
     # under every growth form in effect the rate exceeds that form's prior mean
-    assert np.all(wide.discrepancy_[:, 1] > [mean for _, mean in laws.growth_forms()])
+    assert np.all(wide.discrepancy_[:, 1] > [mean for _, mean in discrepancy.growth_forms()])
     assert narrow.discrepancy_.size == 0
 
     def width(model, k):
@@ -411,14 +411,14 @@ def test_averaging_growth_forms_lies_between_them(monkeypatch):
     y = (n * np.log2(n) + 2e-3 * n**2) * np.exp(0.02 * rng.standard_normal(len(n)))
 
     def fit(average, forms):
-        monkeypatch.setattr(laws, "AVERAGE_GROWTHS", average)
-        monkeypatch.setattr(laws, "GROWTHS", {laws.DISTANCE_PER_SPAN: forms})  # the time mixture's unit
+        monkeypatch.setattr(discrepancy, "AVERAGE_GROWTHS", average)
+        monkeypatch.setattr(discrepancy, "GROWTHS", {discrepancy.DISTANCE_PER_SPAN: forms})  # the time mixture's unit
         # one weighting: its discrepancy has one row per growth form
         model = LawMixture(weighting="stacking").fit(n[:, None], y, features=["n"])
         lo, hi = model.predict({"n": [2.0**17]}, n_draws=20000, seed=0).interval(0.9)
         return model, np.log([lo[0], hi[0]])
 
-    forms = laws.GROWTHS[laws.DISTANCE_PER_SPAN]
+    forms = discrepancy.GROWTHS[discrepancy.DISTANCE_PER_SPAN]
     both, mixed = fit(True, forms)
     assert both.discrepancy_[:, 0].tolist() == [1.0, 0.5] and both.discrepancy_[:, 2].sum() == pytest.approx(1)
     _, linear = fit(True, forms[:1])
@@ -438,7 +438,7 @@ def test_affine_law_noise_decides_which_runs_lead_the_fit():
     far = np.array([[160.0]])
 
     def at_far(absolute, runs):
-        law = laws._make_law([("affine", "n", 3.0, 0, 0, absolute)]).fit(n[:, None], ["n"], np.log(runs))
+        law = laws.make_law([("affine", "n", 3.0, 0, 0, absolute)]).fit(n[:, None], ["n"], np.log(runs))
         return float(np.exp(law.predictive(far, ["n"])[1][0]))
 
     truth = 0.05 + 2e-6 * 160**3
@@ -455,7 +455,7 @@ def test_a_negative_constant_is_held_at_zero_not_refused():
     (the non-negative least-squares solution) and still finds b."""
     n = np.array([20.0, 30, 40, 50, 60, 70, 80])
     y = 1e-6 * n**3 - 1e-3
-    law = laws._make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(y))
+    law = laws.make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(y))
     assert law.mean[0] == 0.0 and law.chol[0, 0] == 0.0
     # the one-term fit of relative residuals, sum (1 - b n^3 / y)^2, in closed form
     u = n**3 / y
@@ -468,7 +468,7 @@ def test_a_law_the_runs_do_not_fit_is_refused_and_any_other_error_is_loud(monkey
     through instead of counting the law as refused."""
     n = np.repeat([20.0, 30, 40, 50, 60, 70, 80], 2)
     with pytest.raises(laws.LawRefused, match="negative coefficient"):
-        laws._make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(1.0 / n))
+        laws.make_law([("affine", "n", 3.0, 0, 0)]).fit(n[:, None], ["n"], np.log(1.0 / n))
     cands = {k: v for k, v in laws.candidate_laws(n[:, None], ["n"]).items() if k in ("power", "n^2 log^0 n")}
 
     def broken(self, X, names, logy, w=None):
@@ -485,8 +485,8 @@ def test_without_forward_splits_the_discrepancy_rate_is_the_prior():
     mean RATE_PRIOR_MEAN, sqrt(2) times its mean (up to the grid)."""
     n = np.repeat([1024.0, 2048.0, 4096.0], 2)
     X, logy = n[:, None], np.log(3 * n * np.log2(n))
-    rate = laws.discrepancy_rate(laws.candidate_laws(X, ["n"]), X, ["n"], logy)
-    assert abs(rate / (np.sqrt(2) * laws.RATE_PRIOR_MEAN) - 1) < 0.02
+    rate = discrepancy.discrepancy_rate(laws.candidate_laws(X, ["n"]), X, ["n"], logy)
+    assert abs(rate / (np.sqrt(2) * discrepancy.RATE_PRIOR_MEAN) - 1) < 0.02
 
 
 def test_one_worker_level_lets_the_multi_worker_runs_decide_the_growth():
@@ -586,14 +586,14 @@ def test_an_overhead_growing_with_the_workers_is_recovered_far_out(tmp_path):
     assert truth == pytest.approx(0.0205776)
     name = "c+n^1 log^0 n(1,1/p)+log2(p)"
     terms = laws.candidate_laws(X, names)[name]
-    law = laws._make_law(terms).fit(X, names, np.log(y))
+    law = laws.make_law(terms).fit(X, names, np.log(y))
     assert law.mean[4] == pytest.approx(2e-3, rel=0.01)
     far = np.array([[2.0**16, 64.0]])
     assert np.exp(law.predictive(far, names)[1][0]) == pytest.approx(truth, rel=0.01)
-    plain = laws._make_law(laws.candidate_laws(X, names)["c+n^1 log^0 n(1,1/p)"]).fit(X, names, np.log(y))
+    plain = laws.make_law(laws.candidate_laws(X, names)["c+n^1 log^0 n(1,1/p)"]).fit(X, names, np.log(y))
     assert np.exp(plain.predictive(far, names)[1][0]) > 1.5 * truth
     with pytest.raises(ValueError, match="negative overhead"):
-        laws._make_law(terms).fit(X, names, np.log(y - 3e-3 * np.log2(p) + 0.02))
+        laws.make_law(terms).fit(X, names, np.log(y - 3e-3 * np.log2(p) + 0.02))
     mix = LawMixture(discrepancy=False, residual_gp=False).fit(X, y, features=names)
     assert mix.weights_[name] > 0.9
     path = tmp_path / "m.model"
@@ -619,15 +619,15 @@ def test_a_lower_order_term_is_recovered_far_out(tmp_path):
     assert name in cands and name not in laws.candidate_laws(X, names, lower=False)
     assert not any(k.startswith(("c+n^1 log^0 n+", "c+n^0.5 log^0 n+")) for k in cands)
     assert "c+n^1 log^1 n+n^1 log^0 n" in cands
-    law = laws._make_law(cands[name]).fit(X, names, np.log(y))
+    law = laws.make_law(cands[name]).fit(X, names, np.log(y))
     # the coefficients' and the noise's priors pull even exact runs by a per cent or two
     np.testing.assert_allclose(law.mean, [0.01, 1e-6, 2e-4], rtol=0.03)
     far = np.array([[400.0]])
     assert np.exp(law.predictive(far, names)[1][0]) == pytest.approx(truth, rel=0.01)
-    single = laws._make_law(cands["c+n^3 log^0 n"]).fit(X, names, np.log(y))
+    single = laws.make_law(cands["c+n^3 log^0 n"]).fit(X, names, np.log(y))
     assert np.exp(single.predictive(far, names)[1][0]) > 2 * truth
     with pytest.raises(ValueError, match="negative lower-order term"):
-        laws._make_law(cands[name]).fit(X, names, np.log(0.5 + 1e-6 * n**3 - 5e-5 * n**2))
+        laws.make_law(cands[name]).fit(X, names, np.log(0.5 + 1e-6 * n**3 - 5e-5 * n**2))
     # in a mixture (blended weights: the evidence's share reaches laws that the
     # shortest forward split, 3 sizes, cannot fit) the law is saved and read back
     mix = LawMixture(lower_order=True).fit(X, y, features=names)
@@ -680,7 +680,7 @@ def test_averaged_weighting_blends_stacking_and_evidence_by_their_nested_scores(
     model = LawMixture(weighting="averaged", residual_gp=False).fit(X, y, features=["n"])
     cands = laws.candidate_laws(X, ["n"])
     w = laws.noise_weights(y, laws.resolution(y))
-    _, probs = laws.discrepancy_growths(cands, X, ["n"], np.log(y), w, weightings=("stacking", "evidence"))
+    _, probs = discrepancy.discrepancy_growths(cands, X, ["n"], np.log(y), w, weightings=("stacking", "evidence"))
     stack, _ = laws.law_weights(cands, X, ["n"], np.log(y), w)
     evidence, _ = laws.law_weights(cands, X, ["n"], np.log(y), w, weighting="evidence")
     assert max(evidence, key=evidence.get) == "n^1 log^1 n" and evidence["n^1 log^1 n"] > 0.5
@@ -851,7 +851,7 @@ def test_affine_power_law_exponents_do_not_depend_on_a_parameters_unit():
     y = (1e-3 + 1e-6 * n * np.exp(0.5 * x) * (0.1 + 0.9 / p)) * np.exp(0.02 * rng.standard_normal(32))
     found = []
     for unit in (1.0, 1e9):
-        law = laws._make_law([("affpow", 1, "", ("log", "n"), ("lin", "x"))]).fit(np.c_[n, p, x * unit], ["n", "p", "x"],
+        law = laws.make_law([("affpow", 1, "", ("log", "n"), ("lin", "x"))]).fit(np.c_[n, p, x * unit], ["n", "p", "x"],
                                                                                   np.log(y))
         found.append(law.exponents * [1.0, unit])
     np.testing.assert_allclose(found[1], found[0], rtol=1e-4)

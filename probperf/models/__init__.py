@@ -15,7 +15,7 @@ from importlib import import_module
 
 from . import specs
 from .base import MetricModel, TableModel
-from .laws import LawMixture
+from .mixture import LawMixture
 
 #: Models that pull in torch, Pyro or GPyTorch, imported on first use so that loading
 #: and predicting with a law mixture starts in well under a second.

@@ -1,11 +1,12 @@
-"""A metric as a stacked mixture of candidate laws, each fitted in closed form.
+"""The candidate laws of a metric, each fitted in closed form, and their weights.
 
-Far from the data the coefficients are not the main uncertainty, the *law* is: a power
-law and ``n log n``, delay growing with ``p`` or with ``p - 1``, a curved or a straight
-log-log speed-up can fit the same runs and part by orders of magnitude at 64x. So a
-:class:`LawMixture` fits every candidate law of :func:`candidate_laws` and weighs them
-by how well each predicted *forward* inside the training data (stacking of the
-leave-future-out predictive densities, :mod:`probperf.selection`).
+Far from the data the coefficients are not the main uncertainty, the *law* is. This
+module holds the laws a metric may follow (:func:`candidate_laws`), one law's fit
+(:class:`_Law` and its affine, exponential and power-law kinds) and the laws' weights
+from forward splits of the runs (:func:`law_weights`); the mixture that draws from them
+is :class:`~probperf.models.mixture.LawMixture`, and how far its error grows beyond the
+data :mod:`probperf.models.discrepancy`. The switches the benchmarks flip (which laws
+are candidates, how they are weighed) are this module's constants.
 
 Each law is a conjugate Bayesian linear regression of ``log y`` on log-scale terms of
 the parameters (normal-inverse-gamma prior): the posterior and the predictive (a
@@ -35,13 +36,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .. import parallel, persist
+from .. import persist
 from ..data import BASE_PARAMS
-from . import noise as noise_profile, residual, rowsets
-from ..selection import (MIN_DISTINCT, distance_directions, doublings_beyond, forward_splits,
-                         stacking_weights)
-from .base import MetricModel
-from .points import check_extrapolation, check_points, relations
+from . import residual, rowsets
+from ..selection import MIN_DISTINCT, forward_splits, stacking_weights
 from .terms import OFFSET_TERMS, power_terms, term_values
 
 
@@ -424,127 +422,6 @@ MAX_DECIMALS = 12
 # after the DAG count had failed the one-switch rule; it was set aside because it
 # cannot fit its own law. The versions that fit their own runs best extrapolated the
 # real sets worst.)
-
-#: Upper end of the discrepancy rate's grid, log units at one training span beyond the
-#: data: a factor e^2 there is beyond any useful prediction (a bound, not a prior).
-RATE_MAX = 2.0
-
-#: Whether the distance beyond the data is counted in training spans (doublings beyond
-#: divided by the doublings the training range covers) rather than in doublings. Why:
-#: the data pin a law's exponent down to within about 1/span, so its drift per
-#: doubling shrinks as the range grows; and the nested splits that learn the rate fit
-#: on shorter ranges than the final model, so a rate per doubling learnt there is the
-#: shorter ranges' and the final intervals come out too wide. Chosen by the empirical
-#: Bayes of benchmarks/choose_rate_prior.py (summed log marginal likelihood over the 21
-#: training sets: spans -15.2 (power 1) and -15.4 (power 1/2), doublings -17.2 (1/2)
-#: and -19.9 (1)) and confirmed by nested forward validation of the whole DAG model
-#: (benchmarks/choose_laws.py, ``pmnf+disc+parts-span``: mean log score -0.002
-#: against -0.052 in doublings and -0.046 for the square root of the spans; with time
-#: modelled directly the square root of the spans ties, -0.137 against -0.141).
-#: (Candour: the experiment was prompted by the simulator's test-split intervals being
-#: too wide; the choice itself was made by the two training-only criteria above, fixed
-#: before their results were seen: the largest marginal likelihood, then the largest
-#: nested log score.)
-#: Spans are now for the DAG model's parts only (:data:`probperf.dag.PART_GROWTH`);
-#: time modelled directly counts doublings (False here). Why: with the
-#: affine exponential law (:data:`AFFINE_EXP`) the same empirical Bayes, over the same
-#: 21 training sets of time modelled directly, gives doublings, power 1, prior mean
-#: 0.100 (summed log marginal -0.698; spans -2.360 for power 1, -2.067 for 1/2;
-#: results/choose_rate_prior_affexp.md; one set moved it: fib's Dataset A, whose
-#: nested splits needed a large rate before the law, almost none after). By the rule
-#: fixed before the runs (higher on both validations) it was not adopted everywhere:
-#: 0.188 against 0.094 with time modelled directly (the 3 real sets -1.693 against
-#: -1.750), but 0.478 against 0.525 in the DAG parts (choose_laws.py ``-dblw``,
-#: results/choose_laws_time_only_dbl.md, choose_laws_dbl.md). A second rule, fixed
-#: before its run, took each path's own: time mixtures in doublings, the DAG parts in
-#: training spans; the DAG model scored the same, 0.525 (its direct time mixture gets
-#: no weight on those sets; results/choose_laws_split.md), so the split is in. A
-#: mixture saves the unit it was fitted with (``distance_per_span_``).
-DISTANCE_PER_SPAN = False
-
-#: The discrepancy's spread grows as ``rate * d ** DISTANCE_POWER`` with the distance
-#: d beyond the data: 1, a law whose exponent is off by a fixed amount (its error grows
-#: linearly in log x), or 1/2, a drift that wanders like a random walk. Set with
-#: DISTANCE_PER_SPAN and RATE_PRIOR_MEAN by the same empirical Bayes: 1 (see above;
-#: in doublings it was 1/2; with the affine exponential law, 1 in doublings too).
-DISTANCE_POWER = 1.0
-
-#: Prior mean of the discrepancy rate (exponential prior, :func:`discrepancy_rate`),
-#: set by empirical Bayes on training rows only: the value that maximises the product,
-#: over the 21 training sets of benchmarks/choose_rate_prior.py (published, real,
-#: simulated; time modelled directly), of each set's likelihood of its rate
-#: (:func:`discrepancy_loglik`; under blended weightings, their average: the
-#: ``log_marginal`` of choose_rate_prior.py) integrated over the prior. Results in
-#: benchmarks/results/choose_rate_prior.md (0.316, laws weighed by stacking alone) and,
-#: with the weightings blended (:data:`WEIGHTING`), results/choose_rate_prior_wavg.md:
-#: 0.282 for linear growth in spans (summed log marginal -9.707; the square root of the
-#: spans, 0.224, -9.639: a near-tie). The rule fixed before the confirming runs: adopt a
-#: new (growth, mean) only if nested forward validation scores it higher than the old
-#: both with time modelled directly and with the DAG model
-#: (benchmarks/choose_laws.py, ``-spanw`` and ``-sqrtspanw``): linear 0.009 and 0.525
-#: against 0.002 and 0.515 (results/choose_laws_time_only_eb.md, choose_laws_eb.md),
-#: adopted; the square root 0.006 and 0.410, not. (Candour: re-estimated after
-#: bench_accuracy had shown the blend's real-data 90 % coverage at 0.951; the reason is
-#: that the prior had been fitted for stacking-only mixtures. The value is the
-#: empirical Bayes', untouched by any test figure.) With the affine exponential law,
-#: 0.100 per doubling for time modelled directly (see DISTANCE_PER_SPAN); the DAG
-#: parts kept 0.282 per span (:data:`probperf.dag.PART_GROWTH`, now 0.158). Unchanged when that
-#: law's bases reached 16 (results/choose_rate_prior_base16.md: doublings, power 1,
-#: 0.100; summed log marginal 4.167 against 2.049 for spans). Re-derived when the
-#: distance became Euclidean over the independent parameters
-#: (probperf.selection.DISTANCE_NORM): doublings, power 1, 0.079 (summed log marginal
-#: 9.448; 9.288 at 0.100; results/choose_rate_prior_l2.md), adopted by the rule fixed
-#: before the runs (choose_laws ``-dblwl2``: 0.323 against 0.312 with time modelled
-#: directly, 0.647 against 0.647 on the simulated DAG sets; results/
-#: choose_laws_time_only_l2prior.md, choose_laws_l2prior.md). Confirmed in session 24 on
-#: the pool grown to 23 sets (the ExaFMM and AMG training rows) with the Master theorem's
-#: shapes: doublings, power 1, 0.079 again (summed log marginal 0.306; 0.264 at 0.089;
-#: results/choose_rate_prior_session24.md).
-RATE_PRIOR_MEAN = 0.079
-
-#: The growth forms a law mixture can average over, as ``(DISTANCE_POWER,
-#: RATE_PRIOR_MEAN)`` pairs: linear, a law whose exponent
-#: is off by a fixed amount, and the square root, a drift that wanders like a random
-#: walk, each with the prior mean that empirical Bayes gives it
-#: (benchmarks/results/choose_rate_prior.md: 0.316 and 0.251). Why one might average:
-#: the training sets hardly tell the two apart (summed log marginal likelihood -15.2 vs
-#: -15.4), because their forward splits reach about one span beyond the data, where
-#: both forms agree; beyond it they part (the demo's 256x: a 90 % interval [23, 3030] s
-#: under the linear form, [26, 177] s under the square root, around a truth of
-#: 47.5 s). With AVERAGE_GROWTHS each mixture weighs the forms by its own splits'
-#: marginal likelihood, equal prior odds (:func:`discrepancy_growths`).
-#: (The pairs are those of the blended weighting's empirical Bayes,
-#: results/choose_rate_prior_wavg.md; the averaging was rejected with the earlier
-#: stacking-only pairs, 0.316 and 0.251.)
-#: Keyed by the distance's unit (``per_span``, :func:`growth_setting`): the empirical
-#: Bayes optima under the Euclidean distance (results/choose_rate_prior_l2.md), in
-#: spans linear 0.178 and square root 0.126 (0.282 and 0.224 before), in doublings
-#: linear 0.079 and square root 0.089 (0.100 and 0.112 before,
-#: results/choose_rate_prior_base16.md).
-GROWTHS = {True: ((1.0, 0.178), (0.5, 0.126)), False: ((1.0, 0.079), (0.5, 0.089))}
-#: Average over :data:`GROWTHS` (True) or use DISTANCE_POWER and RATE_PRIOR_MEAN alone
-#: (False). False: nested forward validation on the 21 training sets ties, the single
-#: linear form ahead by 0.004 (benchmarks/choose_laws.py, results/choose_laws_growths.md:
-#: ``pmnf+disc+parts-span+scale`` 0.006 vs ``pmnf+disc+parts-spanavg+scale`` 0.002), and
-#: the rule fixed before the run was that averaging had to score at least as high.
-#: In doublings for time modelled directly (linear 0.100 and square root 0.112, the
-#: empirical Bayes optima of results/choose_rate_prior_base16.md; ``-dblavg``), again
-#: not: 0.233 against 0.246, the 3 real sets -1.698 against -1.693
-#: (results/choose_laws_time_only_dblavg.md; the rule fixed before the run: not lower).
-AVERAGE_GROWTHS = False
-
-#: the growth setting ``(per_span, power, prior mean)`` of the mixture being fitted
-#: (LawMixture's ``growth``); none: the module's DISTANCE_PER_SPAN, DISTANCE_POWER and
-#: RATE_PRIOR_MEAN
-_GROWTH = contextvars.ContextVar("growth", default=None)
-
-
-def growth_setting() -> tuple:
-    """``(per_span, power, prior mean)`` of the discrepancy's growth in effect: the
-    fitting mixture's own (its ``growth``) or the module's constants."""
-    own = _GROWTH.get()
-    return tuple(own) if own is not None else (DISTANCE_PER_SPAN, DISTANCE_POWER, RATE_PRIOR_MEAN)
-
 
 #: Default of LawMixture's ``residual_gp`` (time modelled directly): each law carries a
 #: GP on its log residuals (:mod:`probperf.models.residual`), so that near the data a
@@ -1018,7 +895,7 @@ class _Law:
 
     def log_density(self, X, names, logy, w=None) -> np.ndarray:
         """Pointwise log predictive density of ``log y``."""
-        return _t_logpdf(logy, *self.predictive(X, names, w))
+        return t_logpdf(logy, *self.predictive(X, names, w))
 
     def _scale(self, coef_var, w) -> np.ndarray:
         """Predictive scale of ``log y`` at rows where the coefficients give it the
@@ -1080,7 +957,7 @@ def readable(label: str) -> str:
     return _SHAPE.sub(shape, label)
 
 
-def _t_logpdf(x, df, loc, scale):
+def t_logpdf(x, df, loc, scale):
     """Student-t log density, the operations of ``scipy.stats.t.logpdf`` (same
     numbers) without its generic argument handling, a fifth of a law's fit time: a
     time-only fit scores thousands of laws on held-out runs. NaN where ``scale`` is
@@ -1090,7 +967,7 @@ def _t_logpdf(x, df, loc, scale):
     --------
     >>> from scipy import stats
     >>> x, loc, scale = np.array([0.3, -2.0]), np.array([0.1, 0.0]), np.array([0.5, 2.0])
-    >>> bool(np.all(_t_logpdf(x, 4.0, loc, scale) == stats.t.logpdf(x, df=4.0, loc=loc, scale=scale)))
+    >>> bool(np.all(t_logpdf(x, 4.0, loc, scale) == stats.t.logpdf(x, df=4.0, loc=loc, scale=scale)))
     True
     """
     from scipy import special  # fit-time only: keeps predict's start-up light
@@ -1650,7 +1527,7 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
     order = list(cands)
     w = np.ones(len(logy)) if w is None else w
     if weighting == "evidence":
-        ev = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy, w)
+        ev = _evidence_weights([make_law(cands[k]) for k in order], X, names, logy, w)
         return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L, groups = [], []
     for j, split in enumerate(forward_splits(X, names)):
@@ -1665,7 +1542,7 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
             if sub.get(name) != cands[name]:
                 continue  # the law is not identified on this split's training rows
             try:
-                law = _fitted_law(cands[name], Xtr, names, ytr, wtr)
+                law = fitted_law(cands[name], Xtr, names, ytr, wtr)
             except REFUSALS:
                 continue
             block[:, k] = law.log_density(Xte, names, yte, wte)
@@ -1673,253 +1550,12 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
             L.append(block)
             groups += [j] * len(block)
     if not L:
-        ev = _evidence_weights([_make_law(cands[k]) for k in order], X, names, logy, w)
+        ev = _evidence_weights([make_law(cands[k]) for k in order], X, names, logy, w)
         return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L = np.vstack(L)
     w = stacking_weights(L, np.asarray(groups))
     scores = [float(np.mean(col)) if np.all(np.isfinite(col)) else None for col in L.T]
     return dict(zip(order, map(float, w))), dict(zip(order, scores))
-
-
-def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | None = None) -> float:
-    """Scale of the log-scale error the mixture does not know about: its spread is
-    ``rate * d ** DISTANCE_POWER`` at a distance d beyond the data (in doublings, or
-    in training spans with :data:`DISTANCE_PER_SPAN`;
-    :func:`probperf.selection.doublings_beyond`). Learnt by *nested* forward
-    validation (:func:`discrepancy_loglik`) under an exponential prior of mean
-    ``prior_mean`` (:data:`RATE_PRIOR_MEAN` by default; 0: no prior, the best rate on
-    the grid), as the root posterior mean of ``rate^2``, so that the widening's
-    variance is the posterior's average. Near 0 when the mixture's own spread already
-    accounts for its forward errors on plenty of splits.
-
-    Why a posterior and not the best rate: with two or three forward splits of a
-    handful of runs, the splits can all happen to be predicted well and the best rate
-    is 0, an interval that trusts a law chosen from four runs to 64x. The prior is what
-    the other training sets say about such rates; the data's own splits take over as
-    they accumulate.
-
-    Examples
-    --------
-    Exactly quadratic runs: every split's mixture predicts the rest, and the splits
-    pull the rate below half the prior mean (with no split at all it would be the
-    prior's root mean square, sqrt(2) times the mean):
-
-    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
-    >>> cands = candidate_laws(n[:, None], ["n"])
-    >>> bool(discrepancy_rate(cands, n[:, None], ["n"], np.log(3 * n**2)) < RATE_PRIOR_MEAN / 2)
-    True
-    """
-    prior_mean = growth_setting()[2] if prior_mean is None else prior_mean
-    _, loglik = discrepancy_loglik(cands, X, names, logy, w)
-    return posterior_rate(loglik, prior_mean)[0]
-
-
-def posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]:
-    """The rate of :func:`discrepancy_rate` from its log likelihood on :data:`RATE_GRID`,
-    and the log marginal likelihood under the exponential prior of mean ``prior_mean``
-    (prior 0: the best rate and the largest log likelihood)."""
-    from scipy.special import logsumexp
-
-    if prior_mean == 0:  # no prior: the best rate on the grid (benchmarks compare it)
-        return float(RATE_GRID[np.argmax(loglik)]), float(np.max(loglik))
-    logpost = loglik - RATE_GRID / prior_mean - np.log(prior_mean) + np.log(np.gradient(RATE_GRID))
-    post = np.exp(logpost - np.max(logpost))
-    return float(np.sqrt(np.sum(post * RATE_GRID**2) / np.sum(post))), float(logsumexp(logpost))
-
-
-def growth_forms() -> tuple:
-    """The ``(power, prior mean)`` pairs in effect: with :data:`AVERAGE_GROWTHS`, for a
-    mixture on the module's growth, the :data:`GROWTHS` of its distance unit; else the
-    single form of :func:`growth_setting` (a mixture with a ``growth`` of its own keeps
-    it)."""
-    if AVERAGE_GROWTHS and _GROWTH.get() is None:
-        return GROWTHS[bool(growth_setting()[0])]
-    return (growth_setting()[1:],)
-
-
-def discrepancy_growths(cands: dict, X, names, logy, w=None, forms=None,
-                        weightings=("stacking",)) -> tuple[np.ndarray, dict]:
-    """The discrepancy of a mixture under each law weighting of ``weightings`` and each
-    growth form ``(power, prior mean)`` of ``forms`` (default :func:`growth_forms`):
-    rows ``(power, rate, weight)``, the rate as :func:`discrepancy_rate` learns it under
-    that form's prior, the weight the pair's posterior probability (its marginal
-    likelihood over the nested splits, equal prior odds); and each weighting's
-    posterior probability (its rows' weights summed). A draw widens by
-    ``rate * d ** power`` of one row, picked with its weight.
-
-    Examples
-    --------
-    With no forward split to learn from, each form keeps its prior (a rate of the
-    prior's root mean square, sqrt(2) times its mean, up to the grid), and the forms
-    weigh the same:
-
-    >>> n = 2.0 ** np.arange(6, 9)
-    >>> forms = GROWTHS[True]
-    >>> rows, _ = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n), forms=forms)
-    >>> rows[:, 0].tolist(), (rows[:, 1] / [m for _, m in forms]).round(1).tolist(), rows[:, 2].round(2).tolist()
-    ([1.0, 0.5], [1.4, 1.4], [0.5, 0.5])
-
-    Runs from an exact quadratic law, weighed by both weightings: one row per
-    weighting, and the weightings' probabilities sum to 1 (without a forward split,
-    where stacking would fall back to the evidence, the evidence is left):
-
-    >>> n = 2.0 ** np.arange(4, 12)
-    >>> rows, probs = discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
-    ...                                   weightings=("stacking", "evidence"))
-    >>> len(rows), sorted(probs), round(sum(probs.values()), 6)
-    (2, ['evidence', 'stacking'], 1.0)
-    >>> n = 2.0 ** np.arange(4, 7)
-    >>> discrepancy_growths(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(n**2),
-    ...                     weightings=("stacking", "evidence"))[1]
-    {'evidence': 1.0}
-    """
-    rows, probs, _ = _growths(nested_predictives(cands, X, names, logy, w, weightings), weightings, forms)
-    return rows, probs
-
-
-def _growths(parts, weightings, forms=None) -> tuple[np.ndarray, dict, float]:
-    """:func:`discrepancy_growths` from the nested splits ``parts``, and the log
-    marginal likelihood of those splits averaged over its rows (equal prior odds)."""
-    from scipy.special import logsumexp
-
-    if not parts:  # nothing to tell the weightings apart, and stacking would fall back to the evidence
-        weightings = ("evidence",) if "evidence" in weightings else weightings[:1]
-    table = [(k, power, *posterior_rate(nested_rate_loglik(parts, power, k), mean))
-             for k in weightings for power, mean in forms or growth_forms()]
-    log_marginal = np.array([row[3] for row in table])
-    post = np.exp(log_marginal - np.max(log_marginal))
-    post = post / post.sum()
-    rows = np.array([(power, rate, p) for (_, power, rate, _), p in zip(table, post)])
-    probs = {k: float(sum(p for row, p in zip(table, post) if row[0] == k)) for k in weightings}
-    return rows, probs, float(logsumexp(log_marginal) - np.log(len(table)))
-
-
-# One rate for all directions of the distance: a rate per direction, each learnt on the
-# nested splits that extrapolate in it alone (others keeping the pooled rate), scored
-# 0.307 against 0.323 with time modelled directly: rejected by the rule fixed before
-# the run (commit 7cb881f, ``+dirrate``, results/choose_laws_time_only_dirrate.md).
-# A mixture's draws all use the rate's posterior root mean square. Drawing the rate from
-# its posterior, one per draw, scored 0.240 against 0.246 with time modelled directly, the
-# 3 real sets -1.694 against -1.693: rejected by the rule fixed before the run (not lower
-# on either; commit 1d45799, ``+ratedraw``, results/choose_laws_time_only_ratedraw.md).
-
-#: Rates at which :func:`discrepancy_loglik` is evaluated: 0 and a geometric grid up to
-#: RATE_MAX, fine where the rates of real data lie (0.01-0.8 per training span).
-RATE_GRID = np.concatenate([[0.0], np.geomspace(1e-3, RATE_MAX, 60)])
-
-
-def discrepancy_loglik(cands: dict, X, names, logy, w=None) -> tuple[np.ndarray, np.ndarray]:
-    """Log likelihood of the discrepancy rate on :data:`RATE_GRID`, from nested forward
-    validation: on each forward split the whole mixture is built from the split's
-    training rows alone (its laws stacked on their own inner forward splits; a mixture
-    that blends weightings gets one such likelihood per weighting,
-    :func:`discrepancy_growths`) and predicts the rows beyond with ``rate * d ** DISTANCE_POWER`` added in
-    quadrature to every law's predictive scale. Each split adds the mean log density
-    of its held-out rows: the rows beyond one split share one law's error, so a split
-    is one observation of how far a chosen law drifts, not many. (Flat, all zeros,
-    when no split can be validated.)
-
-    Why nested: the stacking weights are chosen on the same held-out runs that would
-    judge them, so the mixture always looks calibrated there; only a selection made
-    without those runs shows how far a chosen law drifts when it extrapolates.
-
-    Examples
-    --------
-    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
-    >>> rates, ll = discrepancy_loglik(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(3 * n**2))
-    >>> bool(ll[0] > ll[-1])
-    True
-    """
-    return RATE_GRID, nested_rate_loglik(nested_predictives(cands, X, names, logy, w), growth_setting()[1])
-
-
-def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",), profiled: bool = False) -> list:
-    """The nested forward validation behind the discrepancy: per forward split of the
-    runs, what :func:`_nested_part` returns (splits where no law could be fitted are
-    left out). Computed once, scored for every growth form and weighting by
-    :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same).
-    ``profiled``: each split's runs weighed by the noise profile its own training rows
-    earn (:func:`probperf.models.noise.fit`; none where they earn none)."""
-    w = np.ones(len(logy)) if w is None else w
-    # the parameters the distance counts, as the fitted mixture will count them: a
-    # split's fewer rows may line up parameters that all runs do not (review)
-    directions = distance_directions(X, names)
-    jobs = [(split, cands, X, names, logy, w, weightings, directions, profiled) for split in forward_splits(X, names)]
-    # each split's mixture is fitted on its own rows: independent work, on every core
-    return [p for p in parallel.starmap(_nested_job, jobs, rows=len(logy)) if p]
-
-
-def _nested_job(split, cands, X, names, logy, w, weightings, directions, profiled):
-    """:func:`_nested_part` of one split, its runs weighed by their own noise profile
-    where ``profiled``."""
-    if profiled:
-        w = _split_weights(split, X, names, logy, w, directions)
-    return _nested_part(split, cands, X, names, logy, w, weightings, directions)
-
-
-def _split_weights(split, X, names, logy, w, directions) -> np.ndarray:
-    """``w`` times the noise profile of the split's training rows alone, at every run
-    (a profile fitted on all runs would have seen the held-out ones' residuals)."""
-    profile = noise_profile.fit(X[split.train], names, logy[split.train], directions)
-    return w if profile is None else w * profile.weights(X)
-
-
-def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
-    """Log likelihood on :data:`RATE_GRID` of the nested splits ``parts`` when the
-    spread grows as ``rate * d ** power`` and the laws are weighed by ``weighting``."""
-    from scipy.special import logsumexp
-
-    loglik = np.zeros(len(RATE_GRID))
-    for preds, logws, y, d in parts:
-        logw = logws[weighting]
-        spread = (RATE_GRID[:, None] * d[None, :] ** power) ** 2  # grid x held-out rows
-        L = np.stack([_t_logpdf(y, df, loc, np.sqrt(scale**2 + spread)) for df, loc, scale in preds], axis=-1)
-        loglik += np.mean(logsumexp(L + logw, axis=-1), axis=1)
-    return loglik
-
-
-def _nested_part(split, cands, X, names, logy, w, weightings, directions):
-    """One forward split of :func:`discrepancy_rate`: the predictives (df, loc, scale)
-    at the held-out rows of the laws a mixture fitted on the split's training rows
-    keeps under any of ``weightings``, their log weights under each (a dict), the
-    held-out log y and distances (over ``directions``, :func:`distance_directions`);
-    ``None`` if no law could be fitted."""
-    tr, te = split.train, split.test
-    Xtr, Xte = X[tr], X[te]  # one array per row set (rowsets)
-    # the laws in play (cands) that the split's rows identify
-    inner = {k: v for k, v in candidate_laws(Xtr, names, one_worker=True).items() if k in cands}
-    if not inner:
-        return None
-    weights = {k: law_weights(inner, Xtr, names, logy[tr], w[tr], weighting=k)[0] for k in weightings}
-    preds, kept = [], []
-    for name in inner:
-        if max(weights[k][name] for k in weightings) < MIN_WEIGHT:
-            continue
-        try:
-            law = _fitted_law(inner[name], Xtr, names, logy[tr], w[tr])
-        except REFUSALS:
-            continue
-        preds.append(law.predictive(Xte, names, w[te]))
-        kept.append(name)
-    if not preds:
-        return None
-    logws = {}
-    for k in weightings:
-        with np.errstate(divide="ignore"):
-            logw = np.log([weights[k][name] if weights[k][name] >= MIN_WEIGHT else 0.0 for name in kept])
-        if not np.isfinite(logw).any():
-            return None
-        logws[k] = logw - np.logaddexp.reduce(logw)
-    # the raw distance; nested_rate_loglik raises it to each growth form's power
-    distance = doublings_beyond(X[te], names, _ranges(X[tr], names), per_span=growth_setting()[0],
-                                directions=directions)
-    return preds, logws, logy[te], distance
-
-
-def _ranges(X, names) -> dict:
-    """Training range and number of distinct values of each parameter."""
-    return {c: [float(X[:, i].min()), float(X[:, i].max()), int(len(np.unique(X[:, i])))]
-            for i, c in enumerate(names)}
 
 
 def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
@@ -1941,8 +1577,8 @@ def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
     return w / w.sum()
 
 
-def _fitted_law(terms, X, names, logy, w) -> _Law:
-    """``_make_law(terms).fit(X, names, logy, w)``, once per law and rows inside a
+def fitted_law(terms, X, names, logy, w) -> _Law:
+    """``make_law(terms).fit(X, names, logy, w)``, once per law and rows inside a
     mixture's fit (:func:`probperf.models.rowsets.kept`: the same numbers, a third fewer
     fits on the nested forward splits). The residual GP's columns are part of the key:
     the evidence weighting fits its laws without one.
@@ -1951,16 +1587,24 @@ def _fitted_law(terms, X, names, logy, w) -> _Law:
     --------
     >>> n = 2.0 ** np.arange(6, 12)
     >>> with rowsets.sharing():
-    ...     a = _fitted_law([("log", "n")], n[:, None], ["n"], np.log(n), np.ones(6))
-    ...     b = _fitted_law([("log", "n")], n[:, None].copy(), ["n"], np.log(n), np.ones(6))
-    >>> a is b, a.log_evidence == _make_law([("log", "n")]).fit(n[:, None], ["n"], np.log(n)).log_evidence
+    ...     a = fitted_law([("log", "n")], n[:, None], ["n"], np.log(n), np.ones(6))
+    ...     b = fitted_law([("log", "n")], n[:, None].copy(), ["n"], np.log(n), np.ones(6))
+    >>> a is b, a.log_evidence == make_law([("log", "n")]).fit(n[:, None], ["n"], np.log(n)).log_evidence
     (True, True)
     """
     key = ("law", repr(terms), tuple(names), _RESIDUAL.get(), rowsets.digest(X, logy, w))
-    return rowsets.kept(key, lambda: _make_law(terms).fit(X, names, logy, w))
+    return rowsets.kept(key, lambda: make_law(terms).fit(X, names, logy, w))
 
 
-def _make_law(terms) -> _Law:
+def make_law(terms) -> _Law:
+    """The law, not yet fitted, of a candidate's ``terms`` (a value of
+    :func:`candidate_laws`): the class their kind asks for.
+
+    Examples
+    --------
+    >>> type(make_law([("log", "n")])).__name__, type(make_law([("affpow", 1, "", ("log", "n"))])).__name__
+    ('_Law', '_AffinePowerLaw')
+    """
     kind = terms[0][0] if terms else None
     if any(t[0] == "amdahl" for t in terms):
         return _AmdahlLaw(terms)
@@ -1970,9 +1614,8 @@ def _make_law(terms) -> _Law:
             "affp": _AffineWorkersLaw}.get(kind, _Law)(terms)
 
 
-# -- the mixture ---------------------------------------------------------------------
+# -- what a law mixture's fit sets for its laws -------------------------------------
 
-_FACTORS = contextvars.ContextVar("discrepancy_factors", default=None)
 #: the parameters (column indices) of the residual GP that laws fitted now carry, none:
 #: no GP; set by LawMixture's fit, for its laws on every split (a context, not an
 #: argument threaded through every fit)
@@ -1999,443 +1642,31 @@ _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
 STEAL = contextvars.ContextVar("steal_law", default=False)
 
 
-def widens(model) -> bool:
-    """Whether ``model`` is a law mixture that widens its draws beyond the data.
+@contextmanager
+def law_context(residual_columns=(), checked: bool = False, lower: bool | None = None,
+                affine_power: bool | None = None, saturating: bool | None = None, bounded: bool = False):
+    """Within this block, the candidate laws and the laws fitted are those of one law
+    mixture's settings (:class:`~probperf.models.mixture.LawMixture`: the residual GP's
+    columns, ``checked_curvature``, ``lower_order``, ``affine_power``, ``saturating``,
+    ``bounded_in_size``), on every split of its fit: a context, not an argument
+    threaded through every fit.
 
     Examples
     --------
-    >>> n = 2.0 ** np.arange(6, 12)
-    >>> widens(LawMixture().fit(n[:, None], n**2, features=["n"])), widens(object())
+    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
+    >>> with law_context(bounded=True):
+    ...     bounded = candidate_laws(n[:, None], ["n"])
+    >>> "n^2 log^0 n" in candidate_laws(n[:, None], ["n"]), "n^2 log^0 n" in bounded
     (True, False)
     """
-    rates = getattr(model, "discrepancy_", None)
-    return isinstance(rates, np.ndarray) and rates.ndim == 2 and bool(np.any(rates[:, 1] > 0))
-
-
-@contextmanager
-def discrepancy_factors(factors):
-    """Within this context, draw ``s`` of every law mixture's prediction has its
-    discrepancy term multiplied by ``factors[s]`` (one factor per draw, so that a DAG
-    model's parts share it; see :func:`probperf.selection.discrepancy_scale`). A
-    prediction of another number of draws is an error.
-
-    Examples
-    --------
-    >>> n = 2.0 ** np.arange(6, 12)
-    >>> mix = LawMixture().fit(n[:, None], n * np.log2(n) + 1e-3 * n**2, features=["n"])
-    >>> with discrepancy_factors(np.zeros(200)):
-    ...     narrow = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
-    >>> wide = mix.predict(np.array([[2.0**16]]), n_draws=200, seed=0)
-    >>> bool(np.ptp(np.log(narrow.draws)) < np.ptp(np.log(wide.draws)))
-    True
-    """
-    token = _FACTORS.set(np.asarray(factors, dtype=np.float64))
+    settings = ((_RESIDUAL, tuple(residual_columns)), (_CHECKED, bool(checked)), (_LOWER, lower),
+                (_AFFPOW, affine_power), (_SATURATING, saturating), (_BOUNDED, bool(bounded)))
+    tokens = [(var, var.set(value)) for var, value in settings]
     try:
         yield
     finally:
-        _FACTORS.reset(token)
+        for var, token in reversed(tokens):
+            var.reset(token)
 
 
-def _factors(n_draws: int) -> np.ndarray:
-    factors = _FACTORS.get()
-    if factors is None:
-        return np.ones((n_draws, 1))
-    if factors.shape != (n_draws,):
-        raise ValueError(f"discrepancy_factors holds {factors.size} factors for {n_draws} draws")
-    return factors[:, None]
-
-
-@persist.register
-class LawMixture(MetricModel):
-    """A positive metric as a stacked mixture of closed-form candidate laws.
-
-    Parameters
-    ----------
-    guard : bool
-        Refuse to predict outside the training range of a parameter with fewer than 3
-        distinct training values (:func:`~probperf.models.points.check_extrapolation`), and at points the laws
-        cannot take (:func:`~probperf.models.points.check_points`: a relation of the training runs broken, a
-        parameter they take the log of not positive). The DAG model turns it
-        off for its components and checks its whole training table instead (its
-        idle-time component sees only the runs with ``p > 1``).
-    discrepancy : bool
-        Learn how fast the mixture's error grows beyond the data by nested forward
-        validation (:func:`discrepancy_growths`) and widen the draws by it.
-    one_worker_level : bool
-        Also weigh laws that give one worker its own level (``power+one(p)``,
-        ``power(p-1)+one(p)``), so that the runs with ``p > 1`` alone decide how the
-        metric grows with the workers. Why: a one-worker run has no other worker to
-        steal from or contend with; a per-task delay, say, jumps between one and two
-        workers and then grows smoothly, and one power of ``p`` through ``p = 1``
-        bends the whole law. Admitted when ``p`` starts at 1 and has at least 3
-        distinct values. Off by default: for time modelled directly, nested forward
-        validation on the 21 training sets ties (benchmarks/choose_laws.py
-        --time-only, results/choose_laws_time_only_one.md: -0.143 with, -0.141
-        without); the DAG model turns it on for its parts (:data:`probperf.dag.ONE_WORKER_LEVEL`).
-    residual_gp : bool or None
-        Give every law a GP on its log residuals (:mod:`probperf.models.residual`),
-        unless the mixture is fitted on more than ``residual.MAX_ROWS`` runs; None:
-        :data:`RESIDUAL_GP` (on). The DAG model decides for its parts
-        (:data:`probperf.dag.PART_RESIDUAL_GP`, off).
-    weighting : {"stacking", "evidence", "averaged"} or None
-        How the laws are weighed (:data:`WEIGHTINGS`); None: :data:`WEIGHTING`.
-        ``"averaged"`` needs ``discrepancy`` (the nested validation that weighs the two);
-        without it the mixture stacks.
-    growth : (bool, float, float) or None
-        How the discrepancy grows beyond the data: ``(per_span, power, prior mean)``
-        (:func:`growth_setting`); None: :data:`DISTANCE_PER_SPAN`,
-        :data:`DISTANCE_POWER` and :data:`RATE_PRIOR_MEAN`. The DAG model decides for
-        its parts (:data:`probperf.dag.PART_GROWTH`).
-    lower_order : bool or None
-        Also weigh the affine laws with the next term of their expansion
-        (:data:`LOWER_ORDER`); None: that constant. The DAG model decides for its
-        parts (:data:`probperf.dag.PART_LOWER_ORDER`, off).
-    affine_power : bool or None
-        Also weigh the affine power laws where parameters besides n and p vary
-        (:data:`AFFINE_POWER`), and the affine laws of p alone where only p varies
-        (their case without a size, :data:`AFFINE_WORKERS`); None: that constant. The
-        DAG model decides for its parts (:data:`probperf.dag.PART_AFFINE_POWER`, off).
-    saturating : bool or None
-        Also weigh the saturating law ``sat(p-1)`` where every run has ``p >= 2``
-        (:data:`SATURATING`); None: that constant. The DAG model decides for its
-        parts (:data:`probperf.dag.PART_SATURATING`).
-    bounded_in_size : bool
-        The metric is bounded whatever the size: leave out the laws that grow like a
-        power of n, the fixed shapes ``n^j log^k n`` with j > 0 and the affine laws of n
-        (the free power law and the others keep fitted coefficients; the fixed
-        ``log^k n`` shapes stay). The DAG model
-        decides for its idle part (:data:`probperf.dag.IDLE_BOUNDED`).
-    noise_profile : bool or None
-        Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
-        earn one; None: :data:`NOISE_PROFILE`. The DAG model decides for its parts
-        (:data:`probperf.dag.PART_NOISE_PROFILE`, off).
-    checked_curvature : bool
-        Leave out curvature in size or workers (``power+curv(c)`` and ``power+c*p``,
-        and ``quadratic`` over the other directions only; :data:`BEYOND`) where that
-        direction has only MIN_DISTINCT distinct values. Why: with that few values the
-        curvature is fitted exactly and no forward split in that direction exists
-        (:func:`probperf.selection.forward_splits` needs one value more), so nothing
-        checks it, yet far out it dominates: the idle part of runs on 1-4 workers sees
-        p = 2, 3, 4, and its parabola in log p took the idle ratio from 0.7 at 4
-        workers to 1e-5 at 64. With more values the bend stays, and the splits that
-        train on fewer are its check (:func:`law_weights` does not leave it out there).
-        The same goes for a free extra shape in n, ``power+loglog(n)`` and ``c+b^n``
-        (:data:`CHECKED_SHAPES`). Off by default, because for time modelled
-        directly unchecked curvature forward-validates better (0.297 against 0.183
-        over the 21 time-only training sets with it on,
-        results/choose_laws_time_only_chkfix.md); the DAG model turns it on for its
-        parts (:data:`probperf.dag.PART_CHECKED_CURVATURE`).
-    seed : int
-        Seed of the draws.
-
-    Attributes
-    ----------
-    weights_ : dict
-        Law name -> weight (those kept): stacking and evidence weights blended by
-        ``weightings_``.
-    scores_ : dict
-        Law name -> mean held-out log density over the forward splits (``None`` when it
-        could not be fitted on every one of them, and for every law when stacking is not in the blend:
-        ``weighting="evidence"``, or a stacking share below MIN_WEIGHT); the
-        evidence behind the stacking weights.
-    weightings_ : dict
-        Law weighting -> its share in ``weights_`` (:data:`WEIGHTINGS`; one entry
-        unless the weightings are blended). Missing in model files saved before it.
-    discrepancy_ : numpy.ndarray
-        Rows ``(power, rate, weight)`` (:func:`discrepancy_growths`), one per law
-        weighting and growth form: a draw adds a log-scale spread of
-        ``rate * d ** power`` at a distance of d beyond the data (in training spans or
-        doublings: ``distance_per_span_``), under
-        one row picked with its weight (no rows when not learnt). The row is picked
-        independently of the draw's law: an approximation of the nested validation's
-        model, where each weighting's mixture has its own rate; the whole, as it draws,
-        is what benchmarks/choose_laws.py validated (drawing them paired scored lower:
-        :data:`WEIGHTINGS`' comment).
-    ranges_ : dict
-        Training range and number of distinct values of each parameter.
-    relations_ : dict
-        Each varying parameter that the others make in every training run (``ppn`` next
-        to ``p`` and ``nnodes``, a copy of ``n``): the laws leave it out, so a point must
-        keep the relation (:func:`~probperf.models.points.check_points`); name -> ``{"kind", "terms", "coef"}``,
-        its log (``kind`` "log") or value ("lin") as an affine function (intercept
-        first in ``coef``) of the kept parameters' law ``terms``.
-    directions_ : list of str
-        The parameters the distance beyond the data counts: those no others make
-        (:func:`probperf.selection.distance_directions`).
-    noise_ : NoiseProfile or None
-        The runs' noise profile (:func:`probperf.models.noise.fit`), None without one:
-        every law's run-to-run spread at a point is its own scale over the root of the
-        profile's weight there.
-    distance_per_span_ : bool
-        Whether the distance beyond the data is counted in training spans (else in
-        doublings), as the fit's growth had it.
-
-    Examples
-    --------
-    Work ``n log2 n / p`` with 3 % noise, sizes 2^8..2^12 on 1-8 workers, predicted at
-    16x the largest size on 32 workers:
-
-    >>> rng = np.random.default_rng(0)
-    >>> n = np.repeat(2.0 ** np.arange(8, 13), 4)
-    >>> p = np.tile([1.0, 2.0, 4.0, 8.0], 5)
-    >>> y = n * np.log2(n) / p * np.exp(0.03 * rng.standard_normal(len(n)))
-    >>> model = LawMixture().fit(np.c_[n, p], y, features=["n", "p"])
-    >>> pred = model.predict({"n": [2.0**16], "p": [32.0]})
-    >>> truth = 2.0**16 * 16 / 32
-    >>> lo, hi = pred.interval(0.9)
-    >>> bool(lo[0] < truth < hi[0]), round(float(pred.median[0]) / truth, 1)
-    (True, 1.0)
-    """
-
-    def __init__(self, guard: bool = True, discrepancy: bool = True, one_worker_level: bool = False,
-                 residual_gp: bool | None = None, weighting: str | None = None, growth=None,
-                 checked_curvature: bool = False, lower_order: bool | None = None,
-                 noise_profile: bool | None = None, affine_power: bool | None = None,
-                 saturating: bool | None = None, bounded_in_size: bool = False, seed: int = 0,
-                 n_draws: int = 1000):
-        self.guard = guard
-        self.bounded_in_size = bounded_in_size
-        self.saturating = saturating
-        self.affine_power = affine_power
-        self.noise_profile = noise_profile
-        self.checked_curvature = checked_curvature
-        self.lower_order = lower_order
-        self.growth = growth
-        self.discrepancy = discrepancy
-        self.one_worker_level = one_worker_level
-        self.residual_gp = residual_gp
-        self.weighting = weighting
-        self.seed = seed
-        self.n_draws = n_draws
-
-    def _fit(self, X, y):
-        # decided once for the whole mixture, on all its runs: the laws weighed on the
-        # forward splits are the laws that predict (with residual.MAX_ROWS applied to
-        # each split's rows alone, a large table's weights would come from GP laws
-        # and its predictions from laws without)
-        wanted = RESIDUAL_GP if self.residual_gp is None else bool(self.residual_gp)
-        columns = ()
-        if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
-            distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
-            columns = tuple(self.features_.index(t[1]) for t in power_terms(X, self.features_, distinct))
-        # checked before any context is set: a refusal leaves none behind
-        growth, checked_curvature = self._growth(), bool(self.checked_curvature)
-        lower_order = LOWER_ORDER if self.lower_order is None else bool(self.lower_order)
-        token, grown, checked = _RESIDUAL.set(columns), _GROWTH.set(growth), _CHECKED.set(checked_curvature)
-        lowered = _LOWER.set(lower_order)
-        powered = _AFFPOW.set(AFFINE_POWER if self.affine_power is None else bool(self.affine_power))
-        saturated = _SATURATING.set(SATURATING if self.saturating is None else bool(self.saturating))
-        bounded = _BOUNDED.set(bool(self.bounded_in_size))
-        try:
-            self.distance_per_span_ = bool(growth_setting()[0])
-            with rowsets.sharing():
-                self._fit_laws(X, y)
-        finally:
-            _RESIDUAL.reset(token)
-            _GROWTH.reset(grown)
-            _CHECKED.reset(checked)
-            _LOWER.reset(lowered)
-            _AFFPOW.reset(powered)
-            _SATURATING.reset(saturated)
-            _BOUNDED.reset(bounded)
-            residual.forget()
-
-    def _check_values(self, X, y) -> None:
-        """Refuse values a law on the log scale cannot fit, naming the first."""
-        if np.any(y <= 0):
-            i = int(np.argmax(y <= 0))
-            at = ", ".join(f"{c}={v:g}" for c, v in zip(self.features_, X[i]))
-            raise ValueError(f"{self.target_ or 'the metric'} is {y[i]:g} in {int(np.sum(y <= 0))} of {len(y)} runs "
-                             f"(first: {at}), but a law on the log scale needs positive values: fit it with "
-                             "a GP kernel (--kernel matern52), or without those runs")
-        if np.any(y < VALUE_RANGE[0]) or np.any(y > VALUE_RANGE[1]):
-            raise ValueError(f"{self.target_ or 'the metric'} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} "
-                             f"(min {np.min(y):g}, max {np.max(y):g}); give it in another unit")
-
-    def _growth(self):
-        """The mixture's own ``growth``, checked: a distance power and a rate prior mean
-        the nested splits can use (a mean of 0: no prior, the best rate)."""
-        if self.growth is None:
-            return None
-        try:
-            per_span, power, mean = self.growth
-            ok = isinstance(per_span, (bool, np.bool_)) and float(power) > 0 and float(mean) >= 0
-            ok = ok and bool(np.isfinite([power, mean]).all())
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"growth must be (per_span True/False, power > 0, prior mean >= 0), not {self.growth!r}")
-        return bool(per_span), float(power), float(mean)
-
-    def _weightings(self) -> tuple:
-        """The law weightings this mixture blends (:data:`WEIGHTINGS`)."""
-        weighting = WEIGHTING if self.weighting is None else self.weighting
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}, not {weighting!r}")
-        return WEIGHTINGS[weighting]
-
-    def _discrepancy(self, cands, X, logy, precision, weightings):
-        """The discrepancy rows and weightings' probabilities (:func:`discrepancy_growths`)
-        and the noise profile ``noise_``: kept only where the runs earn one
-        (:func:`probperf.models.noise.fit`) and the nested forward splits, each with the
-        profile of its own training rows, have a higher marginal likelihood with it
-        than without (equal prior odds). Why the nested splits judge: they are the runs
-        held out from everything the mixture chose, the same evidence that sets its
-        widening; a profile from the residuals alone (BIC) also fits where it then
-        predicts worse (session 26, results/choose_laws_time_only_het.md)."""
-        names = self.features_
-        profiled = NOISE_PROFILE if self.noise_profile is None else bool(self.noise_profile)
-        self.noise_ = noise_profile.fit(X, names, logy, self.directions_) if profiled else None
-        rows, probs, without = _growths(nested_predictives(cands, X, names, logy, precision, weightings), weightings)
-        if self.noise_ is not None:
-            parts = nested_predictives(cands, X, names, logy, precision, weightings, profiled=True)
-            rows_with, probs_with, with_profile = _growths(parts, weightings)
-            if with_profile > without:
-                return rows_with, probs_with
-            self.noise_ = None
-        return rows, probs
-
-    def _fit_laws(self, X, y):
-        self._check_values(X, y)
-        names, logy = self.features_, np.log(y)
-        self.ranges_ = _ranges(X, names)
-        self.relations_ = relations(X, names)
-        self.directions_ = distance_directions(X, names)
-        cands = candidate_laws(X, names, one_worker=self.one_worker_level)
-        if not cands:
-            runs = f"{len(y)} runs are" if len(y) != 1 else "1 run is"
-            raise ValueError(f"{runs} too few to fit any law of {self.target_ or 'the metric'}")
-        precision = noise_weights(y, resolution(y))
-        weightings = self._weightings()
-        if self.discrepancy:
-            self.discrepancy_, probs = self._discrepancy(cands, X, logy, precision, weightings)
-        else:  # no nested splits to judge a noise profile by: none
-            self.noise_, self.discrepancy_, probs = None, np.zeros((0, 3)), {weightings[0]: 1.0}
-        if self.noise_ is not None:
-            precision = precision * self.noise_.weights(X)
-        self.weightings_ = {k: float(prob) for k, prob in probs.items()}
-        by, self.scores_ = {}, dict.fromkeys(cands)
-        for k, prob in probs.items():
-            if prob >= MIN_WEIGHT:
-                by[k], scores = law_weights(cands, X, names, logy, precision, weighting=k)
-                self.scores_ = scores if k == "stacking" else self.scores_
-        weights = {name: sum(probs[k] * by_k[name] for k, by_k in by.items()) for name in cands}
-        self.laws_ = {}
-        for name, weight in weights.items():
-            if weight >= MIN_WEIGHT:
-                try:
-                    self.laws_[name] = _make_law(cands[name]).fit(X, names, logy, precision)
-                except REFUSALS:
-                    continue  # an affine law whose coefficients turn negative on all runs
-        if not self.laws_:
-            name = next(iter(cands))
-            self.laws_, weights = {name: _make_law(cands[name]).fit(X, names, logy, precision)}, {name: 1.0}
-        total = sum(weights[k] for k in self.laws_)
-        self.weights_ = {k: weights[k] / total for k in self.laws_}
-
-    def _noise_weights(self, X):
-        """The noise profile's precision weights at the rows of ``X`` (None without one)."""
-        return None if self.noise_ is None else self.noise_.weights(X)
-
-    def draws_pointwise(self) -> bool:
-        """Whether no law carries a residual GP, whose joint draw mixes its deviates over
-        the points asked (see :meth:`~probperf.models.base.MetricModel.draws_pointwise`).
-
-        Examples
-        --------
-        >>> rng = np.random.default_rng(0)
-        >>> n, p = np.repeat([64.0, 128.0, 256.0, 512.0, 1024.0], 2), np.tile([1.0, 2.0], 5)
-        >>> y = n / p * np.exp(0.02 * rng.standard_normal(10))
-        >>> [LawMixture(residual_gp=g).fit(np.c_[n, p], y).draws_pointwise() for g in (False, True)]
-        [True, False]
-        """
-        self._check_fitted()
-        return all(getattr(law, "residual", None) is None for law in self.laws_.values())
-
-    def _predict_draws(self, X, n_draws, seed, noise=True):
-        if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
-            check_points(X, self.features_, self.ranges_, self.relations_)
-            check_extrapolation(X, self.features_, self.ranges_)
-        rng = np.random.default_rng(seed)
-        names = sorted(self.weights_)  # a saved model's dicts may come back in another order
-        which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
-        out = np.empty((n_draws, len(X)))
-        w = self._noise_weights(X)
-        for k, name in enumerate(names):
-            rows = np.flatnonzero(which == k)
-            if len(rows):
-                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
-        if widens(self):
-            # one deviate per draw, shared by its points: the laws' error beyond the
-            # data is smooth, not noise (a draw stays one curve); one growth form per draw
-            z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
-            power, rate, weight = self.discrepancy_.T
-            form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
-            d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
-                                 directions=self.directions_)
-            out = out + rate[form, None] * d[None, :] ** power[form, None] * z
-        # beyond float range a draw is inf, not a silent cap: predict then refuses it
-        with np.errstate(over="ignore"):
-            return np.exp(np.maximum(out, -700.0))
-
-    def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
-        """Why the prediction is what it is: at each point of ``X``, every kept law's own
-        prediction (median and central ``level`` interval of its draws, run-to-run
-        noise included, without the discrepancy beyond the data) with its
-        weight, then the mixture's (weight 1, discrepancy included). Where the laws'
-        medians part, the mixture is wide because they disagree; where they agree and
-        the mixture is still wide, the width is the learnt discrepancy.
-
-        Examples
-        --------
-        >>> n = 2.0 ** np.arange(6, 12)
-        >>> mix = LawMixture().fit(n[:, None], 1e-6 * n**2, features=["n"])
-        >>> table = mix.explain({"n": [2.0**14]})
-        >>> bool(table["weight"].iloc[:-1].sum().round(6) == 1), table["law"].iloc[-1]
-        (True, 'mixture')
-        >>> float(table.loc[table["law"] == "n^2", "median"].iloc[0] / (1e-6 * 2.0**28)).__round__(3)
-        1.0
-        """
-        import pandas as pd
-
-        from ..limits import draw_count
-        from .base import as_points
-
-        self._check_fitted()
-        points = as_points(X, self.features_)
-        Xa = points.to_numpy(dtype=np.float64)
-        S = draw_count(n_draws, self.n_draws)
-        rng = np.random.default_rng(seed)
-        tail = (1 - level) / 2
-        rows = []
-        w = self._noise_weights(Xa)
-        for name in sorted(self.weights_, key=self.weights_.get, reverse=True):
-            draws = np.exp(self.laws_[name].draws(Xa, self.features_, S, rng, True, w))
-            rows.append((readable(self.laws_[name].label(name)), self.weights_[name], draws))
-        rows.append(("mixture", 1.0, self._predict_draws(Xa, S, seed)))
-        out = []
-        for i, point in enumerate(points.to_dict("records")):
-            for name, weight, draws in rows:
-                lo, med, hi = np.quantile(draws[:, i], [tail, 0.5, 1 - tail])
-                out.append({**point, "law": name, "weight": weight, "median": med, "lower": lo, "upper": hi})
-        table = pd.DataFrame(out)
-        table.attrs["weightings"] = dict(getattr(self, "weightings_", {}))
-        if self.noise_ is not None:  # the run-to-run spread at each point, relative to the runs' typical one
-            table.attrs["noise"] = {"over": [self.features_[c] for c in self.noise_.columns],
-                                    "spread": (1.0 / np.sqrt(w)).tolist()}
-        return table
-
-    _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
-               "distance_per_span_", "noise_")
-
-    def _loaded(self) -> None:
-        self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
-        self.weights_ = {k: float(v) for k, v in self.weights_.items()}
-        if set(self.laws_) != set(self.weights_):
-            raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
-        self.noise_ = getattr(self, "noise_", None)  # a file written before noise profiles: none, as then
-        if self.noise_ is not None and not isinstance(self.noise_, noise_profile.NoiseProfile):
-            raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
-
-
-__all__ = ["LawMixture", "candidate_laws", "law_weights"]
+__all__ = ["candidate_laws", "law_weights", "fitted_law", "make_law", "law_context"]

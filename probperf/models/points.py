@@ -22,7 +22,7 @@ def relations(X, names) -> dict:
     """The varying parameters the law terms leave out because the others make them
     (:func:`~probperf.models.terms.power_terms`), each as its log (or, not all
     positive, its value) = an affine function of the kept parameters' terms (see
-    ``relations_`` of :class:`~probperf.models.laws.LawMixture`).
+    ``relations_`` of :class:`~probperf.models.mixture.LawMixture`).
 
     Examples
     --------

@@ -184,7 +184,7 @@ def build(spec, effort: str = "default", **options):
         raise ValueError("'auto' is a choice among specs, not a model; resolve it first")
     kwargs = {**effort_options(parsed.family, effort), **options}
     if parsed.family == LAWS:
-        from .laws import LawMixture
+        from .mixture import LawMixture
 
         return LawMixture(**kwargs)
     if parsed.family == BASIS:
