@@ -140,7 +140,14 @@ _GROWTH = contextvars.ContextVar("growth", default=None)
 
 def growth_setting() -> tuple:
     """``(per_span, power, prior mean)`` of the discrepancy's growth in effect: the
-    fitting mixture's own (its ``growth``) or the module's constants."""
+    fitting mixture's own (its ``growth``, :func:`growth_context`) or the module's
+    constants.
+
+    Examples
+    --------
+    >>> growth_setting() == (DISTANCE_PER_SPAN, DISTANCE_POWER, RATE_PRIOR_MEAN)
+    True
+    """
     own = _GROWTH.get()
     return tuple(own) if own is not None else (DISTANCE_PER_SPAN, DISTANCE_POWER, RATE_PRIOR_MEAN)
 
@@ -201,7 +208,20 @@ def discrepancy_rate(cands: dict, X, names, logy, w=None, prior_mean: float | No
 def posterior_rate(loglik: np.ndarray, prior_mean: float) -> tuple[float, float]:
     """The rate of :func:`discrepancy_rate` from its log likelihood on :data:`RATE_GRID`,
     and the log marginal likelihood under the exponential prior of mean ``prior_mean``
-    (prior 0: the best rate and the largest log likelihood)."""
+    (prior 0: the best rate and the largest log likelihood).
+
+    Examples
+    --------
+    A flat likelihood (no split says anything) leaves the prior: the root mean square
+    of an exponential of mean m is sqrt(2) m; without a prior, the grid's best rate:
+
+    >>> rate, _ = posterior_rate(np.zeros(len(RATE_GRID)), 0.1)
+    >>> round(float(rate / (np.sqrt(2) * 0.1)), 2)
+    1.0
+    >>> best = RATE_GRID[np.argmin(np.abs(RATE_GRID - 0.5))]
+    >>> bool(posterior_rate(-((RATE_GRID - best) ** 2), 0.0)[0] == best)
+    True
+    """
     from scipy.special import logsumexp
 
     if prior_mean == 0:  # no prior: the best rate on the grid (benchmarks compare it)
@@ -215,7 +235,13 @@ def growth_forms() -> tuple:
     """The ``(power, prior mean)`` pairs in effect: with :data:`AVERAGE_GROWTHS`, for a
     mixture on the module's growth, the :data:`GROWTHS` of its distance unit; else the
     single form of :func:`growth_setting` (a mixture with a ``growth`` of its own keeps
-    it)."""
+    it).
+
+    Examples
+    --------
+    >>> growth_forms() == ((DISTANCE_POWER, RATE_PRIOR_MEAN),)  # AVERAGE_GROWTHS is off
+    True
+    """
     if AVERAGE_GROWTHS and _GROWTH.get() is None:
         return GROWTHS[bool(growth_setting()[0])]
     return (growth_setting()[1:],)
@@ -333,7 +359,18 @@ def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",), 
     left out). Computed once, scored for every growth form and weighting by
     :func:`nested_rate_loglik` (benchmarks/choose_rate_prior.py does the same).
     ``profiled``: each split's runs weighed by the noise profile its own training rows
-    earn (:func:`probperf.models.noise.fit`; none where they earn none)."""
+    earn (:func:`probperf.models.noise.fit`; none where they earn none).
+
+    Examples
+    --------
+    Six sizes: a split at three quarters and one at half the range, every held-out
+    run beyond its split's training sizes:
+
+    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
+    >>> parts = nested_predictives(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(3 * n**2))
+    >>> len(parts), all(bool(np.all(distance > 0)) for *_, distance in parts)
+    (2, True)
+    """
     w = np.ones(len(logy)) if w is None else w
     # the parameters the distance counts, as the fitted mixture will count them: a
     # split's fewer rows may line up parameters that all runs do not (review)
@@ -359,8 +396,21 @@ def _split_weights(split, X, names, logy, w, directions) -> np.ndarray:
 
 
 def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
-    """Log likelihood on :data:`RATE_GRID` of the nested splits ``parts`` when the
-    spread grows as ``rate * d ** power`` and the laws are weighed by ``weighting``."""
+    """Log likelihood on :data:`RATE_GRID` of the nested splits ``parts``
+    (:func:`nested_predictives`) when the spread grows as ``rate * d ** power`` and the
+    laws are weighed by ``weighting``.
+
+    Examples
+    --------
+    Runs of an exact quadratic law: a small rate explains the held-out runs better
+    than the largest:
+
+    >>> n = np.repeat(2.0 ** np.arange(6, 12), 2)
+    >>> parts = nested_predictives(candidate_laws(n[:, None], ["n"]), n[:, None], ["n"], np.log(3 * n**2))
+    >>> ll = nested_rate_loglik(parts, 1.0)
+    >>> len(ll) == len(RATE_GRID), bool(ll[1] > ll[-1])
+    (True, True)
+    """
     from scipy.special import logsumexp
 
     loglik = np.zeros(len(RATE_GRID))
@@ -422,5 +472,5 @@ def training_ranges(X, names) -> dict:
             for i, c in enumerate(names)}
 
 
-__all__ = ["discrepancy_rate", "discrepancy_growths", "discrepancy_loglik", "growth_rows", "growth_context",
-           "training_ranges"]
+__all__ = ["discrepancy_rate", "discrepancy_growths", "discrepancy_loglik", "nested_predictives", "nested_rate_loglik",
+           "posterior_rate", "growth_rows", "growth_forms", "growth_setting", "growth_context", "training_ranges"]
