@@ -688,6 +688,9 @@ class DagModel(TableModel):
         Whether the critical path's model is of the span per the run's work inflation,
         drawn times the draw's work per serial work (:data:`SPAN_INFLATED` at fit, with
         a traced span; absent in model files from before it: no).
+    span_over_p_ : bool
+        Whether the critical path's model sees the workers too (:data:`SPAN_OVER_P` at
+        fit, with a traced span; absent in model files from before it: no).
     selection_ : dict
         For each ``"auto"`` component: candidate -> forward-validation score (median
         absolute log error on the held-out runs; ``None`` if the candidate failed).
@@ -759,7 +762,8 @@ class DagModel(TableModel):
     """
 
     _fitted = ("specs_", "selection_", "size_features_", "relations_", "has_span_", "discrepancy_learnt_",
-               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_")
+               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_",
+               "span_over_p_")
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,

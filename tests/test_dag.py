@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import nnls
 
+from probperf import persist
 from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design
 from probperf.registry import fit
 from probperf.data import Measurements, MeasurementError
@@ -372,8 +373,6 @@ def test_a_model_file_of_the_previous_format_asks_for_a_refit(tmp_path):
     # files written before persistence was declared per class (format version 1)
     from safetensors.numpy import save_file
 
-    from probperf import persist
-
     config = '{"extras": {}, "state": {"params": {"kernel": "laws"}, "parts": {}}}'
     meta = {"format": persist.FORMAT, "version": "1", "kind": "DirectModel", "config": config,
             "sha256": persist._digest(config, {})}
@@ -388,8 +387,6 @@ def test_a_version_9_model_file_is_still_read_and_predicts_as_written(tmp_path, 
     import json
 
     from safetensors.numpy import save_file
-
-    from probperf import persist
 
     model = DagModel(seed=2).fit(paper_table(ps=(1, 2, 3, 4, 6, 8)))
     model.save(tmp_path / "new.model")
@@ -425,8 +422,6 @@ def test_a_version_10_file_that_held_in_the_twin_form_asks_for_a_refit(fitted, t
     import json
 
     from safetensors.numpy import save_file
-
-    from probperf import persist
 
     model = copy.deepcopy(fitted)  # a copy: the hold is switched off below (a fit of its own took 40 s)
     model.save(tmp_path / "new.model")
@@ -598,12 +593,9 @@ def test_the_hold_beyond_the_workers_leaves_a_rising_law_and_its_noise_alone():
     assert np.median(held, axis=0) == pytest.approx(np.median(free, axis=0), rel=1e-3)
 
 
-def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(monkeypatch, fitted):
-    # runs whose span is a per-size span times the run's work inflation 1 + 0.02 (p - 1):
-    # with SPAN_INFLATED the span drawn is, per draw, a per-size span times the work
-    # drawn there per serial work; without (the default), one span per size whatever p
-    import probperf.dag as dag
-
+def inflated_table() -> Measurements:
+    """Runs whose work and span are a per-size value times the run's inflation
+    1 + 0.02 (p - 1) (1 % noise), on 1-8 workers; the span per size is 3 n log2 n / 64."""
     rng = np.random.default_rng(2)
     n = np.repeat(2.0 ** np.arange(10, 15), 16)
     p = np.tile(np.repeat(np.arange(1.0, 9.0), 2), 5)
@@ -611,9 +603,17 @@ def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(mon
     inflation = (1 + 0.02 * (p - 1)) * np.exp(rng.normal(0.0, 0.01, len(n)))
     work, delay = serial * inflation, n / 64 * (50 + 10 * (p - 1))
     no_work = np.where(p > 1, 0.5 * (p - 1) * serial / 64, 0.0)
-    table = Measurements(pd.DataFrame(dict(
+    return Measurements(pd.DataFrame(dict(
         n=n, p=p, work=work, delay=delay, no_work=no_work, create_task=n / 64, wait_tasks=n / 64,
         critical_path=serial / 64 * inflation, serial_work=serial, time=(work + delay + no_work) / p)))
+
+
+def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(monkeypatch, fitted):
+    # with SPAN_INFLATED the span drawn is, per draw, a per-size span times the work
+    # drawn there per serial work; without (the default), one span per size whatever p
+    import probperf.dag as dag
+
+    table = inflated_table()
     points = pd.DataFrame({"n": [2.0**14] * 3, "p": [1.0, 8.0, 64.0]})
     monkeypatch.setattr(dag, "SPAN_INFLATED", True)
     model = DagModel(seed=1, calibrate=False).fit(table)  # the default law mixtures
@@ -630,6 +630,24 @@ def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(mon
     assert not fitted.span_inflated_
     plain = fitted.predict(points, n_draws=1000, seed=0)["critical_path"].draws
     assert (plain == plain[:, :1]).all()
+
+
+def test_a_span_over_the_workers_follows_them_and_survives_a_model_file(monkeypatch, tmp_path):
+    # with SPAN_OVER_P (off by default) the span's laws see p: inside the measured
+    # workers they recover the inflation 1 + 0.02 (p - 1) of inflated_table's spans
+    # (1.14 at p = 8), and a saved model draws the same after loading
+    import probperf.dag as dag
+
+    monkeypatch.setattr(dag, "SPAN_OVER_P", True)
+    model = DagModel(seed=1, calibrate=False).fit(inflated_table())
+    assert model.span_over_p_ and model.components_["critical_path"].features_ == ["n", "p"]
+    points = pd.DataFrame({"n": [2.0**14] * 2, "p": [1.0, 8.0]})
+    span = model.predict(points, n_draws=1000, seed=0)["critical_path"].draws
+    assert np.median(span, axis=0) / (3.0 * 2**14 * 14 / 64) == pytest.approx([1.0, 1.14], rel=0.03)
+    model.save(tmp_path / "span.model")
+    loaded = persist.load(tmp_path / "span.model")
+    assert loaded.span_over_p_
+    assert np.array_equal(loaded.predict(points, n_draws=1000, seed=0)["critical_path"].draws, span)
 
 
 def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):

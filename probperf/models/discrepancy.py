@@ -46,7 +46,7 @@ RATE_MAX = 2.0
 #: nested log score.)
 #: Spans are now for the DAG model's parts only (:data:`probperf.dag.PART_GROWTH`);
 #: time modelled directly counts doublings (False here). Why: with the
-#: affine exponential law (:data:`AFFINE_EXP`) the same empirical Bayes, over the same
+#: affine exponential law (:data:`~probperf.models.laws.AFFINE_EXP`) the same empirical Bayes, over the same
 #: 21 training sets of time modelled directly, gives doublings, power 1, prior mean
 #: 0.100 (summed log marginal -0.698; spans -2.360 for power 1, -2.067 for 1/2;
 #: results/choose_rate_prior_affexp.md; one set moved it: fib's Dataset A, whose
@@ -75,7 +75,7 @@ DISTANCE_POWER = 1.0
 #: (:func:`discrepancy_loglik`; under blended weightings, their average: the
 #: ``log_marginal`` of choose_rate_prior.py) integrated over the prior. Results in
 #: benchmarks/results/choose_rate_prior.md (0.316, laws weighed by stacking alone) and,
-#: with the weightings blended (:data:`WEIGHTING`), results/choose_rate_prior_wavg.md:
+#: with the weightings blended (:data:`~probperf.models.laws.WEIGHTING`), results/choose_rate_prior_wavg.md:
 #: 0.282 for linear growth in spans (summed log marginal -9.707; the square root of the
 #: spans, 0.224, -9.639: a near-tie). The rule fixed before the confirming runs: adopt a
 #: new (growth, mean) only if nested forward validation scores it higher than the old

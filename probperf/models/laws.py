@@ -12,9 +12,7 @@ Each law is a conjugate Bayesian linear regression of ``log y`` on log-scale ter
 the parameters (normal-inverse-gamma prior): the posterior and the predictive (a
 Student-t) are closed forms, so a fit of every law on every split takes milliseconds,
 and the predictive spread grows with the distance from the data through the
-coefficients' covariance. A joint draw picks one law, then its noise scale and
-coefficients, then (optionally) run-to-run noise, the same law and coefficients at
-every point of the draw.
+coefficients' covariance.
 
 Terms (``n^j log^k n`` and the worker terms written on the log scale; their values in
 :mod:`probperf.models.terms`):
@@ -156,7 +154,7 @@ LOWER_ORDER = True
 #: Whether time modelled directly weighs its runs by a noise profile
 #: (:mod:`probperf.models.noise`): run-to-run spread that depends on the parameters,
 #: learnt from the training runs and held at the training box's edge beyond them, kept
-#: only where the nested forward splits score it higher (:meth:`LawMixture._discrepancy`).
+#: only where the nested forward splits score it higher (:meth:`~probperf.models.mixture.LawMixture._discrepancy`).
 #: Why: one noise scale for all runs claims the average spread everywhere; the shared
 #: MPI broadcast's training runs vary by a third on few ranks per node and by a seventh
 #: on many, so its intervals were twice too wide where the runs are steady (session 26,
@@ -460,7 +458,7 @@ VALUE_RANGE = (1e-150, 1e150)
 #: * ``"evidence"``: Bayesian model averaging, each law's marginal likelihood on all the
 #:   runs (equal prior odds), which uses every run, the largest too;
 #: * ``"averaged"``: both, each weighed by its posterior probability from the nested
-#:   forward validation that learns the discrepancy (:func:`discrepancy_growths`),
+#:   forward validation that learns the discrepancy (:func:`~probperf.models.discrepancy.discrepancy_growths`),
 #:   equal prior odds.
 #:
 #: Why averaged: stacking is made for candidates none of which is true, but it judges
@@ -505,9 +503,9 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
     next to ``nnodes`` and ``ppn``) enters once. A law needs one row more than it has
     coefficients. ``"power"`` (all logs) comes first when the data admit it.
     ``one_worker``: also the laws with their own level at ``p = 1``
-    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`LawMixture`). ``checked``:
+    (``power+one(p)``, ``power(p-1)+one(p)``, see :class:`~probperf.models.mixture.LawMixture`). ``checked``:
     no curvature in a direction of :data:`BEYOND` with only MIN_DISTINCT distinct
-    values (``checked_curvature`` of :class:`LawMixture`; None: as the mixture being
+    values (``checked_curvature`` of :class:`~probperf.models.mixture.LawMixture`; None: as the mixture being
     fitted has it, on all its splits, else False). ``lower``: also the affine laws with
     a lower-order term (None: as the mixture being fitted has it, else
     :data:`LOWER_ORDER`).
@@ -605,7 +603,7 @@ def _shape_laws(base, logged, curved, column, bent, lower, bounded=False) -> dic
     and, for n and p only, the affine laws ``c + n^j log^k n (1, 1/p)``, with their
     overheads (:data:`OVERHEADS`) where p may bend (``p`` in ``bent``): with
     two worker counts ``h(p)`` is a combination of 1 and 1/p, and with three (unless
-    they need no check, see :class:`LawMixture`'s ``checked_curvature``) it fits their
+    they need no check, see :class:`~probperf.models.mixture.LawMixture`'s ``checked_curvature``) it fits their
     levels exactly, like a curvature. With ``lower``, each affine law also comes with
     the next term of its expansion (:data:`LOWER_ORDER`). ``bounded``: only the shapes
     ``log^k n`` (j = 0), no affine laws (LawMixture's ``bounded_in_size``)."""

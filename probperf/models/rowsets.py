@@ -4,12 +4,16 @@ A mixture fits each of its candidate laws on the same few row sets (all its runs
 the training and held-out rows of each forward split); the laws share most of their
 terms, and their residual GPs share their inputs. Inside :func:`sharing`, such an
 array is computed once per row set (the same array object ``X``) and key, and handed
-out read-only; outside, it is computed afresh.
+out read-only (:func:`computed`); and what depends on the rows' contents alone (a law
+fitted on them, a residual GP's inverse) once per contents (:func:`kept`, keyed by
+:func:`digest`): the nested forward splits cut the runs at the same places over and
+over. Outside, everything is computed afresh.
 """
 
 from __future__ import annotations
 
 import contextvars
+import copy
 from contextlib import contextmanager
 
 import numpy as np
@@ -26,7 +30,8 @@ MAX_ROWS = 5000
 
 @contextmanager
 def sharing():
-    """Share the arrays of :func:`computed` within the block (one law mixture's fit).
+    """Share the arrays of :func:`computed` and the values of :func:`kept` within the
+    block (one law mixture's fit).
 
     Examples
     --------
@@ -110,6 +115,22 @@ def kept(key, compute):
     ...     b = kept(("x", digest(np.ones(2))), lambda: calls.append(1) or "refitted")
     >>> a, b, len(calls)
     ('fitted', 'fitted', 1)
+
+    A refusal is kept too, and raised again (a fresh copy) without a second try:
+
+    >>> def refuse():
+    ...     calls.append(1)
+    ...     raise ValueError("no law here")
+    >>> with sharing():
+    ...     for _ in range(2):
+    ...         try:
+    ...             kept(("y",), refuse)
+    ...         except ValueError as err:
+    ...             print(err)
+    no law here
+    no law here
+    >>> len(calls)
+    2
     """
     cache = _CACHE.get()
     if cache is None:
@@ -119,8 +140,10 @@ def kept(key, compute):
         try:
             cache[key] = (None, compute())
         except Exception as err:  # kept, so that a refusal costs its fit once too
-            cache[key] = (err, None)
+            cache[key] = (err.with_traceback(None), None)
     err, value = cache[key]
     if err is not None:
-        raise err
+        # a copy each time: raising the kept one would chain every caller's frames onto
+        # its traceback, alive until the fit ends (10 MB on 200 runs)
+        raise copy.copy(err)
     return value
