@@ -1525,7 +1525,7 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
     order = list(cands)
     w = np.ones(len(logy)) if w is None else w
     if weighting == "evidence":
-        ev = _evidence_weights([make_law(cands[k]) for k in order], X, names, logy, w)
+        ev = _evidence_weights([cands[k] for k in order], X, names, logy, w)
         return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L, groups = [], []
     for j, split in enumerate(forward_splits(X, names)):
@@ -1548,7 +1548,7 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
             L.append(block)
             groups += [j] * len(block)
     if not L:
-        ev = _evidence_weights([make_law(cands[k]) for k in order], X, names, logy, w)
+        ev = _evidence_weights([cands[k] for k in order], X, names, logy, w)
         return dict(zip(order, map(float, ev))), dict.fromkeys(order)
     L = np.vstack(L)
     w = stacking_weights(L, np.asarray(groups))
@@ -1558,14 +1558,16 @@ def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking"
 
 def _evidence_weights(laws, X, names, logy, w) -> np.ndarray:
     """Posterior law probabilities from the closed-form marginal likelihoods (equal prior
-    odds): the evidence weighting (:data:`WEIGHTING`), and the fallback of stacking when
-    the data are too few for any forward split."""
+    odds) of the candidates' terms ``laws``: the evidence weighting (:data:`WEIGHTING`),
+    and the fallback of stacking when the data are too few for any forward split."""
     logml = []
     token = _RESIDUAL.set(())  # the evidence is the law's alone: no residual GP to fit
     try:
-        for law in laws:
+        for terms in laws:
             try:
-                logml.append(law.fit(X, names, logy, w).log_evidence)
+                # kept: a mixture without residual GPs (the DAG parts) fits the same laws
+                # on the same rows to predict
+                logml.append(fitted_law(terms, X, names, logy, w).log_evidence)
             except REFUSALS:
                 logml.append(-np.inf)
     finally:

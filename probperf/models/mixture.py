@@ -27,7 +27,7 @@ from .. import persist
 from . import discrepancy as disc, laws, noise as noise_profile, residual, rowsets
 from ..selection import distance_directions, doublings_beyond
 from .base import MetricModel
-from .laws import MIN_WEIGHT, REFUSALS, VALUE_RANGE, candidate_laws, law_weights, make_law, noise_weights, readable, resolution
+from .laws import MIN_WEIGHT, REFUSALS, VALUE_RANGE, candidate_laws, fitted_law, law_weights, noise_weights, readable, resolution
 from .points import check_extrapolation, check_points, relations
 from .terms import power_terms
 
@@ -351,12 +351,12 @@ class LawMixture(MetricModel):
         for name, weight in weights.items():
             if weight >= MIN_WEIGHT:
                 try:
-                    self.laws_[name] = make_law(cands[name]).fit(X, names, logy, precision)
+                    self.laws_[name] = fitted_law(cands[name], X, names, logy, precision)
                 except REFUSALS:
                     continue  # an affine law whose coefficients turn negative on all runs
         if not self.laws_:
             name = next(iter(cands))
-            self.laws_, weights = {name: make_law(cands[name]).fit(X, names, logy, precision)}, {name: 1.0}
+            self.laws_, weights = {name: fitted_law(cands[name], X, names, logy, precision)}, {name: 1.0}
         total = sum(weights[k] for k in self.laws_)
         self.weights_ = {k: weights[k] / total for k in self.laws_}
 
