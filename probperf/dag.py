@@ -433,29 +433,30 @@ WORK_BOUNDED = False
 #: Saved with each model (``span_inflated_``; a file from before it: no).
 SPAN_INFLATED = False
 
-#: Whether the critical path's law mixture sees the workers too, ``T_inf(n, p, config)``,
-#: rather than the size alone (each run's measured span, drawn without run-to-run noise
-#: either way). Why (first principles): a tracer measures the critical path on the run's
-#: own task times and scheduling, so it can grow with the workers (creation and steals
-#: on the path, contention); modelled over the size alone, every run's span is taken as
-#: one size's value and the floor ``time >= T_inf`` and the idle unit ``(p - 1) T_inf``
-#: stay at the training workers' span however far the workers go, with an interval that
-#: does not widen in p. Over the workers, the laws fit how the span moves with p (a power
-#: near 0 where it does not) and the part's discrepancy widens it with the distance in p
-#: as every other part. Prompted by the far-worker report (benchmarks/bench_far_workers.py:
-#: fib's interval at 32x the workers is +-5 %, held by the span floor), a report of test
-#: points, which is why the decision is left to the training-row rule alone.
-#: Registered 2026-11-28 02:16 UTC, before any run: adopted if nested forward validation
-#: on the 14 simulated training sets (``python benchmarks/choose_laws.py --only sim``,
-#: suffix ``+spanp``) scores a higher mean log score on seed 0 and not lower on seed 1,
-#: with no more failed outer splits. Result: 0.798 against the default's 0.800 on seed 0
-#: (sparselu/B -0.454 against -0.539 and strassen/B 1.163 against 1.089, but sort/A 0.329
-#: against 0.359, sort/B 0.230 against 0.292, fft/B -0.203 against -0.157;
-#: results/choose_laws_spanp.md, the default's from results/choose_laws_steal.md, same
-#: code for it), so seed 1 was not run: rejected, off. The outer splits reach at most
-#: from 4-6 workers to 8, where the span barely moves with p: they cannot see what the
-#: switch is for, and the rule does not bend for that.
-SPAN_OVER_P = False
+# The critical path's law mixture seeing the workers too, ``T_inf(n, p, config)``,
+# rather than the size alone (each run's measured span, drawn without run-to-run noise
+# either way). Why (first principles): a tracer measures the critical path on the run's
+# own task times and scheduling, so it can grow with the workers (creation and steals
+# on the path, contention); modelled over the size alone, every run's span is taken as
+# one size's value and the floor ``time >= T_inf`` and the idle unit ``(p - 1) T_inf``
+# stay at the training workers' span however far the workers go, with an interval that
+# does not widen in p. Over the workers, the laws fit how the span moves with p (a power
+# near 0 where it does not) and the part's discrepancy widens it with the distance in p
+# as every other part. Prompted by the far-worker report (benchmarks/bench_far_workers.py:
+# fib's interval at 32x the workers is +-5 %, held by the span floor), a report of test
+# points, which is why the decision is left to the training-row rule alone.
+# Registered 2026-11-28 02:16 UTC, before any run: adopted if nested forward validation
+# on the 14 simulated training sets (``python benchmarks/choose_laws.py --only sim``,
+# suffix ``+spanp``) scores a higher mean log score on seed 0 and not lower on seed 1,
+# with no more failed outer splits. Result: 0.798 against the default's 0.800 on seed 0
+# (sparselu/B -0.454 against -0.539 and strassen/B 1.163 against 1.089, but sort/A 0.329
+# against 0.359, sort/B 0.230 against 0.292, fft/B -0.203 against -0.157;
+# results/choose_laws_spanp.md, the default's from results/choose_laws_steal.md, same
+# code for it), so seed 1 was not run: rejected, off. The outer splits reach at most
+# from 4-6 workers to 8, where the span barely moves with p: they cannot see what the
+# switch is for, and the rule does not bend for that. The code was removed (a saved
+# attribute and a method for an option that is off); ``+spanp`` of
+# benchmarks/choose_laws.py reproduces it at commit b809118.
 
 # Stacking the DAG model's time with time modelled directly (a share of the draws
 # taking their time from a LawMixture on ``time``, the parts rescaled to it) was tried
@@ -688,9 +689,6 @@ class DagModel(TableModel):
         Whether the critical path's model is of the span per the run's work inflation,
         drawn times the draw's work per serial work (:data:`SPAN_INFLATED` at fit, with
         a traced span; absent in model files from before it: no).
-    span_over_p_ : bool
-        Whether the critical path's model sees the workers too (:data:`SPAN_OVER_P` at
-        fit, with a traced span; absent in model files from before it: no).
     selection_ : dict
         For each ``"auto"`` component: candidate -> forward-validation score (median
         absolute log error on the held-out runs; ``None`` if the candidate failed).
@@ -762,8 +760,7 @@ class DagModel(TableModel):
     """
 
     _fitted = ("specs_", "selection_", "size_features_", "relations_", "has_span_", "discrepancy_learnt_",
-               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_",
-               "span_over_p_")
+               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_")
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
@@ -900,7 +897,6 @@ class DagModel(TableModel):
         self.has_span_ = m.has("critical_path")
         self.monotone_beyond_ = bool(MONOTONE_BEYOND)  # what predict does beyond the workers, kept
         self.span_inflated_ = bool(SPAN_INFLATED and self.has_span_)  # what the span's model means, kept
-        self.span_over_p_ = bool(SPAN_OVER_P and self.has_span_)  # the span's inputs
         measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
         measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
                                                       m.source, "DagModel")
@@ -969,14 +965,6 @@ class DagModel(TableModel):
                 scale = scale * (parents["work"] / parents["serial_work"])
         return inputs, scale
 
-    def _features_of(self, comp) -> list[str]:
-        """The parameters component ``comp``'s model sees: all of them for a part over
-        the workers, and for the critical path where it is modelled over them
-        (SPAN_OVER_P when fitted); else the size and configuration."""
-        if comp.over_p or (comp.name == "critical_path" and getattr(self, "span_over_p_", False)):
-            return self.features_
-        return self.size_features_
-
     def _training_data(self, comp, spec, frame, measured):
         """What component ``comp``'s model is fitted to, on the runs of ``frame``.
 
@@ -984,7 +972,7 @@ class DagModel(TableModel):
         or a :class:`~probperf.components.Design`) to ``y``, the metric is ``scale * y``,
         and ``rows`` are the runs used. ``measured``: every metric per run.
         """
-        features = self._features_of(comp)
+        features = self.features_ if comp.over_p else self.size_features_
         y = measured[comp.name]
         if comp.one_per_size:
             rows = pd.DataFrame({**{c: frame[c] for c in features}, "y": y}).drop_duplicates().index.to_numpy()
@@ -1113,7 +1101,7 @@ class DagModel(TableModel):
         for comp in WIRING:
             if comp.name not in self.components_ or comp.name not in needed:
                 continue
-            features = self._features_of(comp)
+            features = self.features_ if comp.over_p else self.size_features_
             inputs, scale = self._inputs(comp, self.specs_[comp.name], pts, comps, features)
             draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
             comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws

@@ -632,24 +632,6 @@ def test_a_span_inflated_as_the_work_grows_with_the_workers_as_the_work_does(mon
     assert (plain == plain[:, :1]).all()
 
 
-def test_a_span_over_the_workers_follows_them_and_survives_a_model_file(monkeypatch, tmp_path):
-    # with SPAN_OVER_P (off by default) the span's laws see p: inside the measured
-    # workers they recover the inflation 1 + 0.02 (p - 1) of inflated_table's spans
-    # (1.14 at p = 8), and a saved model draws the same after loading
-    import probperf.dag as dag
-
-    monkeypatch.setattr(dag, "SPAN_OVER_P", True)
-    model = DagModel(seed=1, calibrate=False).fit(inflated_table())
-    assert model.span_over_p_ and model.components_["critical_path"].features_ == ["n", "p"]
-    points = pd.DataFrame({"n": [2.0**14] * 2, "p": [1.0, 8.0]})
-    span = model.predict(points, n_draws=1000, seed=0)["critical_path"].draws
-    assert np.median(span, axis=0) / (3.0 * 2**14 * 14 / 64) == pytest.approx([1.0, 1.14], rel=0.03)
-    model.save(tmp_path / "span.model")
-    loaded = persist.load(tmp_path / "span.model")
-    assert loaded.span_over_p_
-    assert np.array_equal(loaded.predict(points, n_draws=1000, seed=0)["critical_path"].draws, span)
-
-
 def test_a_time_lifted_to_the_critical_path_is_said_to_rest_on_it(tmp_path):
     # runs whose idle time is 0.3 (p - 1) T_inf: far beyond the parallelism (T1 / T_inf =
     # 64) the parts' time per worker, about 0.3 T_inf, falls below the span; the span
