@@ -524,13 +524,16 @@ def factor_log_scores(subs, features, seed: int = 0) -> list[np.ndarray]:
     >>> factor_log_scores([], ["n", "p"])
     []
     """
+    from .models.mixture import law_draws_kept  # here: the models import this module
+
     out = []
-    for sub_model, held, _, _ in subs:
-        cut = np.empty((len(held), len(SCALE_GRID)))
-        for j, factor in enumerate(SCALE_GRID):
-            sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
-            cut[:, j] = _held_out_scores(sub_model, held, features, seed)
-        out.append(cut)
+    with law_draws_kept():  # only the discrepancy term changes with the factor
+        for sub_model, held, _, _ in subs:
+            cut = np.empty((len(held), len(SCALE_GRID)))
+            for j, factor in enumerate(SCALE_GRID):
+                sub_model.discrepancy_scales_ = np.array([[factor, 1.0]])
+                cut[:, j] = _held_out_scores(sub_model, held, features, seed)
+            out.append(cut)
     return out
 
 

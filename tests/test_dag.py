@@ -191,6 +191,39 @@ def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(
     assert off.discrepancy_scales_.tolist() == [[1.0, 1.0]] and not hasattr(off, "scale_scores_")
 
 
+def test_the_scale_factors_reuse_the_laws_draws_and_score_the_same(spanned, monkeypatch):
+    # selection.factor_log_scores predicts each forward sub-model once per factor of the
+    # grid from the same seeds; inside mixture.law_draws_kept the laws' draws are made
+    # once per sub-model and points and only the discrepancy term moves with the
+    # factor: the scores are the same to the bit, the posterior is the fitted one, and
+    # the laws draw at least len(SCALE_GRID) times less (more where one prediction asks
+    # a part twice at the same points)
+    import contextlib
+
+    from probperf.models import laws, mixture
+    from probperf.dag import component_seeds
+    from probperf.selection import SCALE_GRID, factor_log_scores, forward_subfits
+
+    frame, model = spanned
+    seed = component_seeds(model.seed)["calibration"]  # the fit's (DagModel._fit_scale)
+    subs = forward_subfits(model, Measurements(frame), seed)
+    calls = []
+    for cls in (laws._Law, laws._AffineLaw):
+        def counted(self, *args, _draws=cls.draws, **kwargs):
+            calls.append(1)
+            return _draws(self, *args, **kwargs)
+        monkeypatch.setattr(cls, "draws", counted)
+    kept = factor_log_scores(subs, model.features_, seed)
+    n_kept = len(calls)
+    monkeypatch.setattr(mixture, "law_draws_kept", contextlib.nullcontext)
+    plain = factor_log_scores(subs, model.features_, seed)
+    n_plain = len(calls) - n_kept
+    assert n_plain % len(SCALE_GRID) == 0 and 0 < n_kept <= n_plain // len(SCALE_GRID)
+    assert all(np.array_equal(a, b) for a, b in zip(kept, plain)) and len(kept) == len(plain) == 3
+    scores = np.array([sum(float(np.mean(cut[:, j])) for cut in kept) for j in range(len(SCALE_GRID))])
+    np.testing.assert_allclose(model.discrepancy_scales_[:, 1], np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum())
+
+
 def test_calibration_learns_the_excess_error_growth_rate():
     # sqrt(max(r^2 - s^2, 0)) = kappa_w w d + kappa_o o d, non-negative least squares
     # over the held-out runs (selection.discrepancy_rates); the default law mixtures (closed forms,

@@ -71,6 +71,41 @@ def discrepancy_factors(factors):
         _FACTORS.reset(token)
 
 
+_KEPT_DRAWS = contextvars.ContextVar("kept_law_draws", default=None)
+
+
+@contextmanager
+def law_draws_kept():
+    """Within this context, a law mixture's draws of its laws (before the discrepancy
+    term) are computed once per mixture, points, number of draws, seed and noise, and
+    reused: the same numbers, bit for bit, and the random generator left where it was.
+
+    Why: :func:`probperf.selection.discrepancy_scale` predicts the same sub-models at
+    the same points from the same seeds once per factor of its grid, and only the
+    discrepancy term depends on the factor (:func:`discrepancy_factors`); the laws'
+    draws were half of a small DAG model's fit.
+
+    Examples
+    --------
+    >>> n = 2.0 ** np.arange(6, 12)
+    >>> mix = LawMixture().fit(n[:, None], n * np.log2(n), features=["n"])
+    >>> at = np.array([[2.0**14]])
+    >>> with law_draws_kept():
+    ...     kept = [mix.predict(at, n_draws=100, seed=3).draws for _ in range(2)]
+    ...     with discrepancy_factors(np.zeros(100)):
+    ...         narrow = mix.predict(at, n_draws=100, seed=3).draws
+    >>> bool(np.array_equal(kept[0], kept[1])), bool(np.array_equal(kept[0], mix.predict(at, n_draws=100, seed=3).draws))
+    (True, True)
+    >>> bool(np.ptp(np.log(narrow)) < np.ptp(np.log(kept[0])))
+    True
+    """
+    token = _KEPT_DRAWS.set({})
+    try:
+        yield
+    finally:
+        _KEPT_DRAWS.reset(token)
+
+
 def _factors(n_draws: int) -> np.ndarray:
     factors = _FACTORS.get()
     if factors is None:
@@ -384,14 +419,7 @@ class LawMixture(MetricModel):
             check_points(X, self.features_, self.ranges_, self.relations_)
             check_extrapolation(X, self.features_, self.ranges_)
         rng = np.random.default_rng(seed)
-        names = sorted(self.weights_)  # a saved model's dicts may come back in another order
-        which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
-        out = np.empty((n_draws, len(X)))
-        w = self._noise_weights(X)
-        for k, name in enumerate(names):
-            rows = np.flatnonzero(which == k)
-            if len(rows):
-                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
+        out = self._law_draws(X, n_draws, rng, seed, noise)
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
@@ -404,6 +432,28 @@ class LawMixture(MetricModel):
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
+
+    def _law_draws(self, X, n_draws, rng, seed, noise) -> np.ndarray:
+        """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh
+        generator of ``seed``); inside :func:`law_draws_kept`, once per arguments."""
+        kept = _KEPT_DRAWS.get() if seed is not None else None
+        key = (id(self), rowsets.digest(X), n_draws, seed, noise)
+        hit = kept.get(key) if kept is not None else None
+        if hit is not None and hit[0] is self:  # the mixture itself: an id can be reused
+            rng.bit_generator.state = hit[2]  # where the draws left it: the rest is the same
+            return hit[1]
+        names = sorted(self.weights_)  # a saved model's dicts may come back in another order
+        which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
+        out = np.empty((n_draws, len(X)))
+        w = self._noise_weights(X)
+        for k, name in enumerate(names):
+            rows = np.flatnonzero(which == k)
+            if len(rows):
+                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
+        if kept is not None:
+            out.flags.writeable = False
+            kept[key] = (self, out, rng.bit_generator.state)
+        return out
 
     def explain(self, X, level: float = 0.9, n_draws: int | None = None, seed: int = 0):
         """Why the prediction is what it is: at each point of ``X``, every kept law's own
@@ -465,4 +515,4 @@ class LawMixture(MetricModel):
             raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
 
-__all__ = ["LawMixture", "widens", "discrepancy_factors"]
+__all__ = ["LawMixture", "widens", "discrepancy_factors", "law_draws_kept"]
