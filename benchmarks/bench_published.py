@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from probperf.data import Measurements
-from probperf.evaluate import ape, crps, interval_width, splits_of
+from probperf.evaluate import ape, crps, interval_width, markdown_table, splits_of
 
 DATA = Path("/work/shared/datasets/published")
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "published.md"
@@ -259,25 +259,6 @@ def _row(case, tf, i, truth, model, median, error, interval, inside):
     }
 
 
-def markdown(frame: pd.DataFrame, formats: dict) -> str:
-    """A pipe table; ``formats`` maps column -> format spec for numbers."""
-    header = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    lines = [header, rule]
-    for _, row in frame.iterrows():
-        cells = []
-        for c in frame.columns:
-            v = row[c]
-            if isinstance(v, float) and np.isnan(v):
-                cells.append("")
-            elif c in formats and isinstance(v, (int, float, np.number)):
-                cells.append(format(v, formats[c]))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def overall(rows: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """Per model, over the four README cases: mean of the cases' median APE, coverage."""
     readme = list(EXTRAP_README)
@@ -314,16 +295,16 @@ def report(rows, summary, notes, args) -> str:
         "",
         "## Over the four README cases",
         "",
-        markdown(overall(rows, summary), {"mean_median_ape": ".2f"}),
+        markdown_table(overall(rows, summary), {"mean_median_ape": ".2f"}),
         "",
         "## Per case",
         "",
-        markdown(summary, {"median_ape": ".2f", "width_90": ".3f", "crps_rel": ".4f", "seconds": ".1f",
+        markdown_table(summary, {"median_ape": ".2f", "width_90": ".3f", "crps_rel": ".4f", "seconds": ".1f",
                            "readme": ".2f"}),
         "",
         "## Every test point",
         "",
-        markdown(rows, {"time": ".4g", "prediction": ".4g", "error_pct": ".2f"}),
+        markdown_table(rows, {"time": ".4g", "prediction": ".4g", "error_pct": ".2f"}),
         "",
         "## Notes",
         "",

@@ -200,24 +200,6 @@ def fmt_ci(mean: float, half: float, spec: str = ".1f") -> str:
     return f"{format(mean, spec)} ± {format(half, spec)}"
 
 
-def markdown(frame: pd.DataFrame, formats: dict | None = None) -> str:
-    """A Markdown pipe table; ``formats`` maps column -> format spec for numbers."""
-    formats = formats or {}
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
-    for _, row in frame.iterrows():
-        cells = []
-        for c in frame.columns:
-            v = row[c]
-            if isinstance(v, (float, np.floating)) and not np.isfinite(v):
-                cells.append("-")
-            elif c in formats and isinstance(v, (int, float, np.number)):
-                cells.append(format(v, formats[c]))
-            else:
-                cells.append(str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def command_line() -> str:
     return "python " + " ".join(shlex.quote(a) for a in [Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import _common as C
+from probperf.evaluate import markdown_table
 from probperf.experiment_tasks import METRIC_TARGETS, fit_metric_task
 
 KERNELS = ("sm1", "sm2", "sm3", "sm4", "sm5", "sm6", "sm7", "sm8", "rbf", "matern52", "rq",
@@ -162,11 +163,11 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
                   "`mean_rank` over (case, split); `wins`: (case, split) cells where the model has the "
                   "lowest median APE; other columns: median (coverage: mean) over cells.", ""]
         for target, g in summary.groupby("target", sort=False):
-            lines += [f"### {target}", "", C.markdown(g.drop(columns="target"), {
+            lines += [f"### {target}", "", markdown_table(g.drop(columns="target"), {
                 "mean_rank": ".2f", "median_ape": ".2f", "coverage_50": ".2f", "coverage_90": ".2f",
                 "width_90": ".3f", "crps_rel": ".4f", "nlpd": ".2f", "fit_seconds": ".1f"}), ""]
         win = winners(ok)
-        lines += ["## Winner per target, case and split", "", C.markdown(win, {
+        lines += ["## Winner per target, case and split", "", markdown_table(win, {
             "APE %": ".2f", "best sm APE %": ".2f", "sm4 rank": ".1f", "basis APE %": ".2f"}), ""]
         heat = heat_matrix(ranked, models)
         C.plot_heatmap(heat, figs / f"{stem}_rank_heatmap.png",

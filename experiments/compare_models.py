@@ -33,6 +33,7 @@ import pandas as pd
 
 import _common as C
 from probperf.dag import DISCREPANCY_PARTS, DagModel
+from probperf.evaluate import markdown_table
 from probperf.experiment_tasks import fit_time_task
 from probperf.registry import MODELS as TIME_MODELS
 
@@ -179,7 +180,7 @@ def discrepancy_section(table: pd.DataFrame) -> list[str]:
             f"The intervals use the larger of each rate and DagModel's floor `discrepancy` "
             f"({DagModel().discrepancy:g} by default, the setting of these fits). "
             + (f"Medians over the {len(default)} `dag` fits: {medians}." if len(default) else ""),
-            "", C.markdown(rates.reset_index(), {c: ".3f" for c in rates.columns}), ""]
+            "", markdown_table(rates.reset_index(), {c: ".3f" for c in rates.columns}), ""]
 
 
 def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path:
@@ -213,14 +214,14 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
             if split not in set(agg["split"]):
                 continue
             err, cov = split_tables(agg, models, split)
-            lines += [f"## {title}: median absolute % error", "", C.markdown(err), "",
-                      f"## {title}: 90 % interval coverage (%)", "", C.markdown(cov), ""]
+            lines += [f"## {title}: median absolute % error", "", markdown_table(err), "",
+                      f"## {title}: 90 % interval coverage (%)", "", markdown_table(cov), ""]
             if split in TARGET_SPLITS:
                 lines += [f"### Targets on {split}: the lowest median error, 90 % coverage in 80-95 % (reported, not asserted)", "", *verdicts(agg, split, pts), ""]
         lines += discrepancy_section(table)
         overall = C.over_seeds(ok.assign(all="all"), ["split", "model"], cols)
         overall = overall.sort_values(["split", "median_ape"])
-        lines += ["## All programs pooled (mean over programs and seeds)", "", C.markdown(
+        lines += ["## All programs pooled (mean over programs and seeds)", "", markdown_table(
             overall[["split", "model", "median_ape", "coverage_50", "coverage_90", "width_90", "crps_rel",
                      "fit_seconds", "n_seeds"]],
             {"median_ape": ".2f", "coverage_50": ".2f", "coverage_90": ".2f", "width_90": ".3f",

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 import _common as C
+from probperf.evaluate import markdown_table
 from probperf.experiment_tasks import fit_time_task
 from probperf.registry import MODELS as TIME_MODELS
 
@@ -78,10 +79,10 @@ def write_outputs(table: pd.DataFrame, models, args, minutes: float) -> Path:
         overall = summary.groupby("model", sort=False)["median_abs_error"].mean().rename(
             "mean over cases of median |error| %").reset_index()
         lines += ["## Summary per model (mean over the four cases)", "",
-                  C.markdown(overall, {"mean over cases of median |error| %": ".2f"}), "",
-                  "## Per case", "", C.markdown(summary, {"median_abs_error": ".2f"}), "",
+                  markdown_table(overall, {"mean over cases of median |error| %": ".2f"}), "",
+                  "## Per case", "", markdown_table(summary, {"median_abs_error": ".2f"}), "",
                   "## Every test point", "",
-                  C.markdown(points, {"time": ".4g", "prediction": ".4g", "error_%": "+.2f"}), ""]
+                  markdown_table(points, {"time": ".4g", "prediction": ".4g", "error_%": "+.2f"}), ""]
     pts = C.points_long(table, ["app", "model", "seed"])
     if len(pts):
         figs = out.parent / "figures"

@@ -393,3 +393,35 @@ def splits_of(measurements: Measurements) -> dict[str, Measurements]:
         )
     ordered = ["train"] + [label for label in labels if label != "train"]
     return {label: measurements.select(split=label) for label in ordered}
+
+
+# -- reports ------------------------------------------------------------------------
+
+
+def markdown_table(frame: pd.DataFrame, formats: dict | None = None) -> str:
+    """``frame`` as a Markdown pipe table (the benchmarks' and experiments' reports);
+    ``formats`` maps a column to the format spec of its numbers; a value that is not
+    finite is written ``-``.
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"case": ["gauss", "fib"], "ape": [2.049, np.nan]}), {"ape": ".1f"}))
+    | case | ape |
+    |---|---|
+    | gauss | 2.0 |
+    | fib | - |
+    """
+    formats = formats or {}
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
+    for _, row in frame.iterrows():
+        cells = []
+        for c in frame.columns:
+            v = row[c]
+            if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+                cells.append("-")
+            elif c in formats and isinstance(v, (int, float, np.number)):
+                cells.append(format(v, formats[c]))
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
