@@ -255,8 +255,9 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
     Parameters
     ----------
     text : str
-        A literal, or ``BASE**EXP`` / ``BASE^EXP`` with literal base and exponent (a
-        sign belongs to its literal: ``-8**0.5`` is ``(-8)**0.5``).
+        A literal, or ``BASE**EXP`` / ``BASE^EXP`` with literal base and exponent. A
+        sign before the base applies to the power, as in Python and in mathematics:
+        ``-2**10`` is ``-(2**10)``; the exponent keeps its own (``2**-3``).
     integer : bool
         Require a whole number.
     low, high : number, optional
@@ -271,8 +272,8 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
 
     Examples
     --------
-    >>> parse_expression("2**20"), parse_expression("2^-1"), parse_expression("1e3")
-    (1048576, 0.5, 1000)
+    >>> parse_expression("2**20"), parse_expression("2^-1"), parse_expression("1e3"), parse_expression("-2**10")
+    (1048576, 0.5, 1000, -1024)
     >>> parse_expression("10**400")
     Traceback (most recent call last):
     ...
@@ -286,7 +287,9 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
     base, power, exponent = t.replace("^", "**").partition("**")
     if power:
         try:
-            value = _power(parse_literal(base), parse_literal(exponent), t)
+            b = parse_literal(base)
+            value = _power(abs(b), parse_literal(exponent), t)
+            value = -value if b < 0 else value  # the sign is the power's: -2**10 = -1024
         except NotANumber:  # name the whole expression, not the part that failed
             raise NotANumber(f"value {_short(t)!r} is not a number (a literal, or BASE**EXP of two literals)") from None
     else:
@@ -303,11 +306,9 @@ def parse_expression(text: str, *, integer: bool = False, low=None, high=None,
 
 
 def _power(base, exponent, text: str):
-    """``base ** exponent`` as a finite real number, exact for whole numbers."""
+    """``base ** exponent`` (``base >= 0``) as a finite real number, exact for whole numbers."""
     if base == 0 and exponent < 0:
         raise NumberError(f"{text} is undefined (0 to a negative power)")
-    if base < 0 and not float(exponent).is_integer():
-        raise NumberError(f"{text} is not a real number (a negative base to a fractional power)")
     # Check the size from logarithms first: 10**10**9 must not be computed to be refused.
     if base not in (0, 1, -1) and exponent * math.log10(abs(base)) > math.log10(FLOAT_MAX):
         raise NumberError(f"{text} is too large (beyond ±{FLOAT_MAX:.3g})")

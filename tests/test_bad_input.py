@@ -246,7 +246,8 @@ CLI_CASES = [
     case("validate-clock-zero", f"validate {GAUSS} --clock-hz 0", "--clock-hz"),
     case("validate-clock-text", f"validate {GAUSS} --clock-hz fast", "--clock-hz"),
     case("validate-param-10pow400", ["validate", "{d}/no_n.csv", "--param", "n=10**400"], "--param n"),
-    case("validate-param-complex", ["validate", "{d}/no_n.csv", "--param", "n=-8**0.5"], "--param n"),
+    case("validate-param-negative-power", ["validate", "{d}/no_n.csv", "--param", "n=-2**10"],
+         "n=-1024 given as a constant (--param, params=): negative value -1024"),
     case("validate-param-0pow-1", ["validate", "{d}/no_n.csv", "--param", "n=0**-1"], "--param n"),
     case("validate-param-p-1e19", ["validate", "{d}/no_p.csv", "--param", "p=1e19"], "p=1e+19 given as a constant"),
     case("validate-param-malformed", ["validate", "{d}/no_n.csv", "--param", "n"], "--param"),
@@ -308,7 +309,8 @@ CLI_CASES = [
     # of several points, the one whose prediction overflows is named
     case("predict-beyond-float-range", ["predict", MODEL, "--at", "n=120", "--at", "n=1e300"],
          "the prediction at n=1e+300 is not finite"),
-    case("predict-at-complex", ["predict", MODEL, "--at", "n=-8**0.5"], "--at n"),
+    case("predict-at-negative-power", ["predict", MODEL, "--at", "n=-2**10"],
+         "--at: n must be positive at every prediction point"),
     case("predict-at-0pow-1", ["predict", MODEL, "--at", "n=0**-1"], "--at n"),
     case("predict-at-inf", ["predict", MODEL, "--at", "n=inf"], "--at n"),
     case("predict-at-nan", ["predict", MODEL, "--at", "n=nan"], "--at n"),
@@ -726,7 +728,7 @@ def test_measurements_refuse_non_numbers(columns, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize("text", ["10**400", "-8**0.5", "0**-1", "nan", "inf", "1e400", "True", "1_000",
+@pytest.mark.parametrize("text", ["10**400", "-10**400", "0**-1", "--2**2", "nan", "inf", "1e400", "True", "1_000",
                                   "2**1024", "", "9" * 500, "1e-400", "10**-400", "2^-1100"])
 def test_the_number_parser_refuses(text):
     with pytest.raises(NumberError):
@@ -735,6 +737,8 @@ def test_the_number_parser_refuses(text):
 
 def test_the_number_parser_reads_integers_exactly():
     assert parse_expression("2**20") == 2**20 and parse_expression("2^-1") == 0.5
+    # a sign before the base is the power's, as in Python (-2**10 is not (-2)**10)
+    assert parse_expression("-2**10") == -1024 and parse_expression("-8**0.5") == -(8**0.5)
     with pytest.raises(NumberError, match="not an integer"):
         parse_expression("2.5", integer=True)
     with pytest.raises(NumberError, match="MAX_LIST_VALUES"):
