@@ -145,6 +145,29 @@ def check_sweep(model, vs: str) -> None:
         raise ValueError(f"--vs must be one of the model's parameters ({', '.join(params)}), got {vs!r}")
 
 
+#: Largest magnitude (and, inverted, smallest) a band's log axes are asked to draw.
+#: Why: matplotlib's log axes fail beyond about 1e260 (3.11: an OverflowError while
+#: placing the ticks from 1e270 on, or an empty figure where its 5 % margins leave the
+#: floats), measured for both axes, bases 2 and 10; 1e200 stays well inside on any
+#: version. A sweep or a band beyond it is refused with a message, not drawn wrong.
+AXIS_MAX = 1e200
+
+
+def _check_axis(values, what: str, vs: str = "", x=None) -> None:
+    """Refuse ``values`` a band's log axis cannot draw (:data:`AXIS_MAX`): named by the
+    most extreme one, or, along a sweep ``x`` of ``vs``, by the first point beyond."""
+    values = np.abs(np.asarray(values, dtype=np.float64))
+    off = np.flatnonzero((values > AXIS_MAX) | ((values < 1 / AXIS_MAX) & (values > 0)))
+    if not len(off):
+        return
+    if x is None:
+        told = f"reaches {number_text(values[off][np.argmax(np.abs(np.log10(values[off])))])}"
+    else:
+        told = f"is {number_text(values[off[0]])} from {vs}={number_text(x[off[0]])} on"
+    raise ValueError(f"{what} {told}, beyond what a plot's log axis draws ({1 / AXIS_MAX:g} to {AXIS_MAX:g}); "
+                     f"end the sweep closer to the measured range")
+
+
 def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurements | None = None,
               levels=(0.5, 0.9), n_draws: int = 2000, ax=None, title: str | None = None):
     """Median and central bands of predicted time along ``n``, ``p`` or a configuration
@@ -194,6 +217,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     pts = complete_points(sweep(model, vs, at), relations_of(model))
     pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, held)})]).reset_index(drop=True)
     given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
+    _check_axis(pts[vs], f"the sweep of {vs} (the training values and the point asked)")
     if len(pts) < 2:
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
@@ -212,6 +236,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     if bad.any():
         raise ValueError(f"the prediction is not finite from {vs}={x[bad][0]:g} on (overflow far beyond the data); "
                          f"end the sweep closer to the measured range")
+    for level in sorted(levels, reverse=True):  # the widest reaches furthest
+        for bound in pred.interval(level):
+            _check_axis(bound, f"the {level_text(level)} interval", vs, x)
     fig, ax = _axes(ax)
     # wider bands lighter: 0.18, 0.34, 0.5 for three, every level drawn however many
     for level, alpha in zip(sorted(levels, reverse=True), np.minimum(0.18 + 0.16 * np.arange(len(levels)), 0.9)):

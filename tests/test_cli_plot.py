@@ -115,3 +115,23 @@ def test_a_caution_of_the_sweep_points_at_the_callers_line():
         plt.close(plot_band(Cautious(), vs="n", at={"n": 2**24, "p": 36}))
     assert caught == []  # a user's filter still applies
     plt.close(fig)
+
+
+class Steep(PowerLaw):
+    """time = n^20: finite as far as 2^51, beyond what a log axis draws (1e200) from
+    n = 1e10 on (the sweep's first point there: 1.718e10, 1e204)."""
+
+    def predict(self, pts, n_draws):
+        t = pts["n"].to_numpy() ** 20.0
+        return Predictive(t * np.random.default_rng(0).lognormal(0, 0.05, (n_draws, len(pts))), pts)
+
+
+def test_a_band_or_sweep_beyond_what_a_log_axis_draws_is_refused_by_name():
+    # matplotlib's log axes break beyond about 1e260 (plot.AXIS_MAX = 1e200): a crash in
+    # its tick placement or an empty figure, never a band drawn wrong
+    with pytest.raises(ValueError, match=r"^the 90% interval is \d\.\d+e\+20\d from n=1\.718e\+10 on, beyond what"):
+        plot_band(Steep(), vs="n", at={"n": 2.0**51, "p": 4})
+    with pytest.raises(ValueError, match=r"^the sweep of n \(the training values and the point asked\) reaches 1e\+250"):
+        plot_band(PowerLaw(), vs="n", at={"n": 1e250, "p": 4})
+    assert plot_band(PowerLaw(), vs="n", at={"n": 1e190, "p": 4}).axes[0].get_xlim()[1] > 1e190
+    plt.close("all")
