@@ -1431,6 +1431,10 @@ def write_extrap(
         )
     if "\n" in region or not region.strip() or not metric.strip():
         raise MeasurementError("region and metric names must be non-empty single lines", str(path))
+    spaced = [name for name in params if len(name.split()) != 1 or name != name.strip()]
+    if spaced:  # the reader splits a PARAMETER line at white space: written, it would not read back
+        raise MeasurementError(f"parameter name {spaced[0]!r} holds white space, which Extra-P text uses to "
+                               f"separate names; rename the column (e.g. {'_'.join(spaced[0].split())!r})", str(path))
     measurements.require(metric)
     frame = measurements.frame
     keys = list(zip(*(_python_values(frame[c]) for c in params)))

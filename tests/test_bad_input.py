@@ -45,7 +45,7 @@ PROCESS = {
     "validate-p_1e19.csv", "validate-escape_header.csv", "validate-deep.jsonl", "validate-long_field.csv",
     "validate-time_5000_digits.csv", "validate-parquet-meta_list", "validate-unknown-option",
     "convert-read-only-dir", "fit-target-is-a-parameter", "fit-kernel-sm100000", "fit-under-a-file",
-    "predict-draws-1e8", "predict-at-10pow400", "predict-at-complex", "predict-at-unknown",
+    "predict-draws-1e8", "predict-at-10pow400", "predict-at-negative-power", "predict-at-unknown",
     "predict-tampered-tensor-shape", "predict-tampered-deep-json", "predict-tampered-zero-scale",
     "plot-at-negative-n", "plot-unknown-format", "sim-p-1..1e8", "sim-n-2pow40", "sim-n-fraction",
     "sim-datasets-scale-1000",
@@ -255,6 +255,8 @@ CLI_CASES = [
     case("validate-no-files", "validate", "Missing argument 'DATA'"),
     case("convert-to-stat", ["convert", GAUSS, "{out}.stat"], "OUT"),
     case("convert-to-unknown-suffix", ["convert", GAUSS, "{out}.xlsx"], "OUT"),
+    case("convert-spaced-name-to-extrap", ["convert", "{d}/spaced.csv", "{out}.txt", "--config", "block size"],
+         "parameter name 'block size' holds white space, which Extra-P text uses to separate names; rename"),
     case("convert-onto-directory", ["convert", GAUSS, "{d}/subdir.csv"], "subdir.csv: is a directory"),
     case("convert-under-a-file", ["convert", GAUSS, "{d}/gauss.csv/out.csv"], "is a file, not a directory"),
     case("convert-read-only-dir", ["convert", GAUSS, "/proc/probperf-out.csv"], "cannot write"),
@@ -467,6 +469,7 @@ def _write_files(d: Path) -> None:
         f"{0.1 * n * (p - 1) * 1e300},{n},{n},{n / 8 * 1e300}\n" for n in (8, 16, 32, 64) for p in (1, 2, 4)))
     (d / "no_p.csv").write_text("n,time\n1,1.0\n2,0.6\n")
     (d / "cut_eq.csv").write_text("n,p,time,a=b\n10,1,1.0,3\n")  # fine until a=b is declared a parameter
+    (d / "spaced.csv").write_text("n,p,time,block size\n10,1,1.0,3\n")  # fine until written as Extra-P text
     # one worker idles for no time: fine data, but no law on the log scale fits no_work
     (d / "idle.csv").write_text("n,p,time,no_work\n" + "".join(
         f"{n},{p},{n / p:g},{(p - 1) * 0.1 * n:g}\n" for n in (10, 20, 40) for p in (1, 2, 4)))
