@@ -301,6 +301,8 @@ def save(model, path) -> None:
     >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
     [[0.0, 0.0]]
     """
+    if hasattr(model, "_check_fitted"):
+        model._check_fitted()  # an unfitted estimator's file could only be refused at load
     tensors = {}
     config = {"state": state(model, "", tensors)}
     save_state(path, type(model).__name__, config, tensors)
@@ -331,6 +333,8 @@ def load(path):
         raise ModelFileError(f"{path}: model configuration lacks its state; {REFIT}")
     try:
         model = rebuild(cls, config["state"], tensors)
+        if hasattr(model, "_check_fitted"):
+            model._check_fitted()  # a model saved before its fit (persist.save refuses one now)
         _try_prediction(model)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
@@ -340,7 +344,7 @@ def load(path):
     return model
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: object) -> str:
     text = " ".join(str(exc).split())
     return text if len(text) <= 200 else text[:200] + "..."
 
@@ -359,6 +363,8 @@ def _try_prediction(model) -> None:
     runs = getattr(model, "train_points_", None)
     if not isinstance(ranges, dict) or not isinstance(features, list) or not hasattr(model, "predict"):
         return
+    for c in features:  # the cautions compare points with them, which the trial below keeps quiet
+        _check_range(c, ranges.get(c))
     import pandas as pd
 
     if isinstance(runs, dict) and all(len(runs.get(c, ())) for c in features):  # else the maxima, below
@@ -373,6 +379,17 @@ def _try_prediction(model) -> None:
         draws = model.predict(pd.DataFrame(point), n_draws=4, seed=0).draws
     if not np.all(np.isfinite(draws)):
         raise ValueError("its prediction at its own training data is not finite")
+
+
+def _check_range(name, bounds) -> None:
+    """A training range as :class:`~probperf.models.base.TableModel` saves it: ``[low,
+    high, distinct values]``, finite numbers with ``low <= high`` and a whole count."""
+    def real(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and bool(np.isfinite(v))
+
+    if not (isinstance(bounds, list) and len(bounds) == 3 and all(map(real, bounds)) and bounds[0] <= bounds[1]
+            and float(bounds[2]).is_integer() and bounds[2] >= 1):
+        raise ValueError(f"the training range of {name!r} is not [low, high, distinct values]: {_one_line(bounds)}")
 
 
 #: Modules that register model classes: the light ones first; the torch-backed ones

@@ -389,6 +389,11 @@ CLI_CASES = [
     case("predict-tampered-no-state", "predict {d}/no_state.model --at n=200", "re-fit"),
     case("predict-tampered-extras", "predict {d}/extras.model --at n=200", "re-fit"),
     case("predict-tampered-deep-json", "predict {d}/deep.model --at n=200", "re-fit"),
+    case("predict-tampered-text-range", "predict {d}/text_range.model --at n=200",
+         "text_range.model: model state is inconsistent (ValueError: the training range of 'n' is not [low, high, "
+         "distinct values]: ['a', 'b', 5]); re-fit"),
+    case("plot-tampered-unfitted", ["plot", "{d}/unfitted.model", "--at", "n=200", "-o", "{out}.png"],
+         "unfitted.model: model state is inconsistent (RuntimeError: DirectModel is not fitted; call fit() first); re-fit"),
     case("predict-tampered-zero-scale", "predict {d}/zero_b.model --at n=200", "re-fit"),
     # -- plot
     case("plot-at-negative-n", ["plot", MODEL, "--at", "n=-1", "-o", "{out}.png"], "--at"),
@@ -542,6 +547,14 @@ def _tampered_models(d: Path) -> None:
         c["state"]["fitted"]["features_"] = ["n", "p", "ghost"]
         return k, c, t
 
+    def text_range(k, c, t):
+        c["state"]["fitted"]["train_ranges_"]["n"] = ["a", "b", 5]
+        return k, c, t
+
+    def unfitted(k, c, t):
+        c["state"]["fitted"] = {}
+        return k, c, t
+
     def zero_b(k, c, t):
         for fitted in _laws(c):
             fitted["b"], fitted["a"] = 0.0, 0.0
@@ -557,6 +570,8 @@ def _tampered_models(d: Path) -> None:
         "no_state": lambda k, c, t: (k, {"extras": {}}, t),
         "extras": lambda k, c, t: (k, {"state": {**c["state"], "fitted": [1, 2]}}, t),
         "zero_b": zero_b,
+        "text_range": text_range,
+        "unfitted": unfitted,
     }
     for name, change in changes.items():
         _tamper(model, d / f"{name}.model", change)
@@ -934,3 +949,10 @@ def test_a_failed_recording_is_one_sentence(tmp_path, monkeypatch):
     assert res.returncode == 2
     assert res.stderr.strip() == "error: './fib' ran (p=1) but no trace was written; nothing was written"
     assert not (tmp_path / "runs.csv").exists()
+
+
+def test_an_unfitted_model_is_not_saved(tmp_path):
+    # its file could only be refused at load (predict-tampered cases above)
+    with pytest.raises(RuntimeError, match="DirectModel is not fitted; call fit"):
+        persist.save(pp.DirectModel(), tmp_path / "unfitted.model")
+    assert not list(tmp_path.iterdir())
