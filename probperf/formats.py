@@ -48,7 +48,7 @@ from .data import (
     row_name,
 )
 from .limits import MAX_FIELD_CHARS, NumberError, check_value, parse_literal
-from .outputs import atomic_write as _atomic_write
+from .outputs import atomic_write as _atomic_write, check_output
 
 if TYPE_CHECKING:  # typing.Unpack of a TypedDict is Python 3.11+; only checkers need it
     from typing_extensions import Unpack
@@ -213,6 +213,7 @@ def write(measurements: Measurements, path) -> Path:
     kind = _format_of(path)
     if kind == "stat":
         raise MeasurementError("DAG Recorder .stat files can be read, not written", str(path))
+    check_output(path)  # a missing directory by its name, not by the temporary file's
     if kind == "extrap":
         lost = [c for c in measurements.frame.columns if c not in (*measurements.params, "time")]
         if lost:

@@ -956,3 +956,11 @@ def test_an_unfitted_model_is_not_saved(tmp_path):
     with pytest.raises(RuntimeError, match="DirectModel is not fitted; call fit"):
         persist.save(pp.DirectModel(), tmp_path / "unfitted.model")
     assert not list(tmp_path.iterdir())
+
+
+def test_writing_into_a_missing_directory_names_it(tmp_path):
+    from probperf.outputs import OutputError
+
+    with pytest.raises(OutputError, match=f"output {tmp_path}/nodir/o.csv: directory {tmp_path}/nodir does not exist"):
+        pp.write(pp.Measurements({"n": [10], "p": [2], "time": [0.1]}), tmp_path / "nodir" / "o.csv")
+    assert not list(tmp_path.iterdir())
