@@ -20,6 +20,7 @@ import numpy as np
 
 from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
+from .models.laws import VALUE_RANGE
 from .selection import MIN_DISTINCT, far_factor
 
 #: Tolerance of ``work + delay + no_work = p * time`` (relative, largest over runs):
@@ -152,6 +153,8 @@ def diagnose(m: Measurements) -> Report:
         problems.append(spread)
     problems += coded_choices(m)
     problems += _broken_relations(m)
+    problems += [f"{name} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} ({low:g} .. {high:g}), which the "
+                 "laws of fit refuse; give them in another unit" for name, low, high in beyond_law_range(m)]
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
@@ -376,6 +379,21 @@ def coded_choices(m: Measurements) -> list[str]:
                        f"(the laws read one column as an amount: {c}=1 between 0 and {k}, and {c}={k + 1} "
                        "predicted without a word)")
     return out
+
+
+def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:
+    """``(metric, min, max)`` of each metric with a positive value beyond
+    :data:`~probperf.models.laws.VALUE_RANGE`, which fit's laws refuse (said by
+    ``validate`` and ``doctor`` before a fit fails on it).
+
+    Examples
+    --------
+    >>> beyond_law_range(Measurements({"n": [1, 2], "p": [1, 1], "time": [1e-200, 2.0]}))
+    [('time', 1e-200, 2.0)]
+    """
+    lo, hi = VALUE_RANGE
+    return [(c, float(m.frame[c].min()), float(m.frame[c].max())) for c in m.metrics
+            if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
 
 
 def _missing(m: Measurements) -> list[str]:

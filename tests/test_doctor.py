@@ -265,3 +265,13 @@ def test_fit_repeats_doctors_caution_about_a_run_far_off_its_repeats():
     time[5] /= 1000
     with pytest.warns(UserWarning, match=r"runs of one setting differ by up to 769x in time \(0.0052 and 4 s"):
         pp.fit(Measurements({"n": n, "p": np.ones(8), "time": time}))
+
+
+def test_values_that_fit_refuses_are_said_before_the_fit():
+    # fit's laws refuse positive values beyond VALUE_RANGE (1e-150..1e150); validate said
+    # so, doctor now lists it among what limits the predictions
+    n = [10, 20, 40, 80]
+    report = diagnose(Measurements({"n": n * 3, "p": [1] * 4 + [2] * 4 + [4] * 4,
+                                    "time": [1e-200] + [x / 4 for x in n] + [x / 2 for x in n] + [x / 3 for x in n[1:]]}))
+    assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the laws of fit refuse; "
+                               "give them in another unit"]

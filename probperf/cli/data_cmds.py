@@ -48,13 +48,13 @@ def _summary(m, title: str) -> Table:
     if any(missing.values()):
         table.add_row("missing values", ", ".join(f"{shown(c)} in {k} of {len(m)} runs" for c, k in missing.items() if k)
                       + " (probperf doctor says what fit makes of them)")
+    from ..doctor import beyond_law_range
     from ..models.laws import VALUE_RANGE
 
-    lo, hi = VALUE_RANGE  # what fit's laws refuse: said here too, where the file is checked
-    wide = [c for c in m.metrics if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+    wide = beyond_law_range(m)  # what fit's laws refuse: said here too, where the file is checked
     if wide:
-        table.add_row("out of range", ", ".join(f"{shown(c)} ({_fmt(m.frame[c].min())} .. {_fmt(m.frame[c].max())})"
-                                                for c in wide) + f": beyond {lo:g}..{hi:g}, which the laws of fit "
+        table.add_row("out of range", ", ".join(f"{shown(c)} ({_fmt(low)} .. {_fmt(high)})" for c, low, high in wide)
+                      + f": beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g}, which the laws of fit "
                       "refuse; give them in another unit")
     resid = m.identity_residual()
     if np.isnan(resid).all():
