@@ -752,7 +752,11 @@ class Measurements:
                 raise MeasurementError(f"clock_hz must be positive and finite, got {clock_hz!r}", source)
         frame = _as_frame(frame, source)
         # one name is one parameter (list("sched") would be five one-letter ones)
-        self.config = [config] if isinstance(config, str) else list(config or ())
+        names = [config] if isinstance(config, str) else list(config or ()) if isinstance(config or (), Iterable) else None
+        if names is None or not all(isinstance(c, str) for c in names):
+            raise TypeError(f"config takes the names of the configuration columns (a string or a list of strings), "
+                            f"got {config!r}"[:300])
+        self.config = names
         self.unit = unit
         self.clock_hz = clock_hz
         self.source = source
@@ -994,9 +998,9 @@ class Measurements:
         frame = self._frame.copy()
         for k, v in columns.items():
             if isinstance(v, pd.Series):  # by position, one value per run: an index of its own would misalign
-                if len(v) != len(frame):
-                    raise ValueError(f"with_columns: {k} has {len(v)} values for {len(frame)} runs")
                 v = v.to_numpy()
+            if np.ndim(v) and len(v) != len(frame):  # a scalar is every run's
+                raise ValueError(f"with_columns: {k} has {len(v)} values for {len(frame)} runs")
             frame[k] = v
         return Measurements(
             frame, self.config, unit=self.unit, clock_hz=self.clock_hz, source=self.source

@@ -1322,6 +1322,9 @@ class _ExtrapText:
         self.param_line = self.param_line or line
 
     def _data(self, rest: str, line: int) -> None:
+        if not self.metric:  # else its values would belong to a metric named ''
+            raise MeasurementError("DATA before any METRIC line (Extra-P text names its metric first: METRIC time)",
+                                   self.source, line)
         column = self.metric if self.metric in METRICS else "time"
         values = [_number(token, self.source, line, column) for token in rest.split()]
         if not values:

@@ -203,6 +203,11 @@ def test_arrays_for_models():
     assert w.metrics == ["time", "work"]
     with pytest.raises(MeasurementError, match="negative"):
         m.with_columns(work=[-1.0, 5.0, 8.0, 9.0])
+    with pytest.raises(ValueError, match="^with_columns: work has 1 values for 4 runs$"):
+        m.with_columns(work=[4.0])
+    assert m.with_columns(work=2.0).y("work").tolist() == [2.0] * 4  # a scalar is every run's
+    with pytest.raises(TypeError, match="^config takes the names of the configuration columns .*, got 5$"):
+        Measurements(table(), config=5)
     with pytest.raises(MeasurementError, match="column 'n'"):
         Measurements({"p": [1], "time": [1.0]}).X(["n", "p"])
 
