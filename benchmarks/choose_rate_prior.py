@@ -42,8 +42,9 @@ from probperf.models import discrepancy, laws  # noqa: E402
 
 #: prior means tried (log units per doubling): a grid as fine as the answer needs
 MEANS = np.geomspace(0.01, 1.0, 41)
-#: growth of the spread with the distance, discrepancy.DISTANCE_POWER (see there)
-POWERS = (0.5, 1.0)
+#: growth of the spread with the distance, discrepancy.DISTANCE_POWER (see there); 2, a
+#: law whose curvature is off, from session 39 (probperf/dag.py, after PART_GROWTH)
+POWERS = (0.5, 1.0, 2.0)
 #: distance unit, discrepancy.DISTANCE_PER_SPAN: doublings (False) or training spans (True)
 UNITS = (False, True)
 
