@@ -365,6 +365,10 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            # the same on session 24's 23-set pool (results/choose_rate_prior_session24.md),
            # for the DAG parts ("+partspanl2b")
            "-spanl2b": (True, 1.0, 0.158),
+           # the square of the spans (session 39's registered experiment, probperf/dag.py):
+           # its optimum on the 25-set pool (results/choose_rate_prior_session39.md), for the
+           # DAG parts ("+partspanq")
+           "-spanl2q": (True, 2.0, 0.251),
            # the DAG parts' own empirical Bayes (choose_rate_prior.py --parts,
            # results/choose_rate_prior_parts.md), for the parts ("+partdbleb")
            "-dblparts": (False, 1.0, 0.018),
@@ -377,7 +381,7 @@ GROWTHS = {"": (False, 0.5, 0.178), "-span": (True, 1.0, 0.316), "-sqrtspan": (T
            "-dblavg": (False, 1.0, 0.100)}
 #: the DAG parts' own growth (suffix, stripped after the weightings'): GROWTHS' key
 PART_GROWTHS = {"+partspanw": "-spanw", "+partspanl2": "-spanl2", "+partspanl2b": "-spanl2b",
-                "+partdbleb": "-dblparts"}
+                "+partdbleb": "-dblparts", "+partspanq": "-spanl2q"}
 #: the DAG model's factor on its parts' rates (suffix): its grid, 0 and 1/8..2 by sqrt(2)
 #: ("+scale", the default grid) or 1/4..4 by sqrt(2), symmetric about 1 ("+scalesym")
 SCALES = {"+scale": (0.0, 0.125, 0.177, 0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0),
