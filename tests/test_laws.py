@@ -122,6 +122,21 @@ def test_the_distance_unit_is_the_mixtures_own_and_saved(nlogn, tmp_path):
     np.testing.assert_allclose(ratio, 4.0, rtol=1e-9)
 
 
+def test_a_squared_growth_widens_as_the_square_of_the_distance(nlogn):
+    # discrepancy rows (power, rate, weight): a draw moves by rate * d**power * z, so
+    # with power 2 the change of the log spread between two rates at 4 doublings beyond
+    # is 4x the one at 2 doublings (the DAG parts' PART_GROWTH, in spans there)
+    model = copy.deepcopy(nlogn)
+    changes = []
+    for n in (2.0**14, 2.0**16):  # 2 and 4 doublings beyond the largest size, 2^12
+        logs = []
+        for rate in (0.1, 0.2):
+            model.discrepancy_ = np.array([[2.0, rate, 1.0]])
+            logs.append(np.log(model.predict({"n": [n], "p": [8.0]}, n_draws=400, seed=1).draws[:, 0]))
+        changes.append(logs[1] - logs[0])
+    np.testing.assert_allclose(changes[1] / changes[0], 4.0, rtol=1e-9)
+
+
 def test_a_parameter_with_zeros_reaches_every_law():
     # x = 0, 1, 2 enters linearly (its log is undefined at 0): the affine laws, which
     # know n and p only, must not be offered, else a mixture could follow one that

@@ -87,7 +87,7 @@ DISTANCE_POWER = 1.0
 #: that the prior had been fitted for stacking-only mixtures. The value is the
 #: empirical Bayes', untouched by any test figure.) With the affine exponential law,
 #: 0.100 per doubling for time modelled directly (see DISTANCE_PER_SPAN); the DAG
-#: parts kept 0.282 per span (:data:`probperf.dag.PART_GROWTH`, now 0.158). Unchanged when that
+#: parts kept 0.282 per span (:data:`probperf.dag.PART_GROWTH`, later 0.158, then the square of the spans). Unchanged when that
 #: law's bases reached 16 (results/choose_rate_prior_base16.md: doublings, power 1,
 #: 0.100; summed log marginal 4.167 against 2.049 for spans). Re-derived when the
 #: distance became Euclidean over the independent parameters
