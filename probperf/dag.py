@@ -1088,8 +1088,12 @@ class DagModel(TableModel):
             far = p > p_max if self._monotone() and held else np.zeros(len(p), dtype=bool)
             if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
                 edge = self._draw_parts(pts.assign(p=np.minimum(p, p_max)), S, seeds, held)
+                drawn = comps.get("work")
                 for name in held:
                     comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])
+                if getattr(self, "span_inflated_", False) and "work" in held:  # the span follows the held work
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        comps["critical_path"] = comps["critical_path"] * (comps["work"] / drawn)
         span = comps.pop("critical_path", None)
         if any(self.discrepancy_.values()):
             d = extrapolation_distance(pts, self.train_ranges_)

@@ -26,6 +26,25 @@ def level_text(level: float) -> str:
     return f"{level * 100:.15g}%"
 
 
+def _quantiles(draws: np.ndarray, qs) -> np.ndarray:
+    """``np.quantile`` over the draws (axis 0), with an infinite draw (an overflow far out)
+    kept infinite: numpy's interpolation towards one computes ``inf - inf``, a NaN, where
+    the quantile is that infinity.
+
+    Examples
+    --------
+    >>> _quantiles(np.array([[1.0], [2.0], [np.inf], [np.inf]]), [0.5, 0.9]).ravel().tolist()
+    [inf, inf]
+    >>> _quantiles(np.array([[1.0], [2.0], [3.0], [np.inf]]), 0.5).tolist()
+    [2.5]
+    """
+    with np.errstate(invalid="ignore"):
+        q = np.quantile(draws, qs, axis=0)
+    above, below = (np.quantile(draws, qs, axis=0, method=m) for m in ("higher", "lower"))
+    q = np.where(np.isnan(q) & (above == np.inf), np.inf, q)
+    return np.where(np.isnan(q) & (below == -np.inf), -np.inf, q)
+
+
 class Predictive:
     """Joint predictive draws at a set of points.
 
@@ -99,12 +118,12 @@ class Predictive:
             qs = np.array(np.nan)
         if not np.all((qs >= 0) & (qs <= 1)):  # NaN fails too
             raise ValueError(f"q must be a number or numbers in [0, 1], got {q!r}")
-        return np.quantile(self.draws, qs, axis=0)
+        return _quantiles(self.draws, qs)
 
     def interval(self, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
         """Central (equal-tailed) interval holding ``level`` of the predictive mass."""
         level = check_level(level)
-        lo, hi = np.quantile(self.draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        lo, hi = _quantiles(self.draws, [(1 - level) / 2, (1 + level) / 2])
         return lo, hi
 
     @property

@@ -247,3 +247,13 @@ def test_fit_by_name_refuses_a_dataframe_before_choosing_a_model():
 
     with pytest.raises(TypeError, match="fit expects a probperf Measurements table .* got DataFrame"):
         pp.fit(pd.DataFrame({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}))
+
+
+def test_an_interval_reaching_overflowed_draws_is_infinite_not_nan():
+    # 20 of 100 draws overflowed: the 90 % interval's upper end and the 0.85 quantile lie
+    # among them (numpy's interpolation there is inf - inf = NaN); the median is a number
+    draws = np.r_[np.arange(1.0, 81.0), np.full(20, np.inf)][:, None]
+    pred = Predictive(draws)
+    lo, hi = pred.interval(0.9)
+    assert lo.tolist() == [pytest.approx(5.95)] and hi.tolist() == [np.inf]
+    assert pred.quantile([0.5, 0.85]).ravel().tolist() == [50.5, np.inf] and pred.median.tolist() == [50.5]
