@@ -253,6 +253,14 @@ choose_laws_time_only_explin.md). The defaults are now
 (DAG) and ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+explin+ovh+base16+wavg+l2``
 (time only).
 
+``+partspanq`` (session 39, in place of ``+partspanl2b``) lets the DAG parts' spread
+grow as the square of the training spans with the square's empirical Bayes prior mean,
+0.251 (results/choose_rate_prior_session39.md): 0.806 against 0.800 on seed 0, 0.771
+against 0.758 on seed 1, adopted by the rule registered before the runs
+(results/choose_laws_partspanq.md, choose_laws_partspanq_seed1.md;
+probperf/dag.py after PART_GROWTH). The DAG default is now
+``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+mono+explin+ovh+base16+partspanq+partwavg+wavg+l2``.
+
 ``+monolow`` (session 32, stripped first of the on/off switches, written after
 ``+explin``) holds work and delay inside the measured workers too, from the smallest
 count above one (dag.MONOTONE_WITHIN): 0.7998 against 0.8003 on seed 0, after the nqueens

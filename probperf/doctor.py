@@ -468,4 +468,4 @@ def percent(x: float) -> str:
     return f"{v:.3g} %" if abs(v) < 1000 or not np.isfinite(v) else f"{v:.0f} %"
 
 
-__all__ = ["Direction", "Identity", "Report", "TOLERANCE", "diagnose", "percent", "value"]
+__all__ = ["Direction", "Identity", "Report", "TOLERANCE", "beyond_law_range", "diagnose", "percent", "value"]

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Measurements, MeasurementError
-from .predict import Predictive
+from .predict import Predictive, _quantiles
 
 #: Interval levels of :func:`calibration_curve` when none are given.
 DEFAULT_CURVE_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
@@ -77,7 +77,7 @@ def _check_level(level: float) -> float:
 
 def _interval(draws: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     level = _check_level(level)
-    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+    lo, hi = _quantiles(draws, [(1 - level) / 2, (1 + level) / 2])  # as Predictive.interval
     return lo, hi
 
 

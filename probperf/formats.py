@@ -1435,6 +1435,7 @@ def write_extrap(
         )
     if "\n" in region or not region.strip() or not metric.strip():
         raise MeasurementError("region and metric names must be non-empty single lines", str(path))
+    check_output(path)  # a missing directory by its name, not by the temporary file's
     spaced = [name for name in params if len(name.split()) != 1 or name != name.strip()]
     if spaced:  # the reader splits a PARAMETER line at white space: written, it would not read back
         raise MeasurementError(f"parameter name {spaced[0]!r} holds white space, which Extra-P text uses to "

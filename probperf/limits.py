@@ -310,7 +310,7 @@ def _power(base, exponent, text: str):
     if base == 0 and exponent < 0:
         raise NumberError(f"{text} is undefined (0 to a negative power)")
     # Check the size from logarithms first: 10**10**9 must not be computed to be refused.
-    if base not in (0, 1, -1) and exponent * math.log10(abs(base)) > math.log10(FLOAT_MAX):
+    if base not in (0, 1) and exponent * math.log10(abs(base)) > math.log10(FLOAT_MAX):
         raise NumberError(f"{text} is too large (beyond ±{FLOAT_MAX:.3g})")
     try:
         if isinstance(base, int) and isinstance(exponent, int) and exponent >= 0:

@@ -146,7 +146,7 @@ def check_sweep(model, vs: str) -> None:
 
 
 #: Largest magnitude (and, inverted, smallest) a band's log axes are asked to draw.
-#: Why: matplotlib's log axes fail beyond about 1e260 (3.11: an OverflowError while
+#: Why: matplotlib's log axes fail beyond about 1e260 (matplotlib 3.11: an OverflowError while
 #: placing the ticks from 1e270 on, or an empty figure where its 5 % margins leave the
 #: floats), measured for both axes, bases 2 and 10; 1e200 stays well inside on any
 #: version. A sweep or a band beyond it is refused with a message, not drawn wrong.

@@ -37,10 +37,15 @@ def _quantiles(draws: np.ndarray, qs) -> np.ndarray:
     [inf, inf]
     >>> _quantiles(np.array([[1.0], [2.0], [3.0], [np.inf]]), 0.5).tolist()
     [2.5]
+    >>> _quantiles(np.array([[1.0], [2.0], [np.inf]]), 0.5).tolist()  # on the draw 2, beside inf
+    [2.0]
     """
     with np.errstate(invalid="ignore"):
         q = np.quantile(draws, qs, axis=0)
+    if not np.isnan(q).any():
+        return q
     above, below = (np.quantile(draws, qs, axis=0, method=m) for m in ("higher", "lower"))
+    q = np.where(np.isnan(q) & (below == above), below, q)  # on a draw, beside an infinite one: a + inf * 0
     q = np.where(np.isnan(q) & (above == np.inf), np.inf, q)
     return np.where(np.isnan(q) & (below == -np.inf), -np.inf, q)
 

@@ -257,3 +257,11 @@ def test_an_interval_reaching_overflowed_draws_is_infinite_not_nan():
     lo, hi = pred.interval(0.9)
     assert lo.tolist() == [pytest.approx(5.95)] and hi.tolist() == [np.inf]
     assert pred.quantile([0.5, 0.85]).ravel().tolist() == [50.5, np.inf] and pred.median.tolist() == [50.5]
+
+
+def test_a_quantile_on_a_finite_draw_beside_an_overflowed_one_is_that_draw():
+    # 1001 draws, 50 inf: the 95 % quantile falls exactly on draw 951 (finite, 951.0),
+    # beside the first inf, where numpy computes 951 + inf * 0 = NaN
+    pred = Predictive(np.r_[np.arange(1.0, 952.0), np.full(50, np.inf)][:, None])
+    lo, hi = pred.interval(0.9)
+    assert lo.tolist() == [pytest.approx(51.0)] and hi.tolist() == [951.0]

@@ -437,9 +437,9 @@ class LawMixture(MetricModel):
         """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh
         generator of ``seed``); inside :func:`law_draws_kept`, once per arguments."""
         kept = _KEPT_DRAWS.get() if seed is not None else None
-        key = (id(self), rowsets.digest(X), n_draws, seed, noise)
+        key = (id(self), rowsets.digest(X), n_draws, seed, noise) if kept is not None else None
         hit = kept.get(key) if kept is not None else None
-        if hit is not None and hit[0] is self:  # the mixture itself: an id can be reused
+        if hit is not None:  # the entry holds the mixture, so its id is not another's
             rng.bit_generator.state = hit[2]  # where the draws left it: the rest is the same
             return hit[1]
         names = sorted(self.weights_)  # a saved model's dicts may come back in another order
