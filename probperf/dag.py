@@ -466,11 +466,6 @@ WORK_BOUNDED = False
 #: Saved with each model (``span_inflated_``; a file from before it: no).
 SPAN_INFLATED = False
 
-#: Whether the parts' curved laws continue along their tangent beyond their training
-#: rows (LawMixture's ``tangent``; :data:`probperf.models.laws.CURVE_TANGENT` says why,
-#: and how it is decided: registered 2026-11-28 07:23 UTC, suffix ``+parttan``).
-PART_CURVE_TANGENT = False
-
 # The critical path's law mixture seeing the workers too, ``T_inf(n, p, config)``,
 # rather than the size alone (each run's measured span, drawn without run-to-run noise
 # either way). Why (first principles): a tracer measures the critical path on the run's
@@ -889,7 +884,6 @@ class DagModel(TableModel):
             options["noise_profile"] = PART_NOISE_PROFILE
             options["affine_power"] = PART_AFFINE_POWER
             options["saturating"] = PART_SATURATING
-            options["tangent"] = PART_CURVE_TANGENT
             # the idle ratio per (p - 1) T_inf is bounded in the size (IDLE_BOUNDED)
             options["bounded_in_size"] = ((IDLE_BOUNDED and component == "no_work" and self._idle_per_span())
                                           or (WORK_BOUNDED and component == "work"))

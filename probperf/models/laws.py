@@ -38,7 +38,7 @@ from .. import persist
 from ..data import BASE_PARAMS
 from . import residual, rowsets
 from ..selection import MIN_DISTINCT, forward_splits, stacking_weights
-from .terms import CURVED_TERMS, OFFSET_TERMS, log_edges, power_terms, tangent_beyond, term_values
+from .terms import OFFSET_TERMS, power_terms, term_values
 
 
 class LawRefused(ValueError):
@@ -388,29 +388,37 @@ SATURATION_KNEES = np.geomspace(0.25, 4096.0, 40)
 #: (results/choose_laws_chkall_seed1.md). (Prompted by a review of the first version.)
 CHECKED_SHAPES = True
 
-#: Whether a curved law (``power+curv(c)``, ``power+c*p``, ``quadratic``: squares and
-#: products of the parameters' logs) continues beyond its training rows along its
-#: tangent on the log scale: past the edge of the range its law was fitted on, a
-#: square ``l^2`` becomes ``u^2 + 2 u (l - u)`` and a product ``l_a l_b`` becomes
-#: ``u_a u_b + u_b (l_a - u_a) + u_a (l_b - u_b)``, ``u`` the log clipped to that range
-#: (a first-order expansion at the edge; the same values inside it, so every fit and
-#: every in-range prediction is unchanged). Why (first principles): a curvature is
-#: measured over the data's log range only, and a quadratic on the log scale makes the
-#: local exponent grow without bound with the distance (the DAG model's delay of
-#: n-queens, 8 -> 1024 workers: a quadratic in log p multiplies the edge value by 4250,
-#: an exponent of 1.7, where its edge exponent says 0.8; a cost such as contention
-#: per task grows by a power of p, not by an ever-growing one); the exponent at the edge
-#: is what the data measured. Prompted by the far-worker report (test points), which
-#: is why the decision is left to the training-row rule alone.
-#: Registered 2026-11-28 07:23 UTC, before any run, as two decisions: in the DAG parts
-#: (``probperf.dag.PART_CURVE_TANGENT``, suffix ``+parttan`` of ``python
-#: benchmarks/choose_laws.py --only sim``) adopted if the mean log score over the 14
-#: simulated training sets is higher on seed 0 and not lower on seed 1; in time modelled
-#: directly (this switch, suffix ``+tan`` of ``python benchmarks/choose_laws.py
-#: --time-only``) adopted if the mean log score over its training sets is not lower on
-#: seed 0 (the change acts only beyond the data, where the outer splits reach about 2x:
-#: a tie keeps the first-principles form). Either way no more failed outer splits.
-CURVE_TANGENT = False
+# Continuing a curved law (``power+curv(c)``, ``power+c*p``, ``quadratic``: squares
+# and products of the parameters' logs) beyond its training rows along its tangent on
+# the log scale was tried and rejected (session 40): past the edge of the range its law was fitted on, a
+# square ``l^2`` becomes ``u^2 + 2 u (l - u)`` and a product ``l_a l_b`` becomes
+# ``u_a u_b + u_b (l_a - u_a) + u_a (l_b - u_b)``, ``u`` the log clipped to that range
+# (a first-order expansion at the edge; the same values inside it, so every fit and
+# every in-range prediction is unchanged). Why (first principles): a curvature is
+# measured over the data's log range only, and a quadratic on the log scale makes the
+# local exponent grow without bound with the distance (the DAG model's delay of
+# n-queens, 8 -> 1024 workers: a quadratic in log p multiplies the edge value by 4250,
+# an exponent of 1.7, where its edge exponent says 0.8; a cost such as contention
+# per task grows by a power of p, not by an ever-growing one); the exponent at the edge
+# is what the data measured. Prompted by the far-worker report (test points), which
+# is why the decision is left to the training-row rule alone.
+# Registered 2026-11-28 07:23 UTC, before any run, as two decisions: in the DAG parts
+# (``probperf.dag.PART_CURVE_TANGENT``, suffix ``+parttan`` of ``python
+# benchmarks/choose_laws.py --only sim``) adopted if the mean log score over the 14
+# simulated training sets is higher on seed 0 and not lower on seed 1; in time modelled
+# directly (``CURVE_TANGENT``, suffix ``+tan`` of ``python benchmarks/choose_laws.py
+# --time-only``) adopted if the mean log score over its training sets is not lower on
+# seed 0 (the change acts only beyond the data, where the outer splits reach about 2x:
+# a tie keeps the first-principles form). Either way no more failed outer splits.
+# Result, DAG parts: 0.802 against the default's 0.806 on seed 0 (sort/A 0.391 against
+# 0.299, but strassen/B 1.033 against 1.114, sort/B, nqueens and fft/A lower;
+# results/choose_laws_parttan.md), so seed 1 was not run: rejected. Time modelled
+# directly: 0.149 against 0.180 over the 25 time-only training sets (allreduce -0.757
+# against -0.833 and amg -0.346 against -0.432, but exafmm -0.356 against -0.230,
+# sparselu/B -1.476 against -1.111, nqueens/A 0.613 against 0.875;
+# results/choose_laws_time_only_tan.md): rejected. The code was removed (a law's saved
+# edges, a mixture parameter); suffixes ``+tan`` and ``+parttan`` of
+# benchmarks/choose_laws.py reproduce it at commit 772104a.
 
 #: The parameters predictions go beyond the data in: size and workers, the base
 #: parameters (their curvature is what ``LawMixture(checked_curvature=True)`` leaves
@@ -811,9 +819,7 @@ class _Law:
             return np.empty((len(X), 0))
         # the laws that share all their terms share the matrix too ("raw" is no term kind)
         columns = lambda: np.column_stack([term_values(t, X, names) for t in self.terms])  # noqa: E731
-        Z = rowsets.computed(X, ("raw", *self.terms, *names), columns)
-        edges = getattr(self, "edges", None)  # a curved law's training range (CURVE_TANGENT)
-        return Z if edges is None else tangent_beyond(Z, self.terms, edges, X, names)
+        return rowsets.computed(X, ("raw", *self.terms, *names), columns)
 
     def offset(self, X, names) -> np.ndarray:
         """The fixed part of ``log y`` (a fixed size law), 0 without one."""
@@ -837,11 +843,8 @@ class _Law:
         """The conjugate posterior of the coefficients, without the residual GP."""
         jacobian = float(np.sum(logy))  # density of y, not of log y (before the offset)
         logy = logy - self.offset(X, names)
-        self.__dict__.pop("edges", None)  # the training rows' own terms (a re-fit starts afresh)
         shift, scale, A = rowsets.computed(X, ("standardised", *self.terms, *names),
                                            lambda: self._standardised(X, names))
-        if _tangent() and any(t[0] in CURVED_TERMS for t in self.terms):
-            self.edges = log_edges(self.terms, X, names)  # beyond them, the tangent (CURVE_TANGENT)
         self.shift, self.scale = shift.copy(), scale.copy()
         self.center = float(np.mean(logy))
         y = logy - self.center
@@ -886,16 +889,10 @@ class _Law:
         # the design and the coefficients' variance at X are shared by the laws of one
         # row set that differ only in a fixed offset (their fits share shift, scale, chol)
         A, coef_var = rowsets.computed(
-            X, ("at", *self.terms, *names, self.shift.tobytes(), self.scale.tobytes(), self.chol.tobytes(),
-                *self._edge_key()),
+            X, ("at", *self.terms, *names, self.shift.tobytes(), self.scale.tobytes(), self.chol.tobytes()),
             lambda: self._at(X, names))
         loc = self.center + self.offset(X, names) + A @ self.mean
         return self._with_residual(X, 2 * self.a, loc, self._scale(coef_var, w), 1.0 if w is None else 1.0 / w)
-
-    def _edge_key(self) -> tuple:
-        """What a memo of values at points adds for a law continued along its tangent."""
-        edges = getattr(self, "edges", None)
-        return () if edges is None else (edges.tobytes(),)
 
     def _at(self, X, names) -> tuple:
         """The design at ``X`` and the variance the coefficients give ``log y`` there
@@ -947,7 +944,7 @@ class _Law:
         return self._residual_draws(X, out, sigma, rng, noise, relative)
 
     #: what a model file holds of a fitted law (see :mod:`probperf.persist`)
-    _fitted = ("center", "a", "b", "shift", "scale", "mean", "chol", "residual", "edges")
+    _fitted = ("center", "a", "b", "shift", "scale", "mean", "chol", "residual")
 
     def get_params(self) -> dict:
         return {"terms": [list(t) for t in self.terms + self.offsets]}
@@ -963,10 +960,6 @@ class _Law:
             setattr(self, f, np.asarray(getattr(self, f), dtype=np.float64))
         if self.chol.shape != (len(self.mean), len(self.mean)) or len(self.shift) != self.n_scaled:
             raise persist.ModelFileError("law state has inconsistent shapes; re-fit the model")
-        if hasattr(self, "edges"):  # a curved law continued along its tangent (CURVE_TANGENT)
-            self.edges = np.asarray(self.edges, dtype=np.float64)
-            if self.edges.shape != (len(self.terms), 4):
-                raise persist.ModelFileError("law edges have inconsistent shapes; re-fit the model")
         self.residual = getattr(self, "residual", None)  # a file written before residual GPs
         if self.residual is not None and not isinstance(self.residual, residual.ResidualGP):
             raise persist.ModelFileError("law residual is not a residual GP; re-fit the model")
@@ -1631,7 +1624,7 @@ def fitted_law(terms, X, names, logy, w) -> _Law:
     >>> a is b, a.log_evidence == make_law([("log", "n")]).fit(n[:, None], ["n"], np.log(n)).log_evidence
     (True, True)
     """
-    key = ("law", repr(terms), tuple(names), _RESIDUAL.get(), _tangent(), rowsets.digest(X, logy, w))
+    key = ("law", repr(terms), tuple(names), _RESIDUAL.get(), rowsets.digest(X, logy, w))
     return rowsets.kept(key, lambda: make_law(terms).fit(X, names, logy, w))
 
 
@@ -1675,17 +1668,6 @@ _SATURATING = contextvars.ContextVar("saturating", default=None)
 #: whether the metric is bounded in the size (LawMixture's ``bounded_in_size``), set
 #: likewise: no law that can only grow with n
 _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
-#: whether curved laws fitted now continue along their tangent beyond their rows
-#: (LawMixture's ``tangent``), set likewise; None outside a mixture's fit (CURVE_TANGENT then)
-_TANGENT = contextvars.ContextVar("tangent", default=None)
-
-
-def _tangent() -> bool:
-    """Whether a curved law fitted now keeps its training range (:data:`CURVE_TANGENT`)."""
-    setting = _TANGENT.get()
-    return bool(CURVE_TANGENT if setting is None else setting)
-
-
 #: whether the candidate laws include the steal law ``c0 + c1 (p - 1)^a S``
 #: (:func:`_steal_laws`); set by the DAG model around its delay part's fit
 #: (:data:`probperf.dag.PART_STEAL_LAW`)
@@ -1694,12 +1676,11 @@ STEAL = contextvars.ContextVar("steal_law", default=False)
 
 @contextmanager
 def law_context(residual_columns=(), checked: bool = False, lower: bool | None = None,
-                affine_power: bool | None = None, saturating: bool | None = None, bounded: bool = False,
-                tangent: bool | None = None):
+                affine_power: bool | None = None, saturating: bool | None = None, bounded: bool = False):
     """Within this block, the candidate laws and the laws fitted are those of one law
     mixture's settings (:class:`~probperf.models.mixture.LawMixture`: the residual GP's
     columns, ``checked_curvature``, ``lower_order``, ``affine_power``, ``saturating``,
-    ``bounded_in_size``, ``tangent``), on every split of its fit: a context, not an argument
+    ``bounded_in_size``), on every split of its fit: a context, not an argument
     threaded through every fit.
 
     Examples
@@ -1711,8 +1692,7 @@ def law_context(residual_columns=(), checked: bool = False, lower: bool | None =
     (True, False)
     """
     settings = ((_RESIDUAL, tuple(residual_columns)), (_CHECKED, bool(checked)), (_LOWER, lower),
-                (_AFFPOW, affine_power), (_SATURATING, saturating), (_BOUNDED, bool(bounded)),
-                (_TANGENT, tangent))
+                (_AFFPOW, affine_power), (_SATURATING, saturating), (_BOUNDED, bool(bounded)))
     tokens = [(var, var.set(value)) for var, value in settings]
     try:
         yield

@@ -175,11 +175,6 @@ class LawMixture(MetricModel):
         (the free power law and the others keep fitted coefficients; the fixed
         ``log^k n`` shapes stay). The DAG model
         decides for its idle part (:data:`probperf.dag.IDLE_BOUNDED`).
-    tangent : bool or None
-        Continue each curved law (squares and products of the parameters' logs) beyond
-        the rows it was fitted on along its tangent on the log scale
-        (:data:`~probperf.models.laws.CURVE_TANGENT`); None: that constant. The DAG model decides
-        for its parts (:data:`probperf.dag.PART_CURVE_TANGENT`).
     noise_profile : bool or None
         Weigh the runs by a noise profile (:mod:`probperf.models.noise`) when the runs
         earn one; None: :data:`~probperf.models.laws.NOISE_PROFILE`. The DAG model decides for its parts
@@ -266,10 +261,9 @@ class LawMixture(MetricModel):
                  residual_gp: bool | None = None, weighting: str | None = None, growth=None,
                  checked_curvature: bool = False, lower_order: bool | None = None,
                  noise_profile: bool | None = None, affine_power: bool | None = None,
-                 saturating: bool | None = None, bounded_in_size: bool = False, tangent: bool | None = None,
-                 seed: int = 0, n_draws: int = 1000):
+                 saturating: bool | None = None, bounded_in_size: bool = False, seed: int = 0,
+                 n_draws: int = 1000):
         self.guard = guard
-        self.tangent = tangent
         self.bounded_in_size = bounded_in_size
         self.saturating = saturating
         self.affine_power = affine_power
@@ -300,8 +294,7 @@ class LawMixture(MetricModel):
         context = laws.law_context(
             columns, checked_curvature, lower_order,
             laws.AFFINE_POWER if self.affine_power is None else bool(self.affine_power),
-            laws.SATURATING if self.saturating is None else bool(self.saturating), self.bounded_in_size,
-            laws.CURVE_TANGENT if self.tangent is None else bool(self.tangent))
+            laws.SATURATING if self.saturating is None else bool(self.saturating), self.bounded_in_size)
         try:
             with context, disc.growth_context(growth), rowsets.sharing():
                 self.distance_per_span_ = bool(disc.growth_setting()[0])

@@ -64,69 +64,6 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
     raise ValueError(f"unknown law term {term!r}")
 
 
-#: term kinds curved on the log scale (a square, a product of two logs): what
-#: :func:`tangent_beyond` continues along a tangent past the training range
-CURVED_TERMS = ("sq", "cross")
-
-
-def log_edges(terms, X: np.ndarray, names) -> np.ndarray:
-    """Per term, the training range of the logs a curved term is made of, ``[lo_a, hi_a,
-    lo_b, hi_b]`` (NaN where a term has no such parameter, or is not curved).
-
-    Examples
-    --------
-    >>> X = np.array([[2.0, 1.0], [8.0, 4.0]])
-    >>> np.exp(log_edges([("log", "n"), ("sq", "p"), ("cross", "n", "p")], X, ["n", "p"])).round(6).tolist()
-    [[nan, nan, nan, nan], [1.0, 4.0, nan, nan], [2.0, 8.0, 1.0, 4.0]]
-    """
-    edges = np.full((len(terms), 4), np.nan)
-    with np.errstate(divide="ignore"):
-        for i, (kind, *cols) in enumerate(terms):
-            if kind in CURVED_TERMS:
-                for j, c in enumerate(cols[:2]):
-                    logs = np.log(X[:, list(names).index(c)])
-                    edges[i, 2 * j:2 * j + 2] = logs.min(), logs.max()
-    return edges
-
-
-def tangent_beyond(Z: np.ndarray, terms, edges: np.ndarray, X: np.ndarray, names) -> np.ndarray:
-    """The term values ``Z`` at ``X`` with each curved term continued along its tangent
-    beyond its training range ``edges`` (:func:`log_edges`): with ``u`` a log clipped
-    to that range, ``l^2`` is ``u^2 + 2 u (l - u)`` and ``l_a l_b`` is
-    ``u_a u_b + u_b (l_a - u_a) + u_a (l_b - u_b)``, a first-order expansion at the
-    edge (``probperf.models.laws.CURVE_TANGENT`` says why). Inside the range: ``Z``.
-
-    Examples
-    --------
-    Fitted on p = 1..8, the square of log p grows linearly in log p beyond 8:
-
-    >>> X = np.array([[4.0], [64.0]])
-    >>> terms = [("sq", "p")]
-    >>> Z = np.column_stack([np.log(X[:, 0]) ** 2])
-    >>> out = tangent_beyond(Z, terms, np.array([[0.0, np.log(8.0), np.nan, np.nan]]), X, ["p"])
-    >>> bool(out[0, 0] == Z[0, 0]), bool(np.isclose(out[1, 0], np.log(8) ** 2 + 2 * np.log(8) * np.log(8)))
-    (True, True)
-    """
-    out = Z
-    for i, (kind, *cols) in enumerate(terms):
-        if kind not in CURVED_TERMS or np.isnan(edges[i, 0]):
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = [np.log(X[:, list(names).index(c)]) for c in cols[:2]]
-        clipped = [np.clip(v, edges[i, 2 * j], edges[i, 2 * j + 1]) for j, v in enumerate(logs)]
-        if all(np.array_equal(v, u) for v, u in zip(logs, clipped)):
-            continue
-        if out is Z:
-            out = Z.copy()
-        if kind == "sq":
-            (l,), (u,) = logs, clipped
-            out[:, i] = u * u + 2.0 * u * (l - u)
-        else:
-            (la, lb), (ua, ub) = logs, clipped
-            out[:, i] = ua * ub + ub * (la - ua) + ua * (lb - ub)
-    return out
-
-
 def natural_term(X, names, c) -> tuple:
     """How the laws take parameter ``c`` of runs ``X``: its log where every value is
     positive, else its value (a code, an offset).
