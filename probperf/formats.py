@@ -1305,6 +1305,8 @@ class _ExtrapText:
         elif keyword == "REGION":
             self.region = rest
         elif keyword == "METRIC":
+            if not rest:  # its DATA lines would belong to a metric named ''
+                raise MeasurementError("METRIC without a name (Extra-P text: METRIC time)", self.source, line)
             self.metric = rest
         elif keyword == "DATA":
             self._data(rest, line)

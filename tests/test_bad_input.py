@@ -137,6 +137,8 @@ BAD_FILES = [
     ("points_mismatch.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC time\nDATA 4.0\n", "points_mismatch.txt, line 5"),
     ("no_metric.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nDATA 4.0\nDATA 2.0\n",
      "no_metric.txt, line 4: DATA before any METRIC line"),
+    ("bare_metric.txt", "PARAMETER p\nPOINTS 1 2\nREGION main\nMETRIC\nDATA 4.0\nDATA 2.0\n",
+     "bare_metric.txt, line 4: METRIC without a name"),
     ("not_parquet.parquet", "n,p,time\n1,1,1\n", "not_parquet.parquet"),
     ("time_arabic_digits.csv", "n,p,time\n10,1,\u0663\n", "time_arabic_digits.csv, line 2, column time"),
     ("empty_object.jsonl", '{"n": 1, "p": 1, "time": 1.0}\n{}\n', "empty_object.jsonl, line 2: an empty JSON object"),
