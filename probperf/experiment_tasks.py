@@ -153,7 +153,7 @@ def _score_zero_medians(pred: Predictive, y: np.ndarray) -> dict:
     median = np.median(draws, axis=0)
     for level in LEVELS:
         tag = f"{100 * level:.10g}"
-        lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        lo, hi = pred.interval(level)  # an overflowed draw stays inf, not NaN
         out[f"coverage_{tag}"] = coverage(draws, y, level)
         nz = median != 0
         out[f"width_{tag}"] = float(np.mean((hi - lo)[nz] / np.abs(median[nz]))) if nz.any() else math.nan
@@ -163,8 +163,7 @@ def _score_zero_medians(pred: Predictive, y: np.ndarray) -> dict:
 def _points(split: str, test: Measurements, pred: Predictive, y: np.ndarray, point: bool) -> list[dict]:
     draws = pred.draws
     median = np.median(draws, axis=0)
-    lo50, hi50 = np.quantile(draws, [0.25, 0.75], axis=0)
-    lo90, hi90 = np.quantile(draws, [0.05, 0.95], axis=0)
+    (lo50, hi50), (lo90, hi90) = pred.interval(0.5), pred.interval(0.9)
     level = np.full(len(y), np.nan) if point else central_level(draws, y)
     frame = test.frame
     out = []
