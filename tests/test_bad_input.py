@@ -329,6 +329,9 @@ CLI_CASES = [
     case("predict-at-twice", ["predict", MODEL, "--at", "n=1,n=2"], "--at"),
     case("predict-at-range-twice", ["predict", MODEL, "--at", "n=5..6,n=3"], "--at 'n=5..6,n=3': n is given twice"),
     case("predict-at-empty-range", ["predict", MODEL, "--at", "n=5..3"], "--at n: 5..3 is an empty range"),
+    # two copies of a point would both be "the fastest": chances summing past 1
+    case("predict-fastest-point-twice", ["predict", MODEL, "--at", "n=150..160", "--at", "n=160", "--fastest"],
+         "--at: the point n=160 is given twice; --fastest compares distinct points"),
     case("predict-at-too-many", ["predict", MODEL, "--at", "n=1..40,p=1..40"],
          "--at: 1600 points, above the limit 1000 (MAX_LIST_VALUES)"),
     # counted before the combinations are made (10^9 of them would fill the memory)
@@ -412,6 +415,10 @@ CLI_CASES = [
     case("demo-effort-ignored", "demo --effort thorough -o {out}.png", "--effort: the demo's DAG model is made of law mixtures"),
     case("demo-seed-negative", "demo --seed -1 -o {out}.png", "--seed"),
     case("sim-set-twice", "sim run --app fib --n 14 --set cutoff=5 --set cutoff=6 -o {out}.csv", "--set cutoff is given twice"),
+    # a value twice would be the same run twice, identical (same seed): --reps asks for repetitions
+    case("sim-n-twice", "sim run --app sort --n 1024,2**10 -o {out}.csv", "--n 1024,2**10: 1024 is given twice; give --reps"),
+    case("sim-p-twice", "sim run --app sort --n 1024 --p 1..4,2 -o {out}.csv", "--p 1..4,2: 2 is given twice"),
+    case("sim-set-value-twice", "sim run --app fib --n 14 --set cutoff=5,5 -o {out}.csv", "--set cutoff 5,5: 5 is given twice"),
     case("sim-p-empty-item", "sim run --app fib --n 14 --p 1,,2 -o {out}.csv", "empty item"),
     case("sim-steal-latency-1e14", "sim run --app fib --n 14 --steal-latency 1e14 -o {out}.csv", "MAX_SIM_OVERHEAD"),
     case("sim-create-overhead-1e308", "sim run --app fib --n 14 --create-overhead 1e308 -o {out}.csv",

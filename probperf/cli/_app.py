@@ -471,11 +471,18 @@ def number(option: str, text: str, **limits):
 
 def parse_list(text: str, what: str, **limits) -> list:
     """``"1,4,16"`` or ``"1..8"`` (inclusive) or a mix, e.g. ``"1..4,8"``, as integers
-    (:func:`probperf.limits.parse_list`); bad input exits with status 2 naming ``what``."""
+    (:func:`probperf.limits.parse_list`); bad input exits with status 2 naming ``what``,
+    as does a value given twice: the grids these lists make would hold the same runs
+    twice, identical (same seeds), which a fit takes as two agreeing measurements and so
+    narrows its intervals; repeated runs are what ``--reps`` asks for."""
     try:
-        return limits_parse_list(text, **limits)
+        values = limits_parse_list(text, **limits)
     except NumberError as exc:
         fail(f"{what}: {exc}")
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        fail(f"{what} {text}: {twice[0]} is given twice; give --reps for repeated runs")
+    return values
 
 
 def _not_a_pair(option: str, text: str, item: str, example: str, before=(), ranges: bool = False):

@@ -102,9 +102,6 @@ def record_cmd(
     from ..record import BuildError, RecordError, record
 
     ps = parse_list(workers, "--workers", low=1, high=MAX_RECORD_WORKERS, limit="MAX_RECORD_WORKERS")
-    twice = sorted({p for p in ps if ps.count(p) > 1})
-    if twice:  # one worker count twice is repetitions, which --reps asks for
-        fail(f"--workers {workers}: p={twice[0]} is given twice; give --reps for repeated runs")
     reps = number("--reps", reps, integer=True, low=1, high=MAX_LIST_VALUES, limit="MAX_LIST_VALUES")
     if timeout is not None:
         timeout = float(number("--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT, limit="MAX_TIMEOUT"))
