@@ -390,8 +390,8 @@ CHECKED_SHAPES = True
 
 # Continuing a curved law (``power+curv(c)``, ``power+c*p``, ``quadratic``: squares
 # and products of the parameters' logs) beyond its training rows along its tangent on
-# the log scale was tried and rejected (session 40): past the edge of the range its law was fitted on, a
-# square ``l^2`` becomes ``u^2 + 2 u (l - u)`` and a product ``l_a l_b`` becomes
+# the log scale was tried and rejected (session 40): past the edge of the range its
+# law was fitted on, a square ``l^2`` becomes ``u^2 + 2 u (l - u)`` and a product ``l_a l_b`` becomes
 # ``u_a u_b + u_b (l_a - u_a) + u_a (l_b - u_b)``, ``u`` the log clipped to that range
 # (a first-order expansion at the edge; the same values inside it, so every fit and
 # every in-range prediction is unchanged). Why (first principles): a curvature is
