@@ -55,6 +55,16 @@ MAX_SIM_WORKERS = 1024
 #: Past 16x one run takes minutes and its DAG gigabytes (``sim run --n 2**40`` hung).
 MAX_SIM_SCALE = 16.0
 
+#: Segments (strands) in one simulated DAG, whatever the size and cut-offs that shape
+#: it. ``MAX_SIM_SCALE`` bounds the size only; a cut-off can still multiply the task
+#: count (``sim run --app fib --n 42 --set cutoff=50`` took 2.2 GB in 6 s before
+#: this limit). The largest DAG the protocol allows at ``MAX_SIM_SCALE`` is sort at
+#: n = 2**24 with its default cut-offs, 5.3 million segments built in 0.4 GB; 2**23
+#: (8.4 million) admits every protocol DAG with room to spare and keeps one build
+#: under about 1 GB. Checked level by level while the DAG grows, before a level is
+#: expanded.
+MAX_SIM_SEGMENTS = 2**23
+
 #: Largest simulated machine overhead in cycles (``sim run --steal-latency``,
 #: ``--create-overhead``): 10^9 cycles is a third of a second at 3 GHz per steal or
 #: task creation, a million times a real one (hundreds to thousands of cycles). Past

@@ -426,6 +426,9 @@ CLI_CASES = [
     # -- the simulator
     case("sim-p-1..1e8", "sim run --app fib --n 14 --p 1..100000000 -o {out}.csv", "MAX_SIM_WORKERS"),
     case("sim-n-2pow40", "sim run --app sort --n 2**40 -o {out}.csv", "MAX_SIM_SCALE"),
+    # a cut-off can multiply the task count beyond what the size limit foresees (2.2 GB in 6 s)
+    case("sim-cutoff-runaway", "sim run --app fib --n 42 --p 1 --set cutoff=50 -o {out}.csv",
+         "fib(n=42, cutoff=50) grows past 8388608 segments (MAX_SIM_SEGMENTS)"),
     case("sim-n-fraction", "sim run --app fib --n 2.5 -o {out}.csv", "--n"),
     # powers stepped by one base, or every integer? refused rather than guessed
     case("sim-p-power-to-number", "sim run --app fib --n 14 --p 2**1..8 -o {out}.csv",

@@ -99,6 +99,32 @@ def test_bad_program_parameters_are_rejected():
         build("sort", 1024, quick_cutoff=2)
 
 
+
+def test_dag_segment_limit_admits_exactly_its_count(monkeypatch):
+    """A DAG of exactly MAX_SIM_SEGMENTS segments builds; one segment fewer allowed
+    and it is refused, naming the program and its parameters."""
+    from probperf import limits
+
+    segments = build("fib", 10, cutoff=3).cost.size
+    monkeypatch.setattr(limits, "MAX_SIM_SEGMENTS", segments)
+    assert build("fib", 10, cutoff=3).cost.size == segments
+    monkeypatch.setattr(limits, "MAX_SIM_SEGMENTS", segments - 1)
+    with pytest.raises(ValueError, match=rf"^fib\(n=10, cutoff=3\) grows past {segments - 1} segments"):
+        build("fib", 10, cutoff=3)
+
+
+def test_every_protocol_dag_at_the_largest_scale_fits_the_segment_limit():
+    """MAX_SIM_SEGMENTS refuses run-away cut-offs, never a size MAX_SIM_SCALE admits
+    with the protocol's configurations."""
+    from probperf.cli.sim_cmds import max_size
+    from probperf.limits import MAX_SIM_SEGMENTS
+
+    for app, spec in sim.PROTOCOL.items():
+        values = spec["vary"][1] if spec["vary"] else [None]
+        for value in values:
+            cfg = dict(spec["config"], **({spec["vary"][0]: value} if value is not None else {}))
+            assert build(app, max_size(app), **cfg).cost.size <= MAX_SIM_SEGMENTS, (app, cfg)
+
 # -- schedulers ---------------------------------------------------------------------
 
 

@@ -153,6 +153,17 @@ class Dag:
         return self
 
 
+def _check_segments(count: int, meta: dict) -> None:
+    """``ValueError`` naming the program and its parameters when a DAG would hold more
+    than :data:`~probperf.limits.MAX_SIM_SEGMENTS` segments."""
+    from ..limits import MAX_SIM_SEGMENTS
+
+    if count > MAX_SIM_SEGMENTS:
+        shape = ", ".join(f"{k}={v}" for k, v in meta.get("params", {}).items())
+        raise ValueError(f"{meta.get('name') or 'the program'}({shape}) grows past {MAX_SIM_SEGMENTS} segments "
+                         "(MAX_SIM_SEGMENTS); use a smaller size or cut-offs that create fewer tasks")
+
+
 def grow(root: dict, expand: Callable[[dict], dict], **meta) -> Dag:
     """Build a :class:`Dag` breadth-first, one level of the task tree at a time.
 
@@ -181,8 +192,13 @@ def grow(root: dict, expand: Callable[[dict], dict], **meta) -> Dag:
     ptrs, costs, actions = [np.zeros(1, np.int64)], [], []
     nodes, offset, next_offset = root, 0, 1
     n_level = len(next(iter(root.values())))
+    n_segments = 0
     while n_level:
+        # every task has at least one segment: refuse before expanding a level that
+        # cannot fit, so a run-away cut-off fails in seconds, not after gigabytes
+        _check_segments(n_segments + n_level, meta)
         segs = expand(nodes)
+        n_segments += len(segs["owner"])
         order = np.lexsort((segs["seq"], segs["owner"]))
         owner = np.asarray(segs["owner"])[order]
         kind = np.asarray(segs["kind"], dtype=np.int64)[order]
@@ -197,6 +213,7 @@ def grow(root: dict, expand: Callable[[dict], dict], **meta) -> Dag:
         skip = {"owner", "seq", "cost", "kind"}
         nodes = {k: np.asarray(v)[order][is_spawn] for k, v in segs.items() if k not in skip}
         offset, n_level = next_offset, int(np.count_nonzero(is_spawn))
+    _check_segments(n_segments, meta)
     return Dag(
         seg_ptr=np.concatenate(ptrs).astype(np.int64),
         cost=np.concatenate(costs),
