@@ -2,7 +2,9 @@
 
 Every command that writes a file (``convert``, ``fit -o``, ``plot -o``, ``sim run -o``,
 ``record -o``) calls :func:`check_output` first, so a fit that takes minutes is not
-run only to fail on a path it cannot write, and writes through :func:`atomic_write`:
+run only to fail on a path it cannot write (those that fill a directory, ``sim
+datasets -o`` and ``bench build -o``, call :func:`check_output_dir`), and writes
+through :func:`atomic_write`:
 
 * the data go to a temporary file beside the target, which is then renamed onto it
   (``os.replace``), so a reader never sees half a file and a failure or an interrupt
@@ -116,6 +118,46 @@ def check_output(path, what: str = "output") -> Path:
             pass
     except OSError as exc:
         raise OutputError(f"{name}: cannot write in {parent} ({exc.strerror or exc})") from None
+    return Path(path)
+
+
+def check_output_dir(path, files=(), what: str = "output") -> Path:
+    """Raise :class:`OutputError` unless the directory ``path`` can receive ``files``.
+
+    For commands that write several files into a directory they make (with its
+    parents) when missing: checked before any work starts, so that a long run does
+    not end on a path it cannot write, or write some files and fail on the next. An
+    existing ``path`` must be a directory in which every one of ``files`` can be
+    written (:func:`check_output`); a missing one must lie under a writable directory
+    (a real probe). Nothing is created. Returns ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> check_output_dir(os.path.join(d, "new", "tables"), ["a.csv"]).name
+    'tables'
+    >>> os.mkdir(os.path.join(d, "b.csv"))
+    >>> check_output_dir(d, ["a.csv", "b.csv"], "-o")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    probperf.outputs.OutputError: -o .../b.csv: is a directory; give a file name
+    """
+    name = f"{what} {os.fspath(path)}"
+    target = _real(path)
+    existing = next(p for p in (target, *target.parents) if p.exists())  # the root exists
+    if not existing.is_dir():
+        where = "exists" if existing == target else f"lies under {existing}, which exists"
+        raise OutputError(f"{name}: {where} and is not a directory")
+    if existing == target:
+        for file in files:
+            check_output(Path(path) / file, what)
+        return Path(path)
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise OutputError(f"{name}: cannot create it in {existing} ({exc.strerror or exc})") from None
     return Path(path)
 
 

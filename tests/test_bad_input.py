@@ -361,7 +361,7 @@ CLI_CASES = [
                                  "quick", "-o", "{out}.model"],
          "--effort: the dag model has no effort setting with --kernel laws"),
     case("bench-build-only-empty", ["bench", "build", "-o", "{out}", "--only", ""], "--only '': no program named"),
-    case("bench-build-into-a-file", ["bench", "build", "-o", GAUSS, "--only", "fib"], "a file, not a directory"),
+    case("bench-build-into-a-file", ["bench", "build", "-o", GAUSS, "--only", "fib"], "gauss.csv: exists and is not a directory"),
     case("predict-at-caret-twice", ["predict", MODEL, "--at", "n=2^^13"], "'2^^13' is not a number"),
     case("sim-datasets-apps-comma", ["sim", "datasets", "-o", "{out}", "--apps", ","], "--apps ',': no program named"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],

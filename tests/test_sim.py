@@ -335,6 +335,23 @@ def test_cli_run_caret_power_ranges_are_powers(tmp_path, sizes):
     assert sorted(read(out).frame["n"]) == [16, 32, 64]
 
 
+def test_cli_datasets_checks_every_table_before_simulating(tmp_path):
+    """A target that cannot be written fails before anything is simulated or written
+    (it once wrote nqueens_A.csv, then failed on nqueens_B.csv)."""
+    from probperf.cli import app
+
+    def datasets(out):
+        res = CliRunner().invoke(app, ["sim", "datasets", "-o", str(out), "--apps", "nqueens", "--scale", "0.7"])
+        assert res.exit_code == 2 and "dataset A" not in res.output, res.output
+        return res.output.replace("\n", "").strip()
+
+    (tmp_path / "d" / "nqueens_B.csv").mkdir(parents=True)
+    assert datasets(tmp_path / "d") == f"error: -o {tmp_path / 'd' / 'nqueens_B.csv'}: is a directory; give a file name"
+    assert [x.name for x in (tmp_path / "d").iterdir()] == ["nqueens_B.csv"]
+    (tmp_path / "f").write_text("")
+    assert datasets(tmp_path / "f" / "d") == (f"error: -o {tmp_path / 'f' / 'd'}: lies under {tmp_path / 'f'}, "
+                                              "which exists and is not a directory")
+
 def test_cli_datasets_simulates_a_program_named_twice_once(tmp_path):
     from probperf.cli import app
 

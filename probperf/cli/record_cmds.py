@@ -148,14 +148,14 @@ def bench_build(
 ):
     """Compile the benchmark programs (fib, nqueens, mergesort, sparselu, strassen, health),
     each also as NAME_untied with untied tasks."""
+    from ..outputs import check_output_dir
     from ..record import BENCHMARKS, BuildError, build_benchmarks
 
     names = [n.strip() for n in only.split(",") if n.strip()] if only is not None else list(BENCHMARKS)
     if not names:  # an empty subset is no subset: building everything would not be what was asked
         fail(f"--only {only!r}: no program named; give e.g. --only fib,nqueens")
-    if output.exists() and not output.is_dir():
-        fail(f"-o {output}: a file, not a directory; give a directory for the executables")
     with bad_input():
+        check_output_dir(output, names, "-o")  # before the compiler runs
         try:
             built = build_benchmarks(output, names)
         except BuildError as exc:

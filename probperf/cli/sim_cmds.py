@@ -140,6 +140,7 @@ def datasets(
     fmt: str = typer.Option("csv", "--format", help="csv, parquet or jsonl."),
 ) -> None:
     """Write the thesis's Dataset A and B for each program of --apps: DIR/<app>_A.<fmt>, DIR/<app>_B.<fmt>."""
+    from ..outputs import check_output_dir
     from ..sim import PROTOCOL, dataset
 
     names = ["sort", "sparselu", "fft", "strassen", "fib", "nqueens"]
@@ -157,10 +158,10 @@ def datasets(
         factor = number("--scale", scale, low=0, low_open=True, high=MAX_SIM_SCALE, limit="MAX_SIM_SCALE")
     seed = number("--seed", seed, integer=True, low=0)
     reps = number("--reps", reps, integer=True, low=1, high=MAX_SIM_RUNS, limit="MAX_SIM_RUNS")
-    if output.exists() and not output.is_dir():
-        fail(f"-o {str(output)!r} exists and is not a directory")
     with bad_input():
-        # simulate everything first so a failure leaves no partial set of files
+        # every target checked and everything simulated before the first file is
+        # written, so a failure leaves no partial set of files
+        check_output_dir(output, [f"{a}_{w}.{fmt}" for a in names for w in ("A", "B")], "-o")
         tables = {}
         for app in names:
             for which in ("A", "B"):
