@@ -354,9 +354,10 @@ def _list_item(part: str, **limits):
         return [parse_expression(part, **limits)]
     first, _, last = part.partition("..")
     limits["integer"] = True
-    lo, hi = parse_expression(first, **limits), parse_expression(last, **limits)
-    if hi < lo:
+    # the order of the ends first, so that 1..0 is an empty range whatever the limits
+    if parse_expression(last, integer=True) < parse_expression(first, integer=True):
         raise NumberError(f"{part} is an empty range (the end is below the start)")
+    lo, hi = parse_expression(first, **limits), parse_expression(last, **limits)
     ends = _POWER.match(first), _POWER.match(last)
     if any(ends) and not (all(ends) and ends[0].group(1) == ends[1].group(1)):
         # 2**4..64 or 2**4..3**3: powers stepped by one base, or every integer between?

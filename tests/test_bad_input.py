@@ -283,6 +283,9 @@ CLI_CASES = [
     case("validate-parquet-duplicate-column", "validate {d}/duplicate.parquet", "column p: duplicate column 'p'"),
     case("predict-at-arabic-digits", ["predict", MODEL, "--at", "n=\u0662\u0660\u0660"], "--at n"),
     case("fit-config-p", ["fit", GAUSS, "--config", "p", "-o", "{out}.model"], "column p: 'p' cannot"),
+    # the range's order is said before the limit its end breaks (once "0 must be at least 1")
+    case("record-workers-empty-range", "record -w 1..0 --param n=15 -o {out}.csv -- /bin/true",
+         "--workers: 1..0 is an empty range (the end is below the start)"),
     case("record-onto-xlsx", "record --param n=15 -o {out}.xlsx -- /bin/true", "-o"),
     case("fit-kernel-for-a-baseline", ["fit", GAUSS, "--model", "direct_nn", "--kernel", "rbf", "-o", "{out}.model"],
          "--kernel: the direct_nn model has a fixed form"),
@@ -306,6 +309,9 @@ CLI_CASES = [
     case("predict-level-nan", f"predict {MODEL} --at n=200 --level nan", "--level"),
     case("predict-seed-negative", f"predict {MODEL} --at n=200 --seed -1", "--seed"),
     case("predict-format-xml", f"predict {MODEL} --at n=200 --format xml", "--format"),
+    # a value left out between commas is refused, as in every list option, not skipped
+    case("predict-at-doubled-comma", ["predict", MODEL, "--at", "n=2**14,,p=4"],
+         "--at 'n=2**14,,p=4': an empty item (a doubled or trailing comma)"),
     case("predict-at-10pow400", ["predict", MODEL, "--at", "n=10**400"], "--at n"),
     case("predict-at-1e400", ["predict", MODEL, "--at", "n=1e400"], "--at n: value 1e400 is too large"),
     case("predict-at-1e-400", ["predict", MODEL, "--at", "n=1e-400"],

@@ -513,6 +513,18 @@ def _not_a_pair(option: str, text: str, item: str, example: str, before=(), rang
     fail(f"{option} {text!r}: expected NAME=VALUE pairs, e.g. {example}; got {item!r}{hint}")
 
 
+def _items(text: str, option: str) -> list[str]:
+    """The comma-separated items of one ``option`` value, stripped; a doubled or trailing
+    comma exits with status 2, as in every list option (:func:`probperf.limits.parse_list`):
+    it is a value left out by mistake more often than a separator typed twice."""
+    items = [t.strip() for t in text.split(",")]
+    if items == [""]:  # nothing given: said by the caller ("needs at least one")
+        return []
+    if not all(items):
+        fail(f"{option} {text!r}: an empty item (a doubled or trailing comma)")
+    return items
+
+
 def parse_assignments(items, option: str, example: str = "p=4") -> dict:
     """``["n=2**20", "p=4"]`` or ``"n=2**20,p=4"`` -> ``{"n": 1048576, "p": 4}``.
 
@@ -530,7 +542,7 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
         items = [items]
     out = {}
     for text in items or []:
-        for item in filter(None, (t.strip() for t in text.split(","))):
+        for item in _items(text, option):
             name, eq, value = (s.strip() for s in item.partition("="))
             if not eq or not name:
                 _not_a_pair(option, text, item, example)
@@ -562,7 +574,7 @@ def parse_points(items, option: str, example: str = "n=2**30,p=36") -> list[dict
 
     points = []
     for text in items:
-        pairs = [t.strip() for t in text.split(",") if t.strip()]
+        pairs = _items(text, option)
         for i, item in enumerate(pairs):  # the shape of every pair first, each named as the user wrote the item
             name, eq, _ = (t.strip() for t in item.partition("="))
             if not eq or not name:
