@@ -611,7 +611,8 @@ def _csv_header(rows, source) -> list[str]:
         raise MeasurementError("the file is empty", source, 1)
     line, header = first
     if line != 1:
-        raise MeasurementError("the header must be on line 1 (the file starts with blank lines)", source, 1)
+        raise MeasurementError("the header must be on line 1 (it is blank or holds only empty fields, "
+                               "such as ',,')", source, 1)
     header = [h.strip() for h in header]
     if len(header) == 1 and (sep := next((c for c in ";\t|" if c in header[0]), None)):
         # a one-column header holding another separator: a spreadsheet's export

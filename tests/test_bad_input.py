@@ -73,6 +73,8 @@ MODEL = "{d}/direct.model"
 BAD_FILES = [
     # (file name, content, where the error must point)
     ("p_1e19.csv", "n,p,time\n10,1,1.0\n20,1e19,2.0\n", "p_1e19.csv, line 3, column p"),
+    ("header_commas.csv", ",,\n10,1,1.0\n", "header_commas.csv, line 1: the header must be on line 1 (it is blank or holds only empty fields"),
+    ("header_blank.csv", "\n\nn,p,time\n10,1,1.0\n", "header_blank.csv, line 1: the header must be on line 1"),
     ("p_fraction.csv", "n,p,time\n10,2.5,1.0\n", "p_fraction.csv, line 2, column p"),
     ("p_zero.csv", "n,p,time\n10,0,1.0\n", "p_zero.csv, line 2, column p"),
     ("p_true.csv", "n,p,time\n10,true,1.0\n", "p_true.csv, line 2, column p"),
