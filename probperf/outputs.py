@@ -99,7 +99,19 @@ def check_output(path, what: str = "output") -> Path:
     ...
     probperf.outputs.OutputError: output .../file/m.model: .../file is a file, not a directory
     """
-    name = f"{what} {os.fspath(path)}"
+    return _checked(_check_output, path, f"{what} {os.fspath(path)}")
+
+
+def _checked(check, path, name: str, *args) -> Path:
+    """``check(path, name, *args)``, its operating-system errors (a name too long for
+    the file system, a loop of links) said as an :class:`OutputError` naming ``name``."""
+    try:
+        return check(path, name, *args)
+    except OSError as exc:
+        raise OutputError(f"{name}: {exc.strerror or exc}") from None
+
+
+def _check_output(path, name: str) -> Path:
     target = _real(path)
     if target.is_dir():
         raise OutputError(f"{name}: is a directory; give a file name")
@@ -143,7 +155,10 @@ def check_output_dir(path, files=(), what: str = "output") -> Path:
     ...
     probperf.outputs.OutputError: -o .../b.csv: is a directory; give a file name
     """
-    name = f"{what} {os.fspath(path)}"
+    return _checked(_check_output_dir, path, f"{what} {os.fspath(path)}", files, what)
+
+
+def _check_output_dir(path, name: str, files, what: str) -> Path:
     target = _real(path)
     existing = next(p for p in (target, *target.parents) if p.exists())  # the root exists
     if not existing.is_dir():

@@ -457,6 +457,9 @@ CLI_CASES = [
     case("sim-steal-latency-nan", "sim run --app fib --n 14 --steal-latency nan -o {out}.csv", "--steal-latency"),
     case("sim-output-suffix", "sim run --app fib --n 14 -o {out}.txt", "-o"),
     case("sim-under-a-file", "sim run --app fib --n 14 -o {d}/gauss.csv/runs.csv", "is a file, not a directory"),
+    # the operating system's refusal, said with the option that named the path
+    case("convert-name-too-long", ["convert", GAUSS, "-o", "{d}/" + "a" * 300 + ".csv"], "a.csv: File name too long"),
+    case("sim-datasets-name-too-long", ["sim", "datasets", "-o", "{d}/" + "a" * 300 + "/d"], "a/d: File name too long"),
     case("sim-datasets-scale-0", "sim datasets -o {out} --scale 0", "--scale"),
     case("sim-datasets-scale-1000", "sim datasets -o {out} --scale 1000", "MAX_SIM_SCALE"),
     # so small that every size is 1: no law to fit, refused rather than written
