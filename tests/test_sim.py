@@ -113,6 +113,19 @@ def test_dag_segment_limit_admits_exactly_its_count(monkeypatch):
         build("fib", 10, cutoff=3)
 
 
+def test_a_dag_past_the_segment_limit_fails_before_any_run(monkeypatch):
+    """The largest DAG is built first: the small ones are not simulated only to be
+    thrown away (the rows still come back in the order of the points)."""
+    from probperf import limits
+    from probperf.sim import datasets
+
+    monkeypatch.setattr(limits, "MAX_SIM_SEGMENTS", build("fib", 12, cutoff=20).cost.size)
+    ran = []
+    monkeypatch.setattr(datasets, "simulate", lambda *a, **k: ran.append(a) or None)
+    with pytest.raises(ValueError, match=r"^fib\(n=14, cutoff=20\) grows past"):
+        datasets.simulate_runs("fib", [(12, 1, {"cutoff": 20}, None), (14, 1, {"cutoff": 20}, None)])
+    assert ran == []
+
 def test_every_protocol_dag_at_the_largest_scale_fits_the_segment_limit():
     """MAX_SIM_SEGMENTS refuses run-away cut-offs, never a size MAX_SIM_SCALE admits
     with the protocol's configurations."""

@@ -74,17 +74,21 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
     defaults = APPS[app].config
     groups = _by_dag(points, defaults)
     total = sum(len(g) for g in groups.values()) * reps
-    rows = []
+    done: dict[tuple, list] = {}
+    # the largest DAGs first, so that one past MAX_SIM_SEGMENTS fails before the small
+    # ones have run; every run has its own seed, so the order changes no number, and
+    # the rows are put back in the order of the points
     with reporting(enabled=progress), task(f"simulating {app}", total=total) as step:
-        for (n, cfg_key), pts in groups.items():
+        for n, cfg_key in sorted(groups, key=lambda key: -key[0]):
             cfg = dict(cfg_key)
             dag = build(app, n, **cfg)
+            done[n, cfg_key] = []
             for rep in range(reps):
                 def seed_of(p, n=n, cfg=cfg, rep=rep):
                     return _run_seed(seed, app, n, cfg, p, rep)
 
-                rows += _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, step)
-    frame = pd.DataFrame(rows)
+                done[n, cfg_key] += _rep_rows(dag, groups[n, cfg_key], cfg, seed_of, machine, scheduler, step)
+    frame = pd.DataFrame([row for key in groups for row in done[key]])
     for c in _TIME_COLUMNS:
         frame[c] = frame[c] / machine.clock_hz
     cols = ["n", "p", *defaults, *METRIC_COLUMNS] + (["split"] if "split" in frame else [])
