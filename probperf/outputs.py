@@ -125,12 +125,19 @@ def _check_output(path, name: str) -> Path:
         if blocker is not None and not blocker.is_dir():
             raise OutputError(f"{name}: {blocker} is a file, not a directory")
         raise OutputError(f"{name}: directory {parent} does not exist")
+    _probe(parent, f"{name}: cannot write in {parent}")
+    return Path(path)
+
+
+def _probe(directory: Path, refusal: str) -> None:
+    """Create and delete a file in ``directory``, the one check that catches read-only
+    file systems and permissions ``os.access`` misreports; ``OutputError(refusal)``
+    with the system's reason where it fails."""
     try:
-        with tempfile.TemporaryFile(dir=parent):
+        with tempfile.TemporaryFile(dir=directory):
             pass
     except OSError as exc:
-        raise OutputError(f"{name}: cannot write in {parent} ({exc.strerror or exc})") from None
-    return Path(path)
+        raise OutputError(f"{refusal} ({exc.strerror or exc})") from None
 
 
 def check_output_dir(path, files=(), what: str = "output") -> Path:
@@ -168,11 +175,7 @@ def _check_output_dir(path, name: str, files, what: str) -> Path:
         for file in files:
             check_output(Path(path) / file, what)
         return Path(path)
-    try:
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise OutputError(f"{name}: cannot create it in {existing} ({exc.strerror or exc})") from None
+    _probe(existing, f"{name}: cannot create it in {existing}")
     return Path(path)
 
 
