@@ -541,8 +541,10 @@ class ConstantMetric:
 
 @persist.register
 class ZeroMetric(ConstantMetric):
-    """A metric that was never positive in training (no tasks, no idle time): predicted
-    as exactly 0, which is what the paper's equations give when their inputs are 0.
+    """A metric that was never positive in training (no tasks, no idle time), or
+    positive in only ``positive`` of its ``runs``, too few for a law and the zeros the
+    most (:func:`zero_or_refuse`): predicted as exactly 0, which is what the paper's
+    equations give when their inputs are 0.
 
     Examples
     --------
@@ -550,20 +552,47 @@ class ZeroMetric(ConstantMetric):
     [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
     """
 
-    def __init__(self):
+    def __init__(self, positive: int = 0, runs: int = 0):
         super().__init__(0.0)
+        self.positive, self.runs = int(positive), int(runs)
 
     def _get_state(self):
-        return {}, {}  # as model files have always held it
+        # a metric 0 in every run keeps the state model files have always held
+        return ({"positive": self.positive, "runs": self.runs} if self.positive else {}), {}
 
     @classmethod
     def _from_state(cls, config, tensors):
-        return cls()
+        return cls(**config)
 
 
-#: Fewer positive observations than this and a component is a structural zero, unless
-#: every observation is positive at a single setting of its inputs (ConstantMetric).
+#: Fewer positive observations than this and a component has no law: zero when the
+#: zeros are the most of its runs (:func:`zero_or_refuse`), a constant when every
+#: observation is positive at a single setting of its inputs (ConstantMetric), else
+#: the DAG model is refused. Why 3: a law has at least a level and a slope, and a
+#: third run is the least that can say whether they fit.
 MIN_POSITIVE = 3
+
+
+def zero_or_refuse(name: str, positive: int, runs: int) -> "ZeroMetric":
+    """The part ``name``, positive in only ``positive`` (< :data:`MIN_POSITIVE`) of its
+    ``runs``: a :class:`ZeroMetric` when it is 0 in every run or in most of them (a
+    value at the timer's resolution, such as idle time in a run or two of many), else a
+    ``ValueError`` naming it: modelled as 0 it would drop a measured part of the time
+    (two runs whose work is all of it came back as time without work).
+
+    Examples
+    --------
+    >>> zero_or_refuse("no_work", 1, 12).positive
+    1
+    >>> zero_or_refuse("work", 2, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: DagModel: work is positive in 2 of 2 runs, too few for a law of it (at least 3); measure more runs or model time alone (--model direct)
+    """
+    if 2 * positive < runs or positive == 0:
+        return ZeroMetric(positive, runs)
+    raise ValueError(f"DagModel: {name} is positive in {positive} of {runs} runs, too few for a law of it "
+                     f"(at least {MIN_POSITIVE}); measure more runs or model time alone (--model direct)")
 
 
 class Prediction(Predictive):
@@ -1036,7 +1065,9 @@ class DagModel(TableModel):
             # positive in every run but too few runs for a law: runs at one setting (one
             # size: the serial work of a strong-scaling study), not a structural zero
             single = isinstance(inputs, Features) and len(inputs.table.drop_duplicates()) == 1
-            return ConstantMetric(np.exp(np.mean(np.log(y[keep])))) if keep.all() and single else ZeroMetric()
+            if keep.all() and single:
+                return ConstantMetric(np.exp(np.mean(np.log(y[keep]))))
+            return zero_or_refuse(comp.name, int(keep.sum()), len(y))
         return inputs.take(keep).fit(self._new_model(spec, comp.name), y[keep], comp.name)
 
     def _choose(self, comp, candidates, frame, measured) -> str:

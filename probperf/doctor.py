@@ -410,8 +410,10 @@ def _missing(m: Measurements) -> list[str]:
         out.append(left)
     lacks = registry.dag_lacks(traced)
     if lacks:
+        refusal = _direct_refusal(m)
         out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; "
-                   "fit uses a direct model of the time instead")
+                   + (f"nor can time be modelled directly: {refusal}: fit refuses these runs" if refusal
+                      else "fit uses a direct model of the time instead"))
     if m.has("time"):
         return out
     if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it
@@ -422,6 +424,26 @@ def _missing(m: Measurements) -> list[str]:
     elif lacks:
         out.append("no time column and no DAG model: run times cannot be predicted")
     return out
+
+
+def _direct_refusal(m: Measurements) -> str:
+    """Why ``fit`` cannot model the time of ``m`` directly either ("" if it can, or if
+    the runs have no time: said apart): no size, or too few runs for any law, as the
+    law mixture words it.
+
+    Examples
+    --------
+    >>> _direct_refusal(Measurements({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]}))
+    '2 runs are too few to fit any law of time'
+    """
+    from .models.laws import candidate_laws
+
+    if "n" not in m.params:
+        return "there is no problem size n"
+    rows = m.frame[m.frame["time"].notna()] if "time" in m.frame else m.frame.iloc[:0]
+    if not len(rows) or candidate_laws(rows[m.params].to_numpy(dtype=np.float64), list(m.params)):
+        return ""
+    return f"{len(rows)} runs are too few to fit any law of time" if len(rows) != 1 else "1 run is too few to fit any law of time"
 
 
 def _first_gap(m: Measurements, metric: str) -> str:

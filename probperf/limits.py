@@ -355,7 +355,8 @@ def _list_item(part: str, **limits):
     first, _, last = part.partition("..")
     limits["integer"] = True
     # the order of the ends first, so that 1..0 is an empty range whatever the limits
-    if parse_expression(last, integer=True) < parse_expression(first, integer=True):
+    start = parse_expression(first, integer=True)  # the first end's fault is said first
+    if parse_expression(last, integer=True) < start:
         raise NumberError(f"{part} is an empty range (the end is below the start)")
     lo, hi = parse_expression(first, **limits), parse_expression(last, **limits)
     ends = _POWER.match(first), _POWER.match(last)

@@ -237,7 +237,26 @@ def dag_lacks(m: Measurements) -> list[str]:
         lacks.insert(0, "parameter n")
     if not has_serial(m):
         lacks.append("the sequential baseline (runs with p=1 or a serial_work column)")
+    parallel = parallel_runs_lacking(m)
+    if parallel and not lacks:  # said last: with no DAG metrics the runs are beside the point
+        lacks.append(parallel)
     return lacks
+
+
+def parallel_runs_lacking(m: Measurements) -> str:
+    """What the DAG model lacks in runs on more than one worker, where its idle time is
+    modelled (``""`` if nothing): at least :data:`probperf.dag.MIN_POSITIVE`, the runs
+    a law of it needs.
+
+    Examples
+    --------
+    >>> parallel_runs_lacking(Measurements({"n": [10, 20, 10], "p": [1, 1, 2], "time": [1.0, 2.0, 0.6]}))
+    'at least 3 runs with p > 1, where idle time is modelled (1 here)'
+    """
+    from .dag import MIN_POSITIVE
+
+    runs = int((m.frame["p"] > 1).sum())
+    return f"at least {MIN_POSITIVE} runs with p > 1, where idle time is modelled ({runs} here)" if runs < MIN_POSITIVE else ""
 
 
 #: the traced metrics a run must carry where some runs lack one: the DAG metrics, and
@@ -409,7 +428,7 @@ def choose(measurements: Measurements, target: str = "time") -> str:
     'direct'
     """
     m = measurements
-    dag = target == "time" and m.has(*DAG_METRICS) and has_serial(m)
+    dag = target == "time" and m.has(*DAG_METRICS) and has_serial(m) and not parallel_runs_lacking(m)
     return "dag" if dag and not (SINGLE_SIZE_DIRECT and only_workers_vary(m)) and not one_setting(m) else "direct"
 
 

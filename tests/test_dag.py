@@ -310,6 +310,41 @@ def test_zero_delay_when_programs_create_no_tasks():
     assert np.all(pred["create_task"].draws == 0.0)
 
 
+def test_a_part_positive_in_too_few_runs_is_refused_not_zeroed():
+    """Two runs (p = 1, 2) whose work is all of their time: the work was once modelled
+    as 0 in every run and the time came back a quarter of the measured one with an
+    interval of no width. Refused, naming the part; auto models time alone instead."""
+    two = paper_table(ns=(2**10,), ps=(1, 2), reps=1)
+    with pytest.raises(ValueError, match=r"^DagModel: work is positive in 2 of 2 runs, too few for a law of it "
+                                         r"\(at least 3\)"):
+        DagModel(effort="quick").fit(two)
+    four = paper_table(ns=(2**10, 2**11), ps=(1, 2), reps=1)  # idle time in two runs on 2 workers
+    with pytest.raises(ValueError, match=r"^DagModel: no_work is positive in 2 of 2 runs"):
+        DagModel(effort="quick").fit(four)
+    with pytest.warns(UserWarning, match=r"at least 3 runs with p > 1, where idle time is modelled \(2 here\)"):
+        assert type(fit(four)).__name__ == "DirectModel"
+
+
+def test_a_part_positive_in_a_run_or_two_of_many_is_zero_and_says_so(tmp_path):
+    """Idle time measured in one run of twelve on several workers (at the timer's
+    resolution, say): zero, with the count kept in the model file and said by fit."""
+    from probperf.cli import app
+    from typer.testing import CliRunner
+
+    table = paper_table(ns=(2**10, 2**11, 2**12, 2**13), ps=(1, 2, 4, 8), reps=1)
+    frame = table.frame.copy()
+    parallel = np.flatnonzero(frame["p"] > 1)
+    frame.loc[parallel[1:], "no_work"] = 0.0
+    frame["time"] = (frame["work"] + frame["delay"] + frame["no_work"]) / frame["p"]
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "m.model"
+    res = CliRunner().invoke(app, ["fit", str(path), "--model", "dag", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "no_work=laws(0: positive in only 1 of 12 runs, too few for a law)" in res.output.replace("\n", "")
+    loaded = persist.load(out).components_["no_work"]
+    assert isinstance(loaded, ZeroMetric) and (loaded.positive, loaded.runs) == (1, 12)
+
 def test_no_work_is_zero_on_one_worker(fitted):
     pred = fitted.predict(pd.DataFrame({"n": [2**13, 2**15], "p": [1, 1]}), n_draws=200)
     assert np.all(pred["no_work"].draws == 0.0)

@@ -119,6 +119,22 @@ def test_without_the_dag_metrics_it_says_what_the_dag_model_needs():
                                         "of the time instead")
 
 
+def test_it_does_not_promise_a_fit_that_fit_refuses():
+    """Too few runs for any model: said so, where it once said "DAG model: usable" or
+    "fit uses a direct model" and fit then refused."""
+    frame = dag_frame()
+    one = diagnose(Measurements(frame.iloc[:1]))
+    assert not one.dag_model
+    assert one.problems[-1] == ("the DAG model cannot be used: it needs at least 3 runs with p > 1, where idle "
+                                "time is modelled (0 here); nor can time be modelled directly: 1 run is too few "
+                                "to fit any law of time: fit refuses these runs")
+    two = diagnose(Measurements({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]}))
+    assert two.problems[-1].endswith("nor can time be modelled directly: 2 runs are too few to fit any law of "
+                                     "time: fit refuses these runs")
+    no_n = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
+    assert no_n.problems[-1].endswith("nor can time be modelled directly: there is no problem size n: fit refuses "
+                                      "these runs")
+
 def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
     """A blank time in some rows (no DAG metrics to make it) is said as such, with the
     line fit will refuse; a table with no time at all is said differently, and traced

@@ -194,7 +194,11 @@ def _leading_law(model) -> str:
     from ..dag import ConstantMetric, ZeroMetric
 
     if isinstance(model, (ConstantMetric, ZeroMetric)):  # too few runs for a law: what it is instead
-        return "(0 in every run)" if isinstance(model, ZeroMetric) else "(the value measured at its one setting)"
+        if not isinstance(model, ZeroMetric):
+            return "(the value measured at its one setting)"
+        if model.positive:
+            return f"(0: positive in only {model.positive} of {model.runs} runs, too few for a law)"
+        return "(0 in every run)"
     weights = getattr(model, "weights_", None)
     if not weights:
         return ""
