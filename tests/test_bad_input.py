@@ -411,6 +411,11 @@ CLI_CASES = [
          "unfitted.model: model state is inconsistent (RuntimeError: DirectModel is not fitted; call fit() first); re-fit"),
     case("predict-tampered-zero-scale", "predict {d}/zero_b.model --at n=200", "re-fit"),
     # -- plot
+    # the training runs are drawn in the model's unit: a unit for no --data was once ignored, even 'abc'
+    case("plot-unit-without-data", ["plot", MODEL, "--at", "n=200", "--unit", "cycles", "-o", "{out}.png"],
+         "--unit: it says how to read the times of --data, and no --data is given"),
+    case("plot-clock-not-a-number", ["plot", MODEL, "--at", "n=200", "--clock-hz", "abc", "-o", "{out}.png"],
+         "--clock-hz: value 'abc' is not a number"),
     case("plot-at-negative-n", ["plot", MODEL, "--at", "n=-1", "-o", "{out}.png"], "--at"),
     case("plot-at-unknown", ["plot", MODEL, "--at", "n=200,q=1", "-o", "{out}.png"], "'q'"),
     case("plot-unknown-format", ["plot", MODEL, "--at", "n=200", "-o", "{out}.xyz"], "-o"),

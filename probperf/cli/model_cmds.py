@@ -669,6 +669,10 @@ def plot(
     from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep, unit_slip
 
     point = parse_assignments(at, "--at", "n=2**24,p=36")
+    units = reading_options.unit_options(unit, clock_hz)  # checked even where nothing would use them
+    if units and data is None:  # the training runs are drawn in the model's own unit
+        fail(f"{'--unit' if unit is not None else '--clock-hz'}: it says how to read the times of --data, "
+             "and no --data is given")
     with bad_input():
         fmt = figure_format(output)
         model = persist.load(model_file)
@@ -693,7 +697,6 @@ def plot(
 
             # the model's configuration parameters, declared as its fit declared them
             config = [c for c in getattr(model, "features_", []) if c not in ("n", "p")]
-            units = reading_options.unit_options(unit, clock_hz)  # of --data, as for the commands that read runs
             try:
                 measured = formats.read(data, **({"config": config} if config else {}), **units)
             except MeasurementError as exc:  # plot has no --config: the model's parameters are the only ones
