@@ -933,8 +933,7 @@ class DagModel(TableModel):
         return self
 
     def _fit_runs(self, measurements: Measurements) -> None:
-        if not isinstance(measurements, Measurements):
-            raise TypeError("DagModel.fit expects a probperf Measurements table")
+        self._check_table(measurements)
         self._check_params()
         m = measurements
         m.require("n", "p", *REQUIRED)

@@ -25,6 +25,7 @@ import numpy as np
 from . import progress, userwarn
 from .cautions import number_text
 from .data import DAG_METRICS, TRAIN_SPLIT, Measurements, labelled_rows, near_labels, near_text, one_setting
+from .models.base import check_table
 from .models.specs import effort_options
 
 
@@ -491,9 +492,7 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     ...
     ValueError: target 'n': a parameter, not a metric; a model predicts one of time, work, ...
     """
-    if not isinstance(measurements, Measurements):  # before choose() asks it for metrics
-        raise TypeError(f"fit expects a probperf Measurements table (pp.Measurements(frame, config=[...]) or "
-                        f"pp.read(path)), got {type(measurements).__name__}")
+    check_table(measurements, "fit")  # before choose() asks it for metrics
     problem = target_problem(target)
     if problem:
         raise ValueError(f"target {target!r}: {problem}")

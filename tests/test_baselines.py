@@ -314,3 +314,15 @@ def test_a_model_of_n_and_p_takes_the_configuration_it_was_fitted_at(train):
     # the cut-off is shown with each point (predict's table and JSON), as the law models show it
     assert model.predict(at).summary().columns[:3].tolist() == ["n", "p", "cutoff"]
     assert model.predict(at).points["cutoff"].tolist() == [4.0]
+
+
+def test_extrap_refuses_a_worker_count_it_never_saw_vary():
+    """Fitted on one worker count, Extra-P's function is constant in p: a prediction at
+    another p is refused as by every model, not the one-worker time for any p."""
+    from probperf import fit
+
+    m = Measurements({"n": [10, 20, 40, 80, 160], "p": [1] * 5, "time": [1.0, 2.1, 4.0, 8.2, 16.1]})
+    model = fit(m, model="extrap")
+    assert model.predict(n=320, p=1).median[0] == pytest.approx(32.0, rel=0.1)  # time ~ n / 10
+    with pytest.raises(ValueError, match=r"^only 1 distinct value of 'p' in the training data \(1\): cannot predict p=8"):
+        model.predict(n=320, p=8)

@@ -189,6 +189,23 @@ def test_a_prediction_of_time_carries_its_unit(direct):
     assert (pred.unit, pred[1].unit, pred.map(np.log).unit) == ("s", "s", "s")
 
 
+@pytest.mark.parametrize("make", [pp.DirectModel, pp.DagModel, pp.TwoStepLasso, lambda: pp.fit])
+def test_every_fit_refuses_a_table_without_rows(make):
+    """A table cut to no rows (m.rows(mask)) is refused by name, where numpy once said
+    'zero-size array to reduction operation minimum which has no identity'."""
+    m = pp.Measurements({"n": [10, 20, 40, 80], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2]})
+    empty = m.rows(np.zeros(4, dtype=bool))
+    model = make()
+    fit = model if callable(model) and not hasattr(model, "fit") else model.fit
+    with pytest.raises(ValueError, match=r"(fit|\.fit): the table has no rows: nothing to fit$"):
+        fit(empty)
+
+
+def test_a_direct_model_refuses_a_target_that_is_no_metric():
+    m = pp.Measurements({"n": [10, 20, 40, 80], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2]})
+    with pytest.raises(ValueError, match=r"^DirectModel\(target='n'\): a parameter, not a metric"):
+        pp.DirectModel(target="n").fit(m)  # it once fitted n, and predict printed "predicted n [s]"
+
 def test_fit_refuses_a_bare_table_and_a_bad_seed():
     frame = pd.DataFrame({"n": [10, 20, 40], "p": [1, 1, 1], "time": [1.0, 2.0, 4.0]})
     with pytest.raises(TypeError, match=r"DirectModel.fit expects a probperf Measurements table .* got DataFrame"):

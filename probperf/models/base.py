@@ -96,6 +96,25 @@ class Estimator:
         return f"{type(self).__name__}({args})"
 
 
+def check_table(measurements, who: str) -> None:
+    """Refuse runs that are not a :class:`Measurements` (``TypeError``) or have no
+    rows (``ValueError``), naming ``who`` was given them.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]})
+    >>> check_table(m.rows(np.array([False, False])), "fit")
+    Traceback (most recent call last):
+    ...
+    ValueError: fit: the table has no rows: nothing to fit
+    """
+    if not isinstance(measurements, Measurements):
+        raise TypeError(f"{who} expects a probperf Measurements table (pp.Measurements(frame, config=[...]) or "
+                        f"pp.read(path)), got {type(measurements).__name__}")
+    if not len(measurements):
+        raise ValueError(f"{who}: the table has no rows: nothing to fit")
+
+
 class TableModel(Estimator):
     """Base of the models fitted on a whole table of runs that predict at points.
 
@@ -118,10 +137,15 @@ class TableModel(Estimator):
 
     def _check_table(self, measurements) -> None:
         """A ``TypeError`` unless the runs are a :class:`Measurements` (a DataFrame's
-        configuration parameters must be declared: ``Measurements(frame, config=[...])``)."""
-        if not isinstance(measurements, Measurements):
-            raise TypeError(f"{type(self).__name__}.fit expects a probperf Measurements table "
-                            f"(pp.Measurements(frame, config=[...]) or pp.read(path)), got {type(measurements).__name__}")
+        configuration parameters must be declared: ``Measurements(frame, config=[...])``),
+        a ``ValueError`` where it has no rows (one cut from a table, ``m.rows(mask)``) or
+        the model's ``target`` is not a metric (``target="n"`` once fitted n)."""
+        check_table(measurements, f"{type(self).__name__}.fit")
+        target = getattr(self, "target", "time")
+        from ..registry import target_problem
+
+        if target_problem(target):
+            raise ValueError(f"{type(self).__name__}(target={target!r}): {target_problem(target)}")
 
     def _remember(self, m: Measurements, features: Sequence[str], target: str) -> None:
         frame = m.frame

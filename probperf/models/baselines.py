@@ -93,11 +93,7 @@ class TimeModel(TableModel):
             table is too small to fit.
         """
         with self._fitting():
-            if not isinstance(measurements, Measurements):
-                raise TypeError(
-                    f"{type(self).__name__}.fit needs a probperf.Measurements table "
-                    f"(it uses several metrics), got {type(measurements).__name__}"
-                )
+            self._check_table(measurements)
             if y is not None or target != "time":
                 raise ValueError(f"{type(self).__name__} models time only; pass the table alone")
             measurements.require(*self._required(measurements))

@@ -99,6 +99,7 @@ class ExtraP(TableModel):
         self.target = target
 
     def fit(self, measurements: Measurements) -> "ExtraP":
+        self._check_table(measurements)
         with self._fitting():
             extrap_version()
             from extrap.fileio.file_reader.text_file_reader import TextFileReader
@@ -122,7 +123,12 @@ class ExtraP(TableModel):
 
     def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
         """Extra-P's point prediction at the points (one draw)."""
+        from .points import check_extrapolation
+
         points = self._points(X, params)
+        # as every model: a direction with fewer than 3 values in training has no law
+        # (Extra-P fitted p from one worker count as a constant, whatever p was asked)
+        check_extrapolation(points[self.features_].to_numpy(dtype=float), self.features_, self.train_ranges_)
         values = points[self.params_].to_numpy(dtype=float)
         if len(self.params_) == 1:
             pred = [self.function_.evaluate(float(v[0])) for v in values]
