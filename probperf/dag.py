@@ -44,7 +44,7 @@ from .models.base import TableModel
 from .models.laws import STEAL
 from .models.mixture import widens
 from .models.points import relations
-from .predict import Predictive, check_level, whole_number
+from .predict import Predictive, check_level, point_positions, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
 from .selection import forward_cuts  # noqa: F401  (public here too)
@@ -531,12 +531,6 @@ class ConstantMetric:
     def draws_pointwise(self) -> bool:
         return True  # the value wherever asked
 
-    def _get_state(self):
-        return {"value": self.value}, {}
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        return cls(config["value"])
 
 
 @persist.register
@@ -554,15 +548,8 @@ class ZeroMetric(ConstantMetric):
 
     def __init__(self, positive: int = 0, runs: int = 0):
         super().__init__(0.0)
+        # parameters, saved as such (a file from before them: 0 of 0, never positive)
         self.positive, self.runs = int(positive), int(runs)
-
-    def _get_state(self):
-        # a metric 0 in every run keeps the state model files have always held
-        return ({"positive": self.positive, "runs": self.runs} if self.positive else {}), {}
-
-    @classmethod
-    def _from_state(cls, config, tensors):
-        return cls(**config)
 
 
 #: Fewer positive observations than this and a component has no law: zero when the
@@ -633,7 +620,7 @@ class Prediction(Predictive):
             if key not in self.components:
                 raise KeyError(f"no component {key!r}; this prediction has {', '.join(self.components)}")
             return self.components[key]
-        idx = np.atleast_1d(np.arange(self.n_points)[key])
+        idx = point_positions(self.n_points, key)
         comps = {k: v.draws[:, idx] for k, v in self.components.items() if k != "time"}
         return Prediction(comps, self.points.iloc[idx], self.unit)
 
@@ -1171,7 +1158,8 @@ class DagModel(TableModel):
                 continue
             features = self.features_ if comp.over_p else self.size_features_
             inputs, scale = self._inputs(comp, self.specs_[comp.name], pts, comps, features)
-            draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow far out is said once, per point
+                draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
             comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         return comps
 

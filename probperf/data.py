@@ -686,6 +686,9 @@ def _as_frame(frame, source) -> pd.DataFrame:
     if isinstance(frame, (str, bytes)) or hasattr(frame, "__fspath__"):
         raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got the path {frame!r}: "
                         "read a file with pp.read(path)")
+    if isinstance(frame, Measurements):  # pandas would say "DataFrame constructor not properly called!"
+        raise TypeError("Measurements takes a table (a DataFrame or a dict of columns), got a Measurements: use it "
+                        "as it is, or its .frame with other options")
     if isinstance(frame, pd.DataFrame) and any(name is not None for name in frame.index.names):
         return frame.reset_index()  # a named index is a column set aside (df.set_index("n")), not labels
     if isinstance(frame, dict):
@@ -1032,8 +1035,23 @@ class Measurements:
         )
 
     def points(self, features: Sequence[str] | None = None) -> pd.DataFrame:
-        """The parameter columns as a DataFrame (what models' ``predict`` accepts)."""
-        return self._frame[list(features or self.params)].copy()
+        """The parameter columns as a DataFrame (what models' ``predict`` accepts), or
+        the columns ``features`` (a metric may be a model's input).
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]})
+        >>> m.points(["q"])
+        Traceback (most recent call last):
+        ...
+        ValueError: points: these runs have no column 'q'; they have n, p, time
+        """
+        features = list(features or self.params)
+        unknown = [c for c in features if c not in self._frame]
+        if unknown:
+            raise ValueError(f"points: these runs have no column {unknown[0]!r}; they have "
+                             f"{', '.join(self._frame.columns)}")
+        return self._frame[features].copy()
 
 
 #: The split label a fit uses by default (the CLI's ``fit --split``, ``pp.fit(split=)``).

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -206,6 +207,8 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     """
     from safetensors import safe_open
 
+    if not isinstance(path, (str, os.PathLike)):  # pathlib would say "expected str, bytes or os.PathLike object"
+        raise TypeError(f"a model file is named by a path (a str or a pathlib.Path), got {path!r}"[:200])
     path = Path(path)
     if not path.is_file():
         what = ("a directory, not a model file" if path.is_dir() else
@@ -297,7 +300,7 @@ def save(model, path) -> None:
     >>> path = os.path.join(tempfile.mkdtemp(), "zero.model")
     >>> save(ZeroMetric(), path)
     >>> load_state(path)[:2]
-    ('ZeroMetric', {'state': {'fitted': {}, 'params': {}}})
+    ('ZeroMetric', {'state': {'fitted': {}, 'params': {'positive': 0, 'runs': 0}}})
     >>> load(path).predict(np.zeros((2, 1)), n_draws=1).draws.tolist()
     [[0.0, 0.0]]
     """

@@ -50,6 +50,17 @@ def _quantiles(draws: np.ndarray, qs) -> np.ndarray:
     return np.where(np.isnan(q) & (below == -np.inf), -np.inf, q)
 
 
+def point_positions(n_points: int, idx) -> np.ndarray:
+    """The positions ``idx`` (an int, a slice, a mask or positions) picks among
+    ``n_points`` points, as an array; an ``IndexError`` that says so where it picks none
+    that exists (numpy would speak of axes and valid indices)."""
+    try:
+        return np.atleast_1d(np.arange(n_points)[idx])
+    except (IndexError, TypeError, ValueError):
+        raise IndexError(f"a prediction at {n_points} points has no point {idx!r} (points are indexed by position: "
+                         "an int, a slice or a mask)"[:300]) from None
+
+
 class Predictive:
     """Joint predictive draws at a set of points.
 
@@ -77,7 +88,10 @@ class Predictive:
 
     def __init__(self, draws, points: pd.DataFrame | None = None, name: str | None = None,
                  unit: str | None = None):
-        draws = np.asarray(draws, dtype=np.float64)
+        try:
+            draws = np.asarray(draws, dtype=np.float64)
+        except (TypeError, ValueError):  # numpy would say "could not convert string to float"
+            raise ValueError(f"draws must be numbers, a (draws x points) matrix; got {draws!r}"[:300]) from None
         if draws.ndim == 1:
             draws = draws[:, None]
         if draws.ndim != 2 or draws.shape[0] < 1:
@@ -117,8 +131,8 @@ class Predictive:
 
     def quantile(self, q) -> np.ndarray:
         """Quantile(s) per point; ``q`` scalar gives (points,), a sequence (len(q), points)."""
-        try:
-            qs = np.asarray(q, dtype=np.float64)
+        try:  # text is not a number here, as for interval's level
+            qs = np.array(np.nan) if isinstance(q, (str, bytes)) else np.asarray(q, dtype=np.float64)
         except (TypeError, ValueError):
             qs = np.array(np.nan)
         if not np.all((qs >= 0) & (qs <= 1)):  # NaN fails too
@@ -173,10 +187,21 @@ class Predictive:
 
     def map(self, fn, name: str | None = None) -> "Predictive":
         """A new Predictive with ``fn`` applied to the draws (kept joint)."""
+        if not callable(fn):
+            raise TypeError(f"map takes a function of the draws, got {fn!r}"[:200])
         return Predictive(fn(self.draws), self.points, name or self.name, self.unit)
 
     def __getitem__(self, idx) -> "Predictive":
-        idx = np.atleast_1d(np.arange(self.n_points)[idx])
+        """The prediction at some of the points: a position, a slice or a mask.
+
+        Examples
+        --------
+        >>> Predictive(np.ones((3, 2)))[5]
+        Traceback (most recent call last):
+        ...
+        IndexError: a prediction at 2 points has no point 5 (points are indexed by position: an int, a slice or a mask)
+        """
+        idx = point_positions(self.n_points, idx)
         points = None if self.points is None else self.points.iloc[idx]
         return Predictive(self.draws[:, idx], points, self.name, self.unit)
 

@@ -282,3 +282,26 @@ def test_a_quantile_on_a_finite_draw_beside_an_overflowed_one_is_that_draw():
     pred = Predictive(np.r_[np.arange(1.0, 952.0), np.full(50, np.inf)][:, None])
     lo, hi = pred.interval(0.9)
     assert lo.tolist() == [pytest.approx(51.0)] and hi.tolist() == [951.0]
+
+
+def test_the_api_says_what_is_wrong_in_its_own_words():
+    """Misuses that once surfaced as pandas' or numpy's errors from deep inside."""
+    m = pp.Measurements({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]})
+    with pytest.raises(TypeError, match="got a Measurements: use it as it is"):
+        pp.Measurements(m)  # pandas: "DataFrame constructor not properly called!"
+    with pytest.raises(ValueError, match=r"^points: these runs have no column 'q'; they have n, p, time$"):
+        m.points(["q"])  # pandas: KeyError
+    pred = pp.Predictive(np.ones((3, 2)))
+    with pytest.raises(IndexError, match=r"^a prediction at 2 points has no point 5 "):
+        pred[5]
+    with pytest.raises(IndexError, match=r"^a prediction at 2 points has no point 'n' "):
+        pred["n"]
+    assert pred[1].n_points == 1 and pred[[True, False]].n_points == 1
+    with pytest.raises(ValueError, match=r"^draws must be numbers"):
+        pp.Predictive("a")
+    with pytest.raises(TypeError, match=r"^map takes a function of the draws, got None"):
+        pred.map(None)
+    with pytest.raises(ValueError, match=r"^q must be a number or numbers in \[0, 1\], got '0.5'"):
+        pred.quantile("0.5")  # as interval("0.9") is refused
+    with pytest.raises(TypeError, match=r"^a model file is named by a path \(a str or a pathlib.Path\), got None"):
+        pp.load(None)
