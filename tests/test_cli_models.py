@@ -170,6 +170,12 @@ def test_a_baseline_that_leaves_a_constant_cut_off_out_plots_its_runs_and_titles
     res = runner.invoke(app, ["predict", str(model), "--at", "n=2**15,p=16"], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.output
     assert "interval at quick_cutoff=512" in " ".join(res.stdout.split()) and "point" not in res.stdout
+    # the cut-off it shows is one --at takes (it was "the model has no parameter 'quick_cutoff'"), that one only
+    res = run("predict", model, "--at", "n=2**15,p=16,quick_cutoff=512", "--format", "csv")
+    assert res.exit_code == 0, res.output
+    res = run("predict", model, "--at", "n=2**15,p=16,quick_cutoff=256")
+    assert res.exit_code == 2 and ("CilkviewBounds was fitted at quick_cutoff=512 only and models n and p alone: it "
+                                   "cannot predict quick_cutoff=256") in " ".join(res.output.split())
 
 
 def test_config_takes_a_comma_separated_list_as_repeated_options(tmp_path):

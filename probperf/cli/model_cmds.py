@@ -337,7 +337,10 @@ def checked_points(model, rows, option: str):
     from ..predict import prediction_points
 
     frame = pd.DataFrame(rows)
-    features = list(getattr(model, "features_", frame.columns))
+    # a baseline of n and p alone also takes the one configuration it was fitted at,
+    # which its predictions show with each point
+    fixed = model.fixed_config() if hasattr(model, "fixed_config") else {}
+    features = [*getattr(model, "features_", frame.columns), *fixed]
     unknown = [c for c in frame.columns if c not in features]
     if unknown:
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
@@ -349,7 +352,7 @@ def checked_points(model, rows, option: str):
         raise ValueError(f"{option} {point_text(pd.Series(rows[i]))}: {c} worked out from the others is "
                          f"{frame[c].iloc[i]:.6g}, not whole as every training value of {c} is; give a point "
                          f"where it is")
-    defaults = getattr(model, "defaults_", None) or {}
+    defaults = {**(getattr(model, "defaults_", None) or {}), **fixed}
     missing = [c for c in features if c not in frame.columns and c not in defaults]
     if missing:  # a parameter constant in training may be left out; the others not
         raise ValueError(f"{option}: give {_lacking(model, missing)} too (the model's parameters are "

@@ -136,7 +136,7 @@ class TimeModel(TableModel):
         if self.uses_config:
             return super()._points(X, params)
         self._check_fitted()
-        fixed = {c: v[0] for c, v in self.train_points_.items() if c not in self.features_ and c not in METRICS}
+        fixed = self.fixed_config()
         names = [*self.features_, *fixed]
         pts = prediction_points(X, params, names, {**getattr(self, "defaults_", {}), **fixed})
         for c, v in fixed.items():
@@ -145,6 +145,14 @@ class TimeModel(TableModel):
                 raise ValueError(f"{type(self).__name__} was fitted at {c}={v:g} only and models n and p alone: "
                                  f"it cannot predict {c}={pts[c][other].iloc[0]:g}")
         return pts  # the configuration shown with each point (a prediction's table, JSON), not an input
+
+    def fixed_config(self) -> dict:
+        """The configuration the runs had one value of, which a model of n and p alone
+        takes in a point (that value only) and shows with it; none where the model
+        uses the configuration."""
+        if self.uses_config:
+            return {}
+        return {c: v[0] for c, v in self.train_points_.items() if c not in self.features_ and c not in METRICS}
 
     def _inputs(self, points: pd.DataFrame) -> np.ndarray:
         """The model's inputs at ``points``: their columns of :attr:`features_` (a
