@@ -314,6 +314,11 @@ CLI_CASES = [
     # a value left out between commas is refused, as in every list option, not skipped
     case("predict-at-doubled-comma", ["predict", MODEL, "--at", "n=2**14,,p=4"],
          "--at 'n=2**14,,p=4': an empty item (a doubled or trailing comma)"),
+    # the model's refusal of a point names the option that gave it
+    case("predict-at-p-never-varied", ["predict", MODEL, "--at", "n=200,p=16"],
+         "--at: only 1 distinct value of 'p' in the training data (8): cannot predict p=16"),
+    # one wording at both ends of the range
+    case("predict-level-0", ["predict", MODEL, "--at", "n=200", "--level", "0"], "--level must be in (0, 1), got 0"),
     case("predict-at-10pow400", ["predict", MODEL, "--at", "n=10**400"], "--at n"),
     case("predict-at-1e400", ["predict", MODEL, "--at", "n=1e400"], "--at n: value 1e400 is too large"),
     case("predict-at-1e-400", ["predict", MODEL, "--at", "n=1e-400"],

@@ -247,7 +247,10 @@ def predict(
         with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
-            pred = model.predict(unique, n_draws=draws, seed=seed)
+            try:
+                pred = model.predict(unique, n_draws=draws, seed=seed)
+            except ValueError as exc:  # the model's refusal of a point: named as the option that gave it
+                raise ValueError(f"--at: {exc}") from None
             chance = pred.chance_smallest()[where] if fastest else None  # among the distinct points
             laws = _laws_behind(model, pred, unique, level, draws, seed) if explain else None
             pred = pred[where]  # every point asked, in the order asked
@@ -312,8 +315,8 @@ def predict(
 
 
 def _level(text: str) -> float:
-    level = float(number("--level", text, low=0, low_open=True))
-    if not level < 1:
+    level = float(number("--level", text))  # its range said below, one way at both ends
+    if not 0 < level < 1:
         percent = f" (a percentage? {level:g} % is --level {level / 100:g})" if 1 < level < 100 else ""
         fail(f"--level must be in (0, 1), got {text}{percent}")
     return level
