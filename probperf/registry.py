@@ -445,6 +445,27 @@ def only_workers_vary(m: Measurements) -> bool:
     return varying == ["p"]
 
 
+def check_kernel(kernel: str) -> None:
+    """A ``ValueError`` unless ``kernel`` is a model spec (``laws``, ``basis`` or a GP
+    kernel whose grammar holds, sizes within the resource limits): the one check of
+    ``fit --kernel`` and ``pp.fit(kernel=)``.
+
+    Examples
+    --------
+    >>> check_kernel("")
+    Traceback (most recent call last):
+    ...
+    ValueError: a model spec must be 'laws', 'basis' or a kernel spec, got ''
+    """
+    from .models import specs
+
+    spec = specs.parse(kernel)
+    if spec.family == "gp":  # its grammar too, before the data are read
+        from .models.kernels import parse_kernel
+
+        parse_kernel(spec.kernel)
+
+
 def target_problem(target: str) -> str:
     """What is wrong with ``target`` as the metric a model predicts ("" if nothing).
 
@@ -496,6 +517,11 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     problem = target_problem(target)
     if problem:
         raise ValueError(f"target {target!r}: {problem}")
+    if kernel is not None:  # "" is no spec (it once fitted the default laws)
+        try:
+            check_kernel(kernel)
+        except ValueError as exc:
+            raise ValueError(f"kernel {kernel!r}: {exc}") from None
     # held-out rows never reach a fit unasked
     if split is not None and not isinstance(split, str):  # one label, as --split takes it
         raise TypeError(f"split is one label (a str, or None for every row), got {split!r}")

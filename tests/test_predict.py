@@ -305,3 +305,11 @@ def test_the_api_says_what_is_wrong_in_its_own_words():
         pred.quantile("0.5")  # as interval("0.9") is refused
     with pytest.raises(TypeError, match=r"^a model file is named by a path \(a str or a pathlib.Path\), got None"):
         pp.load(None)
+
+
+def test_the_api_refuses_an_empty_kernel_spec_as_the_cli_does():
+    m = pp.Measurements({"n": [10, 20, 40, 80], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2]})
+    with pytest.raises(ValueError, match=r"^kernel '': a model spec must be 'laws', 'basis' or a kernel spec"):
+        pp.fit(m, kernel="")  # it once fitted the default laws without a word
+    with pytest.raises(ValueError, match=r"^kernel 'sm0'"):
+        pp.fit(m, kernel="sm0")

@@ -150,14 +150,13 @@ def _check_spec(option: str, value: str) -> None:
     """Refuse a bad ``--kernel`` spec (sizes past the resource limits included) or
     ``--effort`` before any data is read; ``ValueError`` names the option."""
     from ..models import specs
+    from ..registry import check_kernel
 
     try:
         if option == "--effort":
             specs.check_effort(value)
-        elif (spec := specs.parse(value)).family == "gp":  # its grammar too, before the data are read
-            from ..models.kernels import parse_kernel
-
-            parse_kernel(spec.kernel)
+        else:
+            check_kernel(value)
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
 
