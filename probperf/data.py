@@ -356,7 +356,8 @@ def check_required_columns(columns: Sequence[str], config: Sequence[str], loc: L
             raise loc.error(f"required parameter column {c!r} is missing: the header read is "
                             f"{str(columns[0])[:40]!r} (a comment line? delete the lines above the header)", column=c)
         if c not in columns:
-            hint = (f" (the number of workers: name that column {c}; the file's other columns are "
+            hint = (f" (the number of workers: name that column {c}; the {'file' if loc.source else 'table'}'s "
+                    "other columns are "
                     f"{', '.join(others[:6])}{', ...' if len(others) > 6 else ''})") if others else ""
             raise loc.error(f"required parameter column {c!r} is missing{hint}", column=c)
 
@@ -701,6 +702,10 @@ def _as_frame(frame, source) -> pd.DataFrame:
             raise MeasurementError("the columns have different lengths ("
                                    + ", ".join(f"{k}: {n}" for k, n in sized.items())
                                    + "); give one value per run in each", source)
+    if not isinstance(frame, (pd.DataFrame, dict)) and np.ndim(frame) == 1 and not any(
+            isinstance(v, dict) for v in frame):  # pandas would make one column called 0
+        raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got a list of {len(frame)} "
+                        "values: name the columns, e.g. {'n': [...], 'p': [...], 'time': [...]}")
     return pd.DataFrame(frame)
 
 

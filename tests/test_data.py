@@ -277,3 +277,12 @@ def test_select_takes_a_range_a_list_or_a_series_of_values():
     assert m.select(n=pd.Series([1, 4], index=[7, 8])).frame["n"].tolist() == [1, 4]
     with pytest.raises(ValueError, match=r"a tuple selects a range \(low, high\); give several values as a list"):
         m.select(n=(1, 2, 3))
+
+
+def test_a_bare_list_of_values_is_no_table():
+    """pandas would make it one column called 0, and the error then spoke of the file's
+    other columns being '0' (there was no file)."""
+    with pytest.raises(TypeError, match=r"got a list of 3 values: name the columns"):
+        Measurements([1, 2, 3])
+    with pytest.raises(MeasurementError, match=r"name that column p; the table's other columns are threads\)$"):
+        Measurements({"n": [1], "threads": [2], "time": [1.0]})
