@@ -532,7 +532,6 @@ class ConstantMetric:
         return True  # the value wherever asked
 
 
-
 @persist.register
 class ZeroMetric(ConstantMetric):
     """A metric that was never positive in training (no tasks, no idle time), or

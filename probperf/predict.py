@@ -53,7 +53,13 @@ def _quantiles(draws: np.ndarray, qs) -> np.ndarray:
 def point_positions(n_points: int, idx) -> np.ndarray:
     """The positions ``idx`` (an int, a slice, a mask or positions) picks among
     ``n_points`` points, as an array; an ``IndexError`` that says so where it picks none
-    that exists (numpy would speak of axes and valid indices)."""
+    that exists (numpy would speak of axes and valid indices).
+
+    Examples
+    --------
+    >>> point_positions(4, slice(1, 3)).tolist(), point_positions(4, -1).tolist()
+    ([1, 2], [3])
+    """
     try:
         return np.atleast_1d(np.arange(n_points)[idx])
     except (IndexError, TypeError, ValueError):

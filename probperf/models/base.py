@@ -140,10 +140,10 @@ class TableModel(Estimator):
         configuration parameters must be declared: ``Measurements(frame, config=[...])``),
         a ``ValueError`` where it has no rows (one cut from a table, ``m.rows(mask)``) or
         the model's ``target`` is not a metric (``target="n"`` once fitted n)."""
-        check_table(measurements, f"{type(self).__name__}.fit")
-        target = getattr(self, "target", "time")
         from ..registry import target_problem
 
+        check_table(measurements, f"{type(self).__name__}.fit")
+        target = getattr(self, "target", "time")
         if target_problem(target):
             raise ValueError(f"{type(self).__name__}(target={target!r}): {target_problem(target)}")
 
