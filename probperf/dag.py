@@ -1159,6 +1159,11 @@ class DagModel(TableModel):
             inputs, scale = self._inputs(comp, self.specs_[comp.name], pts, comps, features)
             with np.errstate(over="ignore", invalid="ignore"):  # an overflow far out is said once, per point
                 draws = scale * inputs.draws(self.components_[comp.name], S, seeds[comp.name], comp.over_p)
+            if comp.name == "critical_path" and "serial_work" in comps:
+                # a path through the DAG is part of its work, T_inf <= T_1, per draw: a
+                # span law carried far (a steep law of three sizes) once drew spans 100x
+                # the work, which lifted one worker's time and the idle time it scales
+                draws = np.minimum(draws, comps["serial_work"])
             comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
         return comps
 

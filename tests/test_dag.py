@@ -345,6 +345,20 @@ def test_a_part_positive_in_a_run_or_two_of_many_is_zero_and_says_so(tmp_path):
     loaded = persist.load(out).components_["no_work"]
     assert isinstance(loaded, ZeroMetric) and (loaded.positive, loaded.runs) == (1, 12)
 
+def test_a_span_law_carried_far_never_exceeds_the_work():
+    """T_inf <= T_1 per draw. Spans growing as n^2 (below the work in every run) carried
+    to 64x the sizes would pass the work 4x; they once lifted a one-worker time (and the
+    idle time the span scales) by as much."""
+    table = paper_table(ns=(2**10, 2**11, 2**12, 2**13, 2**14), ps=(1, 2, 4), reps=1, noise=0.01)
+    frame = table.frame
+    frame["critical_path"] = 1e-3 * frame["n"].astype(float) ** 2
+    assert (frame["critical_path"] < frame["work"]).all()
+    steep = Measurements(frame)
+    pred = DagModel(effort="quick", calibrate=False).fit(steep).predict(n=2**20, p=[1, 4], n_draws=400, seed=0)
+    assert np.all(pred["critical_path"].draws <= pred["serial_work"].draws)
+    serial = 3.0 * 2**20 * 20  # the paper table's serial work law at n = 2^20
+    assert pred.median[0] < 2 * serial  # time at one worker: about the work, not the n^2 span (4.3x it)
+
 def test_no_work_is_zero_on_one_worker(fitted):
     pred = fitted.predict(pd.DataFrame({"n": [2**13, 2**15], "p": [1, 1]}), n_draws=200)
     assert np.all(pred["no_work"].draws == 0.0)
