@@ -447,10 +447,18 @@ def _column_array(values: list) -> np.ndarray:
 
 
 def _python_values(series: pd.Series) -> list:
-    """Column values as Python ints/floats/str, ``None`` for missing."""
+    """Column values as Python ints/floats/str, ``None`` for missing: a NaN in a float
+    column, and a missing label in a text one (a split label read as null was written
+    back as the text 'nan', and refused by JSON).
+
+    Examples
+    --------
+    >>> _python_values(pd.Series(["train", None, float("nan")], dtype="string"))
+    ['train', None, None]
+    """
     values = series.tolist()
-    if pd.api.types.is_float_dtype(series):
-        return [None if v != v else v for v in values]
+    if pd.api.types.is_float_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        return [None if v is pd.NA or (isinstance(v, float) and v != v) else v for v in values]
     return values
 
 

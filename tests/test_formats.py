@@ -463,3 +463,17 @@ def test_read_and_write_say_what_they_take_and_what_a_format_loses(tmp_path):
         warnings.simplefilter("error")
         pp.write(cycles, tmp_path / "c.parquet")
     assert pp.read(tmp_path / "c.parquet").unit == "cycles"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_missing_split_label_is_written_back_missing(tmp_path, suffix):
+    """A null label was written back as the text 'nan' (then a label of its own) or
+    refused by JSON ('Out of range float values')."""
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"n":1,"p":1,"time":1,"split":null}\n{"n":2,"p":1,"time":1,"split":"train"}\n')
+    out = tmp_path / f"out{suffix}"
+    pp.write(pp.read(src), out)
+    first, second = pp.read(out).frame["split"]
+    assert (pd.isna(first) or first == "") and second == "train"  # a CSV's empty cell reads as ''
+
+    assert "nan" not in out.read_text()
