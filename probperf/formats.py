@@ -912,11 +912,20 @@ def _parquet_table(path, source: str):
         duplicate = next((c for i, c in enumerate(names) if c in names[:i]), None)
         if duplicate is not None:  # Arrow's own message for it dumps the schema
             raise MeasurementError(f"duplicate column {duplicate!r} in the header", source, None, duplicate)
-        return pq.read_table(path)
+        table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
         # Arrow's messages can go on with a dump of the schema: the first line says it
         first = (str(exc).strip().splitlines() or ["unknown reason"])[0]
         raise MeasurementError(f"not a readable Parquet file ({first})", source) from None
+    # the row labels pandas saves with a frame cut from another (df[df.p > 1].to_parquet
+    # without index=False) are no runs' values; a named index (set_index("n")) is kept
+    try:
+        pandas = table.schema.pandas_metadata or {}
+    except ValueError:  # not JSON: written by no pandas, so no pandas index either
+        pandas = {}
+    index = pandas.get("index_columns", []) if isinstance(pandas, dict) else []
+    labels = [c for c in index if isinstance(c, str) and re.fullmatch(r"__index_level_\d+__", c)]
+    return table.drop(labels) if labels else table
 
 
 def _parquet_frame(table, source: str) -> pd.DataFrame:

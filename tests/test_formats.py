@@ -477,3 +477,14 @@ def test_a_missing_split_label_is_written_back_missing(tmp_path, suffix):
     assert (pd.isna(first) or first == "") and second == "train"  # a CSV's empty cell reads as ''
 
     assert "nan" not in out.read_text()
+
+
+def test_pandas_row_labels_saved_in_parquet_are_not_a_column(tmp_path):
+    """df[df.p > 1].to_parquet(path) saves the row labels as '__index_level_0__', once
+    refused as an unknown column; a named index (set_index('n')) is data and kept."""
+    frame = pd.DataFrame({"n": [10, 20, 40, 80], "p": [1, 2, 2, 2], "time": [1.0, 1.1, 2.0, 4.1]})
+    frame[frame.p > 1].to_parquet(tmp_path / "cut.parquet")
+    cut = pp.read(tmp_path / "cut.parquet")
+    assert cut.frame.columns.tolist() == ["n", "p", "time"] and cut.frame["n"].tolist() == [20, 40, 80]
+    frame.set_index("n").to_parquet(tmp_path / "named.parquet")
+    assert pp.read(tmp_path / "named.parquet").frame["n"].tolist() == [10, 20, 40, 80]
