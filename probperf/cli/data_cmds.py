@@ -12,9 +12,9 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ..data import TRAIN_SPLIT
+from ..data import TRAIN_SPLIT, MeasurementError
 from ..cautions import counted
-from ._app import app, bad_input, console, empty_path, err_console, fail, require_stdout, shown, split_rows
+from ._app import app, bad_input, console, empty_path, err_console, fail, require_stdout, shown, split_rows, warn
 from .reading import read_measurements, reads_measurements
 
 # The commands are the interface (documented by ``probperf validate --help`` and the
@@ -82,6 +82,10 @@ def validate(
     require_stdout()  # its summary is its result
     m = read_measurements(files, reading)
     console.print(_summary(m, shown(", ".join(files))))
+    try:  # valid runs, which fit refuses without a size: said here, where the files are checked
+        m.require("n")
+    except MeasurementError as exc:
+        warn(f"no problem size: {exc.message}; fit needs it")
 
 
 @app.command()
