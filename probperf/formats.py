@@ -607,6 +607,19 @@ def _csv_rows(rows, source):
             yield start, row
 
 
+def _lines(text: str) -> list[str]:
+    r"""The lines of a text file read with universal newlines: split at newlines only.
+    ``str.splitlines`` would also cut at U+2028 and other separators, which JSON allows
+    raw inside strings and a comment may hold, and the line numbers said would drift.
+
+    Examples
+    --------
+    >>> _lines("# a\u2028b\nDATA 1"), "# a\u2028b\nDATA 1".splitlines()
+    (['# a\u2028b', 'DATA 1'], ['# a', 'b', 'DATA 1'])
+    """
+    return text.split("\n")
+
+
 def _runs_on(start: int, end: int) -> str:
     """What to add to an error in a row from line ``start`` that the reader ended on
     line ``end``: a row over several lines is most often a quote left open."""
@@ -742,9 +755,7 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
         raise MeasurementError("the file is empty", source, 1)
     records: list[dict] = []
     lines: list[int] = []
-    # split on newlines only: str.splitlines would also cut at U+2028 and other
-    # separators, which JSON allows raw inside strings
-    for line, raw in enumerate(text.split("\n"), 1):
+    for line, raw in enumerate(_lines(text), 1):
         if not raw.strip():
             continue
         records.append(_json_record(raw, source, line))
@@ -1145,7 +1156,7 @@ def _parse_stat(path: str) -> tuple[dict, dict]:
     where: dict[str, int] = {}
     fields = STAT_FIELDS
     n_lines = 0
-    for n_lines, line in enumerate(text.split("\n"), 1):
+    for n_lines, line in enumerate(_lines(text), 1):
         key, eq, value = line.partition("=")
         if not eq:
             continue
@@ -1284,7 +1295,7 @@ def read_extrap(
     if not text.strip():
         raise MeasurementError("the file is empty", source, 1)
     parsed = _ExtrapText(source)
-    for line, raw in enumerate(text.splitlines(), 1):
+    for line, raw in enumerate(_lines(text), 1):
         parsed.read_line(raw.strip(), line)
     if not parsed.blocks:
         raise MeasurementError("no DATA lines", source, line)

@@ -488,3 +488,12 @@ def test_pandas_row_labels_saved_in_parquet_are_not_a_column(tmp_path):
     assert cut.frame.columns.tolist() == ["n", "p", "time"] and cut.frame["n"].tolist() == [20, 40, 80]
     frame.set_index("n").to_parquet(tmp_path / "named.parquet")
     assert pp.read(tmp_path / "named.parquet").frame["n"].tolist() == [10, 20, 40, 80]
+
+
+def test_extrap_text_is_split_at_newlines_only(tmp_path):
+    """A comment holding U+2028 (a line separator to str.splitlines) once made its rest
+    a line of its own: 'line 2: DATA before any METRIC line', of a valid file."""
+    path = tmp_path / "runs.txt"
+    path.write_text("# comment \u2028 DATA 5\nPARAMETER n\nPARAMETER p\nPOINTS (1 1) (2 1) (4 2)\nREGION main\n"
+                    "METRIC time\nDATA 1\nDATA 2\nDATA 3\n", encoding="utf-8")
+    assert pp.read(path).frame[["n", "p", "time"]].values.tolist() == [[1, 1, 1], [2, 1, 2], [4, 2, 3]]
