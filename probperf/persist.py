@@ -207,8 +207,7 @@ def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
     """
     from safetensors import safe_open
 
-    if not isinstance(path, (str, os.PathLike)):  # pathlib would say "expected str, bytes or os.PathLike object"
-        raise TypeError(f"a model file is named by a path (a str or a pathlib.Path), got {path!r}"[:200])
+    _check_path_type(path)
     path = Path(path)
     if not path.is_file():
         what = ("a directory, not a model file" if path.is_dir() else
@@ -309,6 +308,41 @@ def save(model, path) -> None:
     tensors = {}
     config = {"state": state(model, "", tensors)}
     save_state(path, type(model).__name__, config, tensors)
+
+
+def check_model_path(path, what: str = "model file") -> None:
+    """Refuse a path a model file cannot be written at, naming ``what`` gave it: not a
+    path, empty, a directory or a missing folder (:func:`probperf.outputs.check_output`),
+    or with a measurements' or a figure's suffix (a slip that would overwrite runs, or a
+    name that misleads). One check for ``fit -o`` and ``model.save``.
+
+    Examples
+    --------
+    >>> check_model_path("runs.csv", "-o")
+    Traceback (most recent call last):
+    ...
+    ValueError: -o runs.csv: a model file cannot have the measurements suffix '.csv'; name it e.g. fit.model
+    """
+    from . import formats
+    from .outputs import check_output
+    from .plot import figure_suffixes
+
+    _check_path_type(path)
+    if not os.fspath(path):
+        raise ValueError(f"{what}: the path is empty; name the file, e.g. fit.model")
+    check_output(path, what)  # before a fit: minutes of work must not be lost to a bad path
+    suffix = Path(path).suffix.lower()
+    if suffix in formats.SUFFIXES:
+        raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have the measurements suffix {suffix!r}; "
+                         "name it e.g. fit.model")
+    if suffix.lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
+        raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have a figure's suffix {suffix!r} "
+                         "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
+
+
+def _check_path_type(path) -> None:
+    if not isinstance(path, (str, os.PathLike)):  # pathlib would say "expected str, bytes or os.PathLike object"
+        raise TypeError(f"a model file is named by a path (a str or a pathlib.Path), got {path!r}"[:200])
 
 
 def load(path):

@@ -313,3 +313,20 @@ def test_the_api_refuses_an_empty_kernel_spec_as_the_cli_does():
         pp.fit(m, kernel="")  # it once fitted the default laws without a word
     with pytest.raises(ValueError, match=r"^kernel 'sm0'"):
         pp.fit(m, kernel="sm0")
+
+
+def test_save_checks_its_path_as_fit_o_does(tmp_path):
+    """model.save wrote a model named runs.csv (fit -o refuses it) and answered None or
+    an empty path with pathlib's words."""
+    m = pp.Measurements({"n": [10, 20, 40, 80], "p": [1, 1, 1, 1], "time": [1.0, 2.1, 4.0, 8.2]})
+    model = pp.fit(m)
+    with pytest.raises(ValueError, match=r"runs.csv: a model file cannot have the measurements suffix '.csv'"):
+        model.save(tmp_path / "runs.csv")
+    with pytest.raises(ValueError, match=r"^model file: the path is empty"):
+        model.save("")
+    with pytest.raises(TypeError, match=r"^a model file is named by a path \(a str or a pathlib.Path\), got None"):
+        model.save(None)
+    assert list(tmp_path.iterdir()) == []
+    model.save(tmp_path / "fit.model")
+    assert pp.load(tmp_path / "fit.model").predict(n=160, p=1).median[0] == pytest.approx(
+        model.predict(n=160, p=1).median[0])

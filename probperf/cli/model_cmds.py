@@ -53,10 +53,9 @@ def fit(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (they go to stderr)."),
 ):
     """Fit a model and save it to a model file."""
-    from .. import formats, progress
+    from .. import persist, progress
     from ..data import MeasurementError
     from ..doctor import averaged_runs
-    from ..outputs import check_output
 
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
@@ -74,15 +73,7 @@ def fit(
             registry.make(model, kernel=kernel, target=target, effort=effort)
         if asked != "default" and not registry.takes_effort(model, kernel):  # never dropped without a word
             raise ValueError(_no_effort(model, kernel))
-        check_output(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
-        if output.suffix.lower() in formats.SUFFIXES:  # a slip that would overwrite measurements
-            raise ValueError(f"-o {output}: a model file cannot have the measurements suffix {output.suffix!r}; "
-                             "name it e.g. fit.model")
-        from ..plot import figure_suffixes
-
-        if output.suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
-            raise ValueError(f"-o {output}: a model file cannot have a figure's suffix {output.suffix!r} "
-                             "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
+        persist.check_model_path(output, "-o")  # before the fit: minutes of work must not be lost to a bad path
     m = read_measurements([data], reading)
     with bad_input():
         m = split_rows(m, split, "fitting on")

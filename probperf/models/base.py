@@ -73,10 +73,8 @@ class Estimator:
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
-        from ..outputs import check_output
-
         self._check_fitted()
-        check_output(path, "model file")  # a directory or a missing folder, by name (not a temporary file's)
+        persist.check_model_path(path)  # a directory, a missing folder, runs' suffix: by name
         persist.save(self, path)
 
     @classmethod
