@@ -1240,6 +1240,10 @@ def _read_side_table(path) -> dict[str, dict]:
     _check_header(header, source, 1)
     if "file" not in header:
         raise MeasurementError("the side table needs a 'file' column", source, 1, "file")
+    measured = next((c for c in header if c in METRICS), None)
+    if measured is not None:  # said here, with the side table's name, not later of no file
+        raise MeasurementError(f"{measured!r} is a metric, measured in each .stat file: a side table gives the "
+                               "files' parameters (n, p, configuration)", source, 1, measured)
     out: dict[str, dict] = {}
     for row in rows:
         line = rows.line_num

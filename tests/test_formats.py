@@ -106,6 +106,11 @@ def test_side_table(tmp_path):
     assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=side).startswith(
         f"{tmp_path / 'c.stat'}: no row for this file in the side table"
     )
+    # a metric in the side table is named with the side table (it was "column time: ..." of no file)
+    timed = write(tmp_path / "timed.csv", "file,n,time\na.stat,100,1\nb.stat,200,1\nc.stat,300,1\n")
+    assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=timed) == (
+        f"{timed}, line 1, column time: 'time' is a metric, measured in each .stat file: a side table gives the "
+        "files' parameters (n, p, configuration)")
 
 
 def test_stat_p_must_agree(tmp_path):
