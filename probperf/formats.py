@@ -776,9 +776,11 @@ def read_jsonl(path, **options: Unpack[ReadOptions]) -> Measurements:
     return _make(frame, source, location, options)
 
 
-class _Overflow(float):
-    """``inf`` read from a finite JSON number too large for a float (``1e400``), with
-    the number as written: refused with its column, as too large, not as infinite."""
+class _Unheld(float):
+    """A finite JSON number float64 cannot hold, with the number as written: ``inf``
+    from one too large (``1e400``), 0 from one too small (``1e-400``); refused with its
+    column by the one number reader, as too large or as underflowing (not as infinite,
+    nor as not positive)."""
 
     def __new__(cls, text: str):
         self = super().__new__(cls, text)  # float() of it: inf with its sign
@@ -787,14 +789,17 @@ class _Overflow(float):
 
 
 def _json_float(text: str) -> float:
-    """A JSON number with a fraction or exponent; one that rounds to 0 goes through the
-    one number reader, which says that ``1e-400`` underflows (read as 0, it would be
-    blamed as not positive). Overflow is kept as :class:`_Overflow`, refused with its
-    column later."""
+    """A JSON number with a fraction or exponent; one float64 cannot hold is kept as
+    :class:`_Unheld`, refused with its column later."""
     value = float(text)
     if math.isinf(value):
-        return _Overflow(text)
-    return parse_literal(text) if value == 0 else value
+        return _Unheld(text)
+    if value == 0:  # 0.0 is 0; 1e-400 underflows, said by the one number reader
+        try:
+            return parse_literal(text)
+        except NumberError:
+            return _Unheld(text)
+    return value
 
 
 def _json_record(raw: str, source: str, line: int) -> dict:
@@ -832,7 +837,7 @@ def _json_column(name, values, lines, source) -> np.ndarray:
         if v is None:
             continue
         try:
-            parse_literal(v.text) if isinstance(v, _Overflow) else check_value(v)  # the former says "too large"
+            parse_literal(v.text) if isinstance(v, _Unheld) else check_value(v)  # says "too large", "underflows"
         except NumberError as exc:
             raise MeasurementError(_with_missing(exc, "write null"), source, line, name, value=v) from None
     return _column_array(values)

@@ -126,7 +126,7 @@ BAD_FILES = [
      "thousands_comma.csv, line 2, column n: value '1,500' is not a number (write it without the comma: 1.500 "
      "if it is a decimal comma, 1500 if it separates thousands)"),
     ("time_1e-400.jsonl", '{"n": 1, "p": 1, "time": 1e-400}\n',
-     "time_1e-400.jsonl, line 1: value 1e-400 is out of the representable range: it underflows to 0"),
+     "time_1e-400.jsonl, line 1, column time: value 1e-400 is out of the representable range: it underflows to 0"),
     ("time_huge_int.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 400 + "}\n", "time_huge_int.jsonl, line 1, column time"),
     ("digits_5000.jsonl", '{"n": 1, "p": 1, "time": ' + "9" * 5000 + "}\n", "digits_5000.jsonl, line 1"),
     ("deep.jsonl", "[" * 100_000 + "]" * 100_000 + "\n", "deep.jsonl, line 1"),
@@ -470,6 +470,8 @@ CLI_CASES = [
     # the operating system's refusal, said with the option that named the path
     case("convert-name-too-long", ["convert", GAUSS, "-o", "{d}/" + "a" * 300 + ".csv"], "a.csv: File name too long"),
     case("sim-datasets-name-too-long", ["sim", "datasets", "-o", "{d}/" + "a" * 300 + "/d"], "a/d: File name too long"),
+    # named with its option, and a program named twice is built once
+    case("bench-build-unknown-named-with-only", "bench build -o {out} --only fib,nope", "--only 'fib,nope': unknown benchmark(s) nope"),
     case("sim-datasets-scale-0", "sim datasets -o {out} --scale 0", "--scale"),
     case("sim-datasets-scale-1000", "sim datasets -o {out} --scale 1000", "MAX_SIM_SCALE"),
     # so small that every size is 1: no law to fit, refused rather than written
