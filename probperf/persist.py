@@ -331,11 +331,11 @@ def check_model_path(path, what: str = "model file") -> None:
     if not os.fspath(path):
         raise ValueError(f"{what}: the path is empty; name the file, e.g. fit.model")
     check_output(path, what)  # before a fit: minutes of work must not be lost to a bad path
-    suffix = Path(path).suffix.lower()
-    if suffix in formats.SUFFIXES:
+    suffix = Path(path).suffix  # said as written, compared in lower case
+    if suffix.lower() in formats.SUFFIXES:
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have the measurements suffix {suffix!r}; "
                          "name it e.g. fit.model")
-    if suffix.lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
+    if suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have a figure's suffix {suffix!r} "
                          "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
 
