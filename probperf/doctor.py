@@ -437,13 +437,14 @@ def _direct_refusal(m: Measurements) -> str:
     '2 runs are too few to fit any law of time'
     """
     from .models.laws import candidate_laws
+    from .models.mixture import too_few_runs
 
     if "n" not in m.params:
         return "there is no problem size n"
     rows = m.frame[m.frame["time"].notna()] if "time" in m.frame else m.frame.iloc[:0]
     if not len(rows) or candidate_laws(rows[m.params].to_numpy(dtype=np.float64), list(m.params)):
         return ""
-    return f"{len(rows)} runs are too few to fit any law of time" if len(rows) != 1 else "1 run is too few to fit any law of time"
+    return too_few_runs(len(rows), "time")
 
 
 def _first_gap(m: Measurements, metric: str) -> str:

@@ -150,14 +150,16 @@ def bench_build(
     each also as NAME_untied with untied tasks."""
     from ..outputs import check_output_dir
     from ..record import BENCHMARKS, BuildError, build_benchmarks
+    from ..record.build import check_names
 
     # a program named twice is built once
     names = list(dict.fromkeys(n.strip() for n in only.split(",") if n.strip())) if only is not None else list(BENCHMARKS)
     if not names:  # an empty subset is no subset: building everything would not be what was asked
         fail(f"--only {only!r}: no program named; give e.g. --only fib,nqueens")
-    unknown = [n for n in names if n not in BENCHMARKS]
-    if unknown:  # named before any compiler is looked for
-        fail(f"--only {only!r}: unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+    try:  # named before any compiler is looked for
+        check_names(names)
+    except ValueError as exc:
+        fail(f"--only {only!r}: {exc}")
     with bad_input():
         check_output_dir(output, names, "-o")  # before the compiler runs
         try:

@@ -47,6 +47,18 @@ def widens(model) -> bool:
     return isinstance(rates, np.ndarray) and rates.ndim == 2 and bool(np.any(rates[:, 1] > 0))
 
 
+def too_few_runs(runs: int, target: str) -> str:
+    """How a law mixture refuses ``runs`` too few for any candidate law of ``target``;
+    ``doctor`` says it before a fit.
+
+    Examples
+    --------
+    >>> too_few_runs(1, "time"), too_few_runs(2, "time")
+    ('1 run is too few to fit any law of time', '2 runs are too few to fit any law of time')
+    """
+    return f"{'1 run is' if runs == 1 else f'{runs} runs are'} too few to fit any law of {target}"
+
+
 @contextmanager
 def discrepancy_factors(factors):
     """Within this context, draw ``s`` of every law mixture's prediction has its
@@ -365,8 +377,7 @@ class LawMixture(MetricModel):
         self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
         if not cands:
-            runs = f"{len(y)} runs are" if len(y) != 1 else "1 run is"
-            raise ValueError(f"{runs} too few to fit any law of {self.target_ or 'the metric'}")
+            raise ValueError(too_few_runs(len(y), self.target_ or "the metric"))
         precision = noise_weights(y, resolution(y))
         weightings = self._weightings()
         if self.discrepancy:
@@ -515,4 +526,4 @@ class LawMixture(MetricModel):
             raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
 
-__all__ = ["LawMixture", "widens", "discrepancy_factors", "law_draws_kept"]
+__all__ = ["LawMixture", "widens", "too_few_runs", "discrepancy_factors", "law_draws_kept"]

@@ -157,6 +157,21 @@ def example_program(name: str = "fib") -> str:
     return str(build_benchmarks(tmp.name, [name])[0])
 
 
+def check_names(names) -> None:
+    """A ``ValueError`` naming the programs of ``names`` that are no benchmark.
+
+    Examples
+    --------
+    >>> check_names(["fib", "quicksort"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown benchmark(s) quicksort; choose from fib, nqueens, mergesort, ...
+    """
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+
+
 def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[Path]:
     """Compile benchmark programs with ``-fopenmp -O2`` into ``out_dir``.
 
@@ -187,9 +202,7 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     ...
     ValueError: unknown benchmark(s) quicksort; choose from fib, nqueens, mergesort, ...
     """
-    unknown = [n for n in names if n not in BENCHMARKS]
-    if unknown:
-        raise ValueError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+    check_names(names)
     cc = cc or find_compiler()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
