@@ -300,6 +300,8 @@ def validate_frame(
 #: context (``probperf plot --data``: the model's parameters, not ``--config``)
 UNKNOWN_COLUMN = "unknown column"
 MISSING_CONFIG = "declared configuration parameter"
+#: how the refusal of a clock rate for times in seconds begins (the CLI says it as its option)
+CLOCK_NOT_CYCLES = "clock_hz applies to times in cycles"
 
 
 def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> None:
@@ -722,7 +724,7 @@ class Measurements:
     unit : {"s", "cycles"}
         Unit of the time metrics.
     clock_hz : float, optional
-        Clock rate, required to convert ``cycles`` to seconds.
+        Clock rate, required to convert ``cycles`` to seconds; only with ``unit="cycles"``.
     source : str, optional
         Where the data came from; used in error messages.
     strict : bool
@@ -758,6 +760,8 @@ class Measurements:
                 raise MeasurementError(f"clock_hz must be a number of hertz, got {clock_hz!r}", source) from None
             if not (0 < clock_hz < float("inf")):
                 raise MeasurementError(f"clock_hz must be positive and finite, got {clock_hz!r}", source)
+            if unit != "cycles":  # a rate for times already in seconds would be kept and never used
+                raise MeasurementError(f"{CLOCK_NOT_CYCLES} (unit='cycles'), but unit is {unit!r}", source)
         frame = _as_frame(frame, source)
         # one name is one parameter (list("sched") would be five one-letter ones)
         names = [config] if isinstance(config, str) else list(config or ()) if isinstance(config or (), Iterable) else None

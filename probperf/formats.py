@@ -906,8 +906,10 @@ def read_parquet(
     if unit and meta.get("unit") and unit != meta["unit"]:  # the file says what its numbers are
         raise MeasurementError(f"the file records its times in {meta['unit']}; they cannot be read as {unit} "
                                "(a clock rate converts cycles to seconds)", source)
-    options = dict(config=config, params=params, unit=unit or meta.get("unit", "s"),
-                   clock_hz=clock_hz if clock_hz is not None else meta.get("clock_hz"), strict=strict)
+    unit = unit or meta.get("unit", "s")
+    stored_clock = meta.get("clock_hz") if unit == "cycles" else None  # a rate kept beside seconds says nothing
+    options = dict(config=config, params=params, unit=unit,
+                   clock_hz=clock_hz if clock_hz is not None else stored_clock, strict=strict)
     _check_header_first(table.column_names, options, Location(source))
     return _make(_parquet_frame(table, source), source, Location(source), options)
 

@@ -282,7 +282,7 @@ def test_a_csv_of_cycle_counts_is_read_with_unit_cycles(tmp_path):
     assert back.unit == "cycles" and back.clock_hz == 2.5e9 and back.frame["time"].tolist() == [2.5e6, 5.1e6, 9.9e6]
     res = run("validate", str(path), "--clock-hz", "2.5e9")
     assert res.exit_code == 2 and res.stderr.strip() == (
-        "error: --clock-hz applies to runs measured in cycles, but these are in s (--unit cycles says a CSV or "
+        "error: --clock-hz applies to runs measured in cycles, but these are in seconds (--unit cycles says a CSV or "
         "JSON file is in cycles)")
     res = run("validate", str(out), "--unit", "s")  # a Parquet file records its unit: not overridden
     assert res.exit_code == 2 and res.stderr.strip() == (

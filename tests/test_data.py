@@ -263,6 +263,9 @@ def test_tables_from_python_as_a_user_builds_them():
     for bad in (float("inf"), True, "3e9", -1.0):
         with pytest.raises(MeasurementError, match="clock_hz must be"):
             Measurements({"p": [1], "time": [2e9]}, unit="cycles", clock_hz=bad)
+    # a rate beside times in seconds would be kept and never used: refused, as the CLI refuses --clock-hz
+    with pytest.raises(MeasurementError, match=r"^clock_hz applies to times in cycles \(unit='cycles'\), but unit is 's'$"):
+        Measurements({"p": [1], "time": [2.0]}, clock_hz=2e9)
     a = Measurements({"n": [1], "p": [1], "time": [2e9]}, unit="cycles", clock_hz=2e9)
     with pytest.raises(MeasurementError, match=r"its clock rate \(4000000000.0 Hz\) is not that of the first table"):
         a.concat(Measurements({"n": [1], "p": [1], "time": [4e9]}, unit="cycles", clock_hz=4e9))

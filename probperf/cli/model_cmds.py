@@ -696,6 +696,7 @@ def plot(
             try:
                 measured = formats.read(data, **({"config": config} if config else {}), **units)
             except MeasurementError as exc:  # plot has no --config: the model's parameters are the only ones
+                reading_options.clock_refused(exc)
                 if exc.message.startswith(UNKNOWN_COLUMN):
                     raise MeasurementError(f"column {exc.column!r} is no parameter of the model {model_file} "
                                            f"(its parameters: {', '.join(model.features_)}) nor a metric",
@@ -704,7 +705,6 @@ def plot(
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise
-            reading_options.check_clock(units, measured)
             measured = measured.in_unit(getattr(model, "unit_", "s"))  # as fit converts them (unit_slip reads it)
         elif getattr(model, "train_points_", None):
             # the model's parameters and the metrics; a column of the runs that is none of

@@ -101,7 +101,7 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     >>> read_measurements([path], reading).frame[["n", "p", "time"]].values.tolist()
     [[1024.0, 1.0, 2.5]]
     """
-    from ..data import IdentityWarning
+    from ..data import IdentityWarning, MeasurementError
     from ..formats import SUFFIXES, read
 
     if any(not f for f in files):  # plain strings (globs too): the path check of _app does not see them
@@ -122,11 +122,14 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with bad_input():
-            m = read(files if len(files) > 1 else files[0], **kw)
+            try:
+                m = read(files if len(files) > 1 else files[0], **kw)
+            except MeasurementError as exc:
+                clock_refused(exc)
+                raise
     for w in caught:
         if identity_warnings or not issubclass(w.category, IdentityWarning):
             warn(str(w.message))
-    check_clock(kw, m)
     return m
 
 
@@ -151,15 +154,22 @@ def unit_options(unit: str | None, clock_hz: str | None) -> dict:
     return kw
 
 
-def check_clock(kw: dict, m) -> None:
-    """Refuse a clock rate given for runs that are not in cycles: never dropped without a word.
+def clock_refused(exc) -> None:
+    """Say the library's refusal of a clock rate for times in seconds as the options that
+    set it (``--clock-hz``, ``--unit``); any other error is left to the caller.
 
     Examples
     --------
-    >>> from probperf.data import Measurements
-    >>> check_clock({"clock_hz": 2e9}, Measurements({"p": [1], "time": [2e9]}, unit="cycles"))
-    >>> check_clock({}, Measurements({"p": [1], "time": [1.0]}))
+    >>> from probperf.data import MeasurementError
+    >>> try:
+    ...     clock_refused(MeasurementError("clock_hz applies to times in cycles (unit='cycles'), but unit is 's'"))
+    ... except SystemExit as exc:
+    ...     exc.code
+    2
+    >>> clock_refused(MeasurementError("column time: not a number"))
     """
-    if "clock_hz" in kw and m.unit != "cycles":
-        fail(f"--clock-hz applies to runs measured in cycles, but these are in {m.unit} (--unit cycles says "
-             "a CSV or JSON file is in cycles)")
+    from ..data import CLOCK_NOT_CYCLES
+
+    if getattr(exc, "message", "").startswith(CLOCK_NOT_CYCLES):
+        fail("--clock-hz applies to runs measured in cycles, but these are in seconds (--unit cycles says a CSV "
+             "or JSON file is in cycles)")
