@@ -160,11 +160,12 @@ def clock_refused(exc) -> None:
 
     Examples
     --------
+    >>> import typer
     >>> from probperf.data import MeasurementError
     >>> try:
     ...     clock_refused(MeasurementError("clock_hz applies to times in cycles (unit='cycles'), but unit is 's'"))
-    ... except SystemExit as exc:
-    ...     exc.code
+    ... except typer.Exit as exc:
+    ...     exc.exit_code
     2
     >>> clock_refused(MeasurementError("column time: not a number"))
     """
