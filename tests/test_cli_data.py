@@ -294,14 +294,16 @@ def test_a_csv_of_cycle_counts_is_read_with_unit_cycles(tmp_path):
 
 def test_unit_on_stat_files_is_their_own_or_refused(tmp_path):
     """.stat files count cycles: --unit cycles says what they are (accepted), --unit s
-    is refused with the way to seconds (before, the reader's Python option names)."""
+    is refused with the way to seconds, true of every command (convert keeps cycles: the
+    advice "give --clock-hz to have them in seconds" was fit's alone)."""
     (tmp_path / "fib_n10_p2.stat").write_text(STAT_OK)
     args = ["validate", str(tmp_path / "fib_*.stat"), "--pattern", "fib_n{n}_p{p}.stat"]
     res = run(*args, "--unit", "cycles")
     assert res.exit_code == 0, res.stderr
     res = run(*args, "--unit", "s")
     assert res.exit_code == 2 and res.stderr.strip() == (
-        "error: --unit s: DAG Recorder .stat files count clock cycles; give --clock-hz HZ to have them in seconds")
+        "error: --unit s: DAG Recorder .stat files count clock cycles, whatever --unit says; leave it out "
+        "(--clock-hz HZ is the rate that turns cycles into seconds where a command needs them)")
 
 
 def test_validate_names_rows_without_a_split_label(tmp_path):

@@ -112,7 +112,8 @@ def read_measurements(files, reading: dict, identity_warnings=True, label="DATA"
     kw.update(unit_options(reading.get("unit"), reading["clock_hz"]))
     if "unit" in kw and all(str(f).lower().endswith(".stat") for f in files):  # a tracer's files say their unit
         if kw.pop("unit") != "cycles":
-            fail("--unit s: DAG Recorder .stat files count clock cycles; give --clock-hz HZ to have them in seconds")
+            fail("--unit s: DAG Recorder .stat files count clock cycles, whatever --unit says; leave it out "
+                 "(--clock-hz HZ is the rate that turns cycles into seconds where a command needs them)")
     for name in ("pattern", "side_table"):
         if reading[name] is not None:
             kinds = {SUFFIXES.get(Path(str(f)).suffix.lower()) for f in files}  # a glob without one: the reader says
