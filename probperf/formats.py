@@ -1213,6 +1213,9 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
                 raise MeasurementError(f"field {{{part}}} appears twice in the pattern {pattern!r}")
             names.append(part)
             regex.append(f"(?P<{part}>[^/]+?)")
+        elif "{" in part or "}" in part:  # {}, {n:d}, a lone brace: would only never match
+            raise MeasurementError(f"the pattern {pattern!r} has a brace outside a field: a field is {{name}}, "
+                                   "a name of letters, digits and _")
         else:
             regex.append(re.escape(part))
     if not names:

@@ -158,6 +158,15 @@ def test_pattern_mismatch(tmp_path):
     assert "does not match the pattern" in error_of(pp.read_dag_recorder, path, pattern="sort_n{n}.stat")
 
 
+def test_a_pattern_with_a_brace_outside_a_field_is_refused(tmp_path):
+    """{} and {n:d} are no fields: they could only never match, said as 'does not match'."""
+    path = write(tmp_path / "sort_n64_p2.stat", stat_text())
+    for pattern in ("sort_n{}_p{p}.stat", "sort_n{n:d}_p{p}.stat", "sort_n{n}_p{p}.stat{"):
+        assert error_of(pp.read_dag_recorder, path, pattern=pattern) == (
+            f"the pattern {pattern!r} has a brace outside a field: a field is {{name}}, a name of letters, digits and _")
+    assert len(pp.read_dag_recorder(path, pattern="sort_n{n}_p{p}.stat")) == 1
+
+
 def test_a_pattern_field_n_in_capitals_is_refused_where_no_size_is_given(tmp_path):
     # {N} would make a parameter N, and the missing n would surface only at fit; an N
     # beside an n given otherwise is a parameter of its own (a node count), and {P} is
