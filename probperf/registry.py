@@ -545,16 +545,17 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     for line in [*coded_choices(measurements), averaged_runs(measurements), repeat_spread(measurements)]:
         if line:
             userwarn.warn(line)
-    alone = why_not_dag(measurements, target) if model == AUTO else ""
-    if alone:  # traced runs, yet time is modelled alone: said (the CLI says it with the file's name)
-        userwarn.warn(f"time is modelled alone: {alone}", ModelChoiceWarning)
     name = choose(measurements, target) if model == AUTO else model
     estimator = make(name, kernel=kernel, target=target, effort=effort, seed=seed)
     if name.startswith("dag"):
         return estimator.fit(measurements)  # reports its components' progress itself
     with progress.task(f"fit {name} ({target})") as step:
         step()
-        return estimator.fit(measurements)
+        fitted = estimator.fit(measurements)
+    alone = why_not_dag(measurements, target) if model == AUTO else ""
+    if alone:  # traced runs, yet time is modelled alone: said once it is (not before a refusal of the runs)
+        userwarn.warn(f"time is modelled alone: {alone}", ModelChoiceWarning)  # the CLI says it with the file's name
+    return fitted
 
 
 __all__ = ["Entry", "MODELS", "AUTO", "ModelChoiceWarning", "names", "entry_of", "make", "takes_effort", "has_serial", "dag_lacks", "traced_runs", "dag_runs", "why_not_dag", "choose", "target_problem", "fit"]

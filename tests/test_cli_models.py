@@ -767,6 +767,10 @@ def test_fit_says_why_traced_runs_get_time_alone(tmp_path):
     pd.DataFrame(rows, columns=["n", "p", "time", "work", "delay", "no_work"])[["n", "p", "time"]].to_csv(data, index=False)
     res = run("fit", data, "-q", "-o", tmp_path / "m.model")
     assert res.exit_code == 0 and "modelled alone" not in res.stderr
+    # one traced run: refused, and only that is said (not first that time would be modelled alone)
+    pd.DataFrame(rows[:1], columns=["n", "p", "time", "work", "delay", "no_work"]).to_csv(data, index=False)
+    res = run("fit", data, "-q", "-o", tmp_path / "one.model")
+    assert res.exit_code == 2 and res.stderr.strip() == f"error: {data}: 1 run is too few to fit any law of time"
 
 
 def test_runs_without_a_trace_are_left_out_of_the_dag_model_and_said(tmp_path):

@@ -83,9 +83,6 @@ def fit(
         m, left = registry.dag_runs(m, target, model)
         if left:  # runs without a trace: left out of the DAG model, and said
             warn(f"{shown(data)}: {left}")
-        no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
-        if no_dag:  # the runs were traced, yet time is modelled alone: say why
-            warn(f"{shown(data)}: time is modelled alone: {no_dag}")
         with progress.reporting(enabled=not quiet), warnings.catch_warnings():
             warnings.simplefilter("ignore", registry.ModelChoiceWarning)  # said above, with the file's name
             if averaged:  # likewise
@@ -104,6 +101,9 @@ def fit(
                 if str(exc).startswith("--"):  # an option's fault, named (a design --kernel cannot take)
                     raise
                 raise ValueError(f"{data}: {exc}") from None
+        no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
+        if no_dag:  # the runs were traced, yet time is modelled alone: say why (once it could be; not before a refusal)
+            warn(f"{shown(data)}: time is modelled alone: {no_dag}")
         fitted.save(output)
         _loads_back(output)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
