@@ -433,6 +433,20 @@ def test_crashing_program_is_an_error(bench_bin, tmp_path):
     assert str(err.value).endswith("exited with status 2; its last error output: usage: noisy N | N >= 1")
 
 
+def test_a_team_smaller_than_the_workers_is_refused(bench_bin, tmp_path):
+    """A num_threads(1) clause under -w 2: one thread ran, and its run stored as two
+    workers booked the missing one's time as delay (larger than the elapsed time)."""
+    one = _c_program(tmp_path, "one", "int main(void){int x = 0;\n#pragma omp parallel num_threads(1)\n{\n"
+                     "#pragma omp task shared(x)\nx = 1;\n}\nreturn x - 1;}\n")
+    with pytest.raises(RecordError, match=r"its largest OpenMP team had 1 thread but the run had 2 workers "
+                                          r"\(a num_threads clause, OMP_THREAD_LIMIT or omp_set_num_threads"):
+        record([str(one)], [2], {"n": 1})
+    assert record([str(one)], [1], {"n": 1}).measurements.frame["p"].tolist() == [1]  # as many workers as ran
+    serial = _c_program(tmp_path, "serial", "#include <omp.h>\nint main(void){return omp_get_max_threads() < 1;}\n")
+    with pytest.raises(RecordError, match=r"it opened no parallel region, so 1 thread ran it but the run had 2 workers"):
+        record([str(serial)], [2], {"n": 1})
+
+
 def test_missing_runtime_library_is_an_error(bench_bin, tmp_path):
     # A program whose OpenMP runtime cannot be found does not start: the loader's
     # message reaches the user. (A stand-in library, deleted after linking.)

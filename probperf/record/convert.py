@@ -643,6 +643,21 @@ def _check_edges(S: _Strands, edges: _Edges, src, dst) -> None:
         )
 
 
+def _check_team_size(c: _Columns, initial: int, n_workers: int) -> None:
+    """Refuse a run whose largest team had fewer threads than its workers: the missing
+    workers' time would be booked as the others' delay and idling (a ``num_threads(1)``
+    clause, ``OMP_THREAD_LIMIT`` or ``omp_set_num_threads`` below ``OMP_NUM_THREADS``)."""
+    regions = c.b[(c.kind == ev.IMPLICIT_BEGIN) & (c.a != initial)]  # a region's id once per member
+    largest = int(np.unique(regions, return_counts=True)[1].max()) if regions.size else 1  # none: the initial thread
+    if largest < n_workers:
+        where = (f"its largest OpenMP team had {largest} thread{'s' * (largest != 1)}" if regions.size
+                 else "it opened no parallel region, so 1 thread ran it")
+        raise UnsupportedConstruct(
+            f"{where} but the run had {n_workers} workers (a num_threads clause, OMP_THREAD_LIMIT or "
+            f"omp_set_num_threads below OMP_NUM_THREADS?): record it with that many workers"
+        )
+
+
 def _convert(events: Events, n_workers):
     from ..trace import TaskTrace
 
@@ -663,6 +678,7 @@ def _convert(events: Events, n_workers):
         raise UnsupportedConstruct(
             f"{len(used)} threads ran tasks but the run had {n_workers} workers"
         )
+    _check_team_size(c, initial, n_workers)
     return TaskTrace(start=S.start_t.astype(np.float64), end=S.end_t.astype(np.float64),
                      worker=worker.astype(np.int64), edge_src=src, edge_dst=dst,
                      n_workers=int(n_workers), **_counts(c, child))
