@@ -339,6 +339,16 @@ def test_benchmarks_compute_the_right_answers(bench_bin):
     assert out("sparselu_untied", "8", "8", p=1) == lu[0]
     bad = subprocess.run([str(bench_bin / "strassen"), "100"], capture_output=True, text=True)
     assert bad.returncode == 2 and "power of two" in bad.stderr
+    # a size that is no whole number is refused, not read as another size (atoi: 2**20 was 2, 1e6 was 1)
+    for args, said in ((["mergesort", "2**20"], "argument 1 '2**20' is not a whole number"),
+                       (["mergesort", "65536", "2k"], "argument 2 '2k' is not a whole number"),
+                       (["fib", "20abc"], "argument 1 '20abc' is not a whole number"),
+                       (["nqueens", "8.9"], "argument 1 '8.9' is not a whole number"),
+                       (["fib", "99999999999"], "argument 1 '99999999999' is out of range (-2147483648 to 2147483647)"),
+                       (["health", "2", "3", "-1"], "argument 3 '-1' is out of range (0 to 9223372036854775807)")):
+        exe = str(bench_bin / args[0])
+        bad = subprocess.run([exe, *args[1:]], capture_output=True, text=True)
+        assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", f"{exe}: {said}\n")
 
 
 @pytest.mark.parametrize("program", ["fib", "fib_untied"])

@@ -19,7 +19,7 @@ static long fib(int n, int cutoff) {
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 1, 2, "N [CUTOFF]");
-  int n = atoi(argv[1]), cutoff = argc > 2 ? atoi(argv[2]) : 10;
+  int n = int_arg(argc, argv, 1, 0), cutoff = int_arg(argc, argv, 2, 10);
   require(n >= 0 && n <= 90 && cutoff >= 1, "fib: need 0 <= N <= 90 and CUTOFF >= 1");
   long result = 0;
 #pragma omp parallel

@@ -112,8 +112,8 @@ static void totals(const village_t *v, long *treated, uint64_t *sum) {
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 2, 3, "LEVELS STEPS [SEED]");
-  int levels = atoi(argv[1]), steps = atoi(argv[2]);
-  uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
+  int levels = int_arg(argc, argv, 1, 0), steps = int_arg(argc, argv, 2, 0);
+  uint64_t seed = (uint64_t)whole_arg(argc, argv, 3, 1, 0, LLONG_MAX);
   require(levels >= 1 && levels <= 9 && steps >= 1, "health: need 1 <= LEVELS <= 9 and STEPS >= 1");
   village_t *root = build(0, levels, seed);
 #pragma omp parallel

@@ -83,9 +83,9 @@ static void sort(uint32_t *a, uint32_t *tmp, long n) {
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 1, 3, "N [SORT_CUTOFF] [MERGE_CUTOFF]");
-  long n = atol(argv[1]);
-  if (argc > 2) sort_cutoff = atol(argv[2]);
-  if (argc > 3) merge_cutoff = atol(argv[3]);
+  long n = (long)whole_arg(argc, argv, 1, 0, LONG_MIN, LONG_MAX);
+  sort_cutoff = (long)whole_arg(argc, argv, 2, sort_cutoff, LONG_MIN, LONG_MAX);
+  merge_cutoff = (long)whole_arg(argc, argv, 3, merge_cutoff, LONG_MIN, LONG_MAX);
   require(n >= 1 && sort_cutoff >= 1 && merge_cutoff >= 1,
           "mergesort: need N >= 1 and positive cut-offs");
   uint32_t *a = malloc((size_t)n * sizeof *a), *tmp = malloc((size_t)n * sizeof *tmp);

@@ -51,7 +51,7 @@ static long search(const char *cols, int row, int n, int cutoff) {
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 1, 2, "N [CUTOFF]");
-  int n = atoi(argv[1]), cutoff = argc > 2 ? atoi(argv[2]) : 3;
+  int n = int_arg(argc, argv, 1, 0), cutoff = int_arg(argc, argv, 2, 3);
   require(n >= 1 && n <= 20 && cutoff >= 0, "nqueens: need 1 <= N <= 20 and CUTOFF >= 0");
   long solutions = 0;
   char empty[64] = {0};

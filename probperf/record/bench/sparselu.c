@@ -74,8 +74,8 @@ static void genmat(double **m, int nb) {
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 1, 2, "NB [BS]");
-  int nb = atoi(argv[1]);
-  bs = argc > 2 ? atoi(argv[2]) : 32;
+  int nb = int_arg(argc, argv, 1, 0);
+  bs = int_arg(argc, argv, 2, 32);
   require(nb >= 1 && bs >= 1 && nb <= 4096 && bs <= 4096, "sparselu: need 1 <= NB, BS <= 4096");
   double **m = malloc((size_t)nb * nb * sizeof *m);
   if (!m) return 1;

@@ -89,8 +89,8 @@ static void strassen(const double *a, int lda, const double *b, int ldb, double 
 
 int main(int argc, char **argv) {
   check_usage(argc, argv, 1, 2, "N [CUTOFF]");
-  int n = atoi(argv[1]);
-  if (argc > 2) cutoff = atoi(argv[2]);
+  int n = int_arg(argc, argv, 1, 0);
+  cutoff = int_arg(argc, argv, 2, cutoff);
   require(n >= 1 && n <= 16384 && !(n & (n - 1)) && cutoff >= 1,
           "strassen: N must be a power of two up to 16384 and CUTOFF >= 1");
   long nn = (long)n * n;
