@@ -94,14 +94,24 @@ def sim_cases(apps, whiches, scale: float, seeds, data_dir: Path, progress: bool
         if progress:
             print(f"[data {i + 1}/{len(todo)}] {app} dataset {which} seed {seed}", file=sys.stderr, flush=True)
         path = sim_file(app, which, scale, seed, data_dir)
-        cases.append({"case": f"{app}/{which}", "app": app, "dataset": which, "data_seed": seed,
-                      "data": str(path)})
+        cases.append({"case": f"{app}/{which}", "app": app, "dataset": which, "data_seed": seed, **data_ref(path)})
     return cases
 
 
 def published_cases() -> list[dict]:
     return [{"case": f"published/{name}", "app": name, "dataset": "published", "data_seed": 0,
-             "data": str(published_file(name))} for name in PUBLISHED]
+             **data_ref(published_file(name))} for name in PUBLISHED]
+
+
+def data_ref(path) -> dict:
+    """A task's ``data`` field for a dataset file: relative to this directory where the
+    file is in it, with ``_root`` saying where that is (not part of the task's key,
+    probperf.runner.task_key): the fits stored by one clone are found in another. A
+    file elsewhere (``--data`` outside) is named by its absolute path."""
+    path = Path(path).resolve()
+    if path.is_relative_to(HERE):
+        return {"data": str(path.relative_to(HERE)), "_root": str(HERE)}
+    return {"data": str(path)}
 
 
 # -- result tables -------------------------------------------------------------------
@@ -121,6 +131,11 @@ def stored(tasks, out) -> pd.DataFrame:
     table = have.loc[[k for k in dict.fromkeys(keys) if k in have.index]].reset_index(drop=True)
     table.attrs["missing"] = len(dict.fromkeys(keys)) - len(table)
     return table
+
+
+def grid_size(table: pd.DataFrame) -> int:
+    """The fits of the grid: those stored and, under ``--report-only``, those not run yet."""
+    return len(table) + table.attrs.get("missing", 0)
 
 
 def _json(value):

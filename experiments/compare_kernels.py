@@ -142,7 +142,7 @@ def write_outputs(table: pd.DataFrame, spec: dict, args, minutes: float) -> Path
         "Kernel comparison: GP kernels and the basis regression as metric models",
         C.command_line(), minutes, args,
         [
-            f"Grid: {len(table)} fits = datasets {', '.join(f'{a}/{w}' for a, w in spec['datasets'])}"
+            f"Grid: {C.grid_size(table)} fits = datasets {', '.join(f'{a}/{w}' for a, w in spec['datasets'])}"
             f"{' + published cases (time only)' if spec['published'] else ''} x targets "
             f"{', '.join(spec['targets'])} x models {', '.join(spec['models'])} x seeds {args.seeds}; "
             f"effort `{'quick' if args.quick else args.effort}` (see `probperf.experiment_tasks.EFFORT`).",

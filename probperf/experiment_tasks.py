@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 import warnings
 from typing import Callable
@@ -55,6 +56,22 @@ EFFORT = {
 
 
 # -- data --------------------------------------------------------------------------
+
+
+def data_path(task: dict) -> str:
+    """Where a task's dataset is: ``data``, read from the directory ``_root`` when it is
+    relative (a field of where, not what: not in the task's key,
+    :func:`probperf.runner.task_key`, so results stored in one clone are found in
+    another).
+
+    Examples
+    --------
+    >>> data_path({"data": "data/sim/fib.csv", "_root": "/repo/experiments"})
+    '/repo/experiments/data/sim/fib.csv'
+    >>> data_path({"data": "/elsewhere/fib.csv", "_root": "/repo/experiments"}), data_path({"data": "fib.csv"})
+    ('/elsewhere/fib.csv', 'fib.csv')
+    """
+    return os.path.join(task.get("_root", ""), task["data"])
 
 
 @functools.lru_cache(maxsize=16)
@@ -270,7 +287,7 @@ def fit_metric_task(task: dict) -> dict:
     target = task["target"]
     if target not in METRIC_TARGETS:
         raise ValueError(f"target must be one of {METRIC_TARGETS}, got {target!r}")
-    m = load_data(task["data"])
+    m = load_data(data_path(task))
     m.require(target)
     splits = {k: _positive(v, target) for k, v in splits_of(m).items()}
     train = splits.pop("train")
@@ -378,7 +395,7 @@ def fit_time_task(task: dict) -> dict:
     name, seed = task["model"], int(task["seed"])
     entry = entry_of(name)
     make = functools.partial(time_model_for, name, seed, settings)
-    m = load_data(task["data"])
+    m = load_data(data_path(task))
     splits = splits_of(m)
     train = splits.pop("train")
     varying = _varying_config(train)

@@ -17,7 +17,10 @@ and the next run merges them, keeping one row per key.
 
 Resume and exactly-once
 -----------------------
-Each task has a key (default: a stable hash of the task dict, :func:`task_key`). A
+Each task has a key (default: a stable hash of the task dict, :func:`task_key`;
+fields whose names begin with ``_`` say where, not what, such as the directory a
+relative data path is read from, and are neither hashed nor stored: the results of
+one clone are found in another). A
 re-run reads the keys already in ``out`` and in the parts directory and submits only
 the others, so re-running after a crash finishes the grid. Rows are stored by key, so a
 task that Dask runs twice (it retries tasks whose worker died) is still recorded once.
@@ -84,6 +87,12 @@ def _jsonable(value):
     return value
 
 
+def _what(task: dict) -> dict:
+    """The task's fields that say what it computes: not those beginning with ``_``
+    (where: a machine's directory), which neither its key nor its row holds."""
+    return {k: v for k, v in task.items() if not str(k).startswith("_")}
+
+
 def task_key(task: dict) -> str:
     """A stable 16-hex-digit key for a task dict: same content, same key.
 
@@ -98,8 +107,10 @@ def task_key(task: dict) -> str:
     False
     >>> len(task_key({"seed": 1}))
     16
+    >>> task_key({"seed": 1, "_root": "/here"}) == task_key({"seed": 1, "_root": "/there"}) == task_key({"seed": 1})
+    True
     """
-    text = json.dumps(_jsonable(task), sort_keys=True, default=repr, separators=(",", ":"))
+    text = json.dumps(_jsonable(_what(task)), sort_keys=True, default=repr, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -146,6 +157,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _row(task, key, status, error, seconds, result=None) -> dict:
+    task = _what(task)
     row = {k: _cell(v) for k, v in task.items()}
     row.update({k: _cell(v) for k, v in (result or {}).items()})
     row.update(

@@ -126,6 +126,25 @@ def test_tasks_reject_bad_input(tmp_path):
         load_data(str(nosplit))
 
 
+def test_stored_fits_are_found_from_a_clone_elsewhere(tmp_path):
+    """A task names its dataset relative to experiments/ (its directory, ``_root``, is no
+    part of the key): a clone at another path reports the fits stored here, where it
+    found none of them and would have run them all again."""
+    import shutil
+
+    clone = tmp_path / "elsewhere" / "experiments"
+    shutil.copytree(EXPERIMENTS, clone, ignore=shutil.ignore_patterns("figures", "*.md", "sim", "__pycache__"))
+    stored = pd.read_parquet(clone / "results" / "published.parquet")
+    assert not stored["data"].str.startswith("/").any() and not stored["task"].str.contains("_root").any()
+    done = subprocess.run([sys.executable, str(clone / "published.py"), "--report-only", "--no-progress"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    md = (clone / "results" / "published.md").read_text()
+    assert "were not run" not in md and "The 20 fits' own run times" in md
+    case = C.published_cases()[0]
+    assert case["data"] == "data/published/gauss_n_p8.csv" and case["_root"] == str(EXPERIMENTS)
+
+
 # -- the scripts, end to end ---------------------------------------------------------
 
 
