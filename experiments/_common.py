@@ -41,7 +41,9 @@ def experiment_parser(doc: str, name: str, seeds: str, simulated: bool = True) -
     script reads simulated datasets."""
     from probperf.runner import add_cli_options
 
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    # no abbreviations: a script that checks whether a flag was given (compare_models'
+    # --seeds under --quick) would not see --see=7
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0], allow_abbrev=False)
     add_cli_options(parser, out=str(RESULTS / f"{name}.parquet"), seeds=seeds)
     if simulated:
         parser.add_argument("--data", default=str(SIM_CACHE),
@@ -53,6 +55,39 @@ def experiment_parser(doc: str, name: str, seeds: str, simulated: bool = True) -
                         help="run no fit: write the tables and figures from the fits already stored")
     parser.add_argument("--rerun-errors", action="store_true", help="run again the fits recorded as failed")
     return parser
+
+
+def fail(message: str) -> None:
+    """Bad input on a script's command line: one line on stderr, exit status 2."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def names(option: str, text: str, allowed=None, check=None) -> tuple:
+    """The comma-separated names given to ``option``: refused (:func:`fail`) when none
+    or when one is not in ``allowed`` (or ``check(name)`` raises ``ValueError``),
+    before any data are simulated or fits run (they were run and stored as failed)."""
+    given = tuple(t.strip() for t in str(text).split(",") if t.strip())
+    if not given:
+        fail(f"{option} {text!r} names nothing")
+    unknown = [t for t in given if allowed is not None and t not in allowed]
+    if unknown:
+        fail(f"{option}: unknown {', '.join(map(repr, unknown))}; choose from {', '.join(allowed)}")
+    for t in given:
+        try:
+            check and check(t)
+        except ValueError as exc:
+            fail(f"{option} {t!r}: {exc}")
+    return given
+
+
+def check_out(path: str) -> None:
+    """``--out`` must name a Parquet file that is not a directory or another kind of file."""
+    out = Path(path)
+    if out.suffix.lower() != ".parquet":
+        fail(f"--out {path}: give a .parquet file")
+    if out.is_dir():
+        fail(f"--out {path}: is a directory")
 
 
 # -- datasets ----------------------------------------------------------------------
@@ -447,6 +482,7 @@ def run_experiment(args, grid, fn, write) -> pd.DataFrame:
     may simulate data), run it (:func:`execute`), write the report
     (``write(table, spec, args, minutes)`` returns its path)."""
     watch = Stopwatch()
+    check_out(args.out)
     tasks, spec = grid(args)
     table = execute(tasks, fn, args, watch)
     md = write(table, spec, args, watch.minutes())

@@ -29,6 +29,7 @@ import pandas as pd
 import _common as C
 from probperf.evaluate import markdown_table
 from probperf.experiment_tasks import METRIC_TARGETS, fit_metric_task
+from probperf.registry import check_kernel
 
 KERNELS = ("sm1", "sm2", "sm3", "sm4", "sm5", "sm6", "sm7", "sm8", "rbf", "matern52", "rq",
            "linear", "poly2", "sm4+linear", "rbf+linear")
@@ -56,12 +57,13 @@ def parse_args(argv=None):
 
 def grid(args) -> tuple[list[dict], dict]:
     spec = dict(QUICK if args.quick else FULL)
-    if args.models:
-        spec["models"] = tuple(s.strip() for s in args.models.split(",") if s.strip())
-    if args.datasets:
-        spec["datasets"] = [tuple(d.split(":")) for d in args.datasets.split(",") if d.strip()]
-    if args.targets:
-        spec["targets"] = tuple(t.strip() for t in args.targets.split(",") if t.strip())
+    if args.models is not None:
+        spec["models"] = C.names("--models", args.models, check=check_kernel)
+    if args.datasets is not None:
+        pairs = [f"{a}:{w}" for a in C.APPS for w in ("A", "B")]
+        spec["datasets"] = [tuple(d.split(":")) for d in C.names("--datasets", args.datasets, pairs)]
+    if args.targets is not None:
+        spec["targets"] = C.names("--targets", args.targets, METRIC_TARGETS)
     if args.no_published:
         spec["published"] = False
     effort = "quick" if args.quick else args.effort

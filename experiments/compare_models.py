@@ -71,22 +71,20 @@ def parse_args(argv=None):
     parser.add_argument("--apps", default=None, help="comma-separated simulated programs")
     parser.add_argument("--datasets", default=None, help="comma-separated subset of the datasets A, B")
     args = parser.parse_args(argv)
-    if args.quick and "--seeds" not in " ".join(argv if argv is not None else sys.argv):
+    given = sys.argv[1:] if argv is None else argv
+    if args.quick and not any(a == "--seeds" or a.startswith("--seeds=") for a in given):  # a flag, not a path's text
         args.seeds = [0, 1]
     return args
 
 
 def grid(args) -> tuple[list[dict], dict]:
     spec = dict(QUICK if args.quick else FULL)
-    if args.models:
-        spec["models"] = tuple(s.strip() for s in args.models.split(",") if s.strip())
-        unknown = [m for m in spec["models"] if m not in MODELS]
-        if unknown:
-            raise SystemExit(f"unknown model(s) {unknown}; choose from {', '.join(MODELS)}")
-    if args.datasets:
-        spec["which"] = tuple(w.strip().upper() for w in args.datasets.split(",") if w.strip())
-    if args.apps:
-        spec["apps"] = tuple(a.strip() for a in args.apps.split(",") if a.strip())
+    if args.models is not None:
+        spec["models"] = C.names("--models", args.models, MODELS)
+    if args.datasets is not None:
+        spec["which"] = C.names("--datasets", args.datasets.upper(), ("A", "B"))
+    if args.apps is not None:
+        spec["apps"] = C.names("--apps", args.apps, C.APPS)
     effort = "quick" if args.quick else args.effort
     tasks = []
     for seed in args.seeds:

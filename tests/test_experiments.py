@@ -145,6 +145,40 @@ def test_stored_fits_are_found_from_a_clone_elsewhere(tmp_path):
     assert case["data"] == "data/published/gauss_n_p8.csv" and case["_root"] == str(EXPERIMENTS)
 
 
+def test_scripts_refuse_bad_grids_before_any_fit(capsys):
+    """Unknown names, empty lists and models that cannot fit the data: one line, exit 2
+    (they gave tracebacks, or ran every fit and stored it as failed with exit 0)."""
+    import compare_kernels
+    import compare_models
+    import published
+
+    def refused(module, argv):
+        with pytest.raises(SystemExit) as exit_:
+            module.grid(module.parse_args(["--report-only", *argv]))
+        assert exit_.value.code == 2
+        return capsys.readouterr().err.strip()
+
+    assert refused(compare_models, ["--apps", "nosuch"]) == (
+        "error: --apps: unknown 'nosuch'; choose from sort, sparselu, fft, strassen, fib, nqueens, farm")
+    assert refused(compare_models, ["--datasets", "C"]) == "error: --datasets: unknown 'C'; choose from A, B"
+    assert refused(compare_models, ["--models", ","]) == "error: --models ',' names nothing"
+    assert refused(compare_kernels, ["--targets", "nonsense"]) == (
+        "error: --targets: unknown 'nonsense'; choose from time, work, delay, no_work")
+    assert refused(compare_kernels, ["--datasets", "fib"]).startswith(
+        "error: --datasets: unknown 'fib'; choose from sort:A, sort:B,")
+    assert refused(compare_kernels, ["--models", "sm2,bogus"]).startswith("error: --models 'bogus': unknown kernel")
+    assert refused(published, ["--models", "dag,extrap"]) == (
+        "error: --models: dag model(s) the DAG metrics of traced runs; the published cases are times alone")
+    # --quick has its own seeds unless --seeds is given, as a flag (not text inside a path)
+    assert compare_models.parse_args(["--quick", "--seeds", "5"]).seeds == [0, 1, 2, 3, 4]
+    assert compare_models.parse_args(["--quick", "--out", "/tmp/--seeds/x.parquet"]).seeds == [0, 1]
+    with pytest.raises(SystemExit):  # no abbreviations: --see=7 was --seeds 7, then replaced by --quick's
+        compare_models.parse_args(["--quick", "--see=7"])
+    with pytest.raises(SystemExit) as exit_:
+        C.check_out(str(EXPERIMENTS))
+    assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith("give a .parquet file")
+
+
 # -- the scripts, end to end ---------------------------------------------------------
 
 
