@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from probperf import sim  # noqa: E402
+from probperf.limits import MAX_SIM_SEED  # noqa: E402
 
 P = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 36]
 
@@ -52,7 +53,7 @@ def frames(cases, seed, quick):
 
 def work_inflation(data, path):
     fig, ax = plt.subplots(figsize=(6, 4))
-    print("work / serial_work at p = 1 .. 36")
+    print(f"work / serial_work at p = {_at_p(data)}")
     for label, f in data.items():
         ratio = f["work"] / f["serial_work"]
         ax.plot(f["p"], ratio, marker="o", label=label)
@@ -98,7 +99,7 @@ def no_work_quadratic(data, path):
 
 def delay_vs_create(data, clock_hz, path):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    print("delay / create_task (cycles) at p = 1 .. 36")
+    print(f"delay / create_task (cycles) at p = {_at_p(data)}")
     for label, f in data.items():
         per_task = f["delay"] * clock_hz / f["create_task"]
         axes[0].plot(f["p"], per_task, marker="o", label=label)
@@ -116,12 +117,30 @@ def delay_vs_create(data, clock_hz, path):
     plt.close(fig)
 
 
+def _seed(text: str) -> int:
+    """``--seed``: a whole number the simulator takes (probperf.limits.MAX_SIM_SEED)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed <= MAX_SIM_SEED:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to {MAX_SIM_SEED}")
+    return seed
+
+
+def _at_p(data) -> str:
+    """The worker counts of the tables, as the printed numbers' header says them."""
+    return ", ".join(str(int(p)) for p in next(iter(data.values()))["p"])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", required=True, type=Path, help="directory for the PNGs")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=_seed, default=0, help=f"simulator seed, 0 to {MAX_SIM_SEED}")
     ap.add_argument("--quick", action="store_true", help="every other worker count")
     args = ap.parse_args(argv)
+    if args.output.exists() and not args.output.is_dir():
+        ap.error(f"-o {args.output}: is a file; give a directory for the PNGs")
     args.output.mkdir(parents=True, exist_ok=True)
     data = frames(CASES, args.seed, args.quick)
     low = frames(LOW_PARALLELISM, args.seed, args.quick)

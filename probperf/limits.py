@@ -65,6 +65,11 @@ MAX_SIM_SCALE = 16.0
 #: expanded.
 MAX_SIM_SEGMENTS = 2**23
 
+#: Largest simulator seed. Why: the simulator keys each run's random stream by 32 bits
+#: of the seed (:func:`probperf.sim.datasets._run_seed`), so two seeds 2**32 apart gave
+#: the same table; a wider key would change every simulated table already stored.
+MAX_SIM_SEED = 2**32 - 1
+
 #: Largest simulated machine overhead in cycles (``sim run --steal-latency``,
 #: ``--create-overhead``): 10^9 cycles is a third of a second at 3 GHz per steal or
 #: task creation, a million times a real one (hundreds to thousands of cycles). Past

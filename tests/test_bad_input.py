@@ -432,6 +432,12 @@ CLI_CASES = [
     case("demo-effort", "demo --effort bogus -o {out}.png", "--effort"),
     case("demo-effort-ignored", "demo --effort thorough -o {out}.png", "--effort: the demo's DAG model is made of law mixtures"),
     case("demo-seed-negative", "demo --seed -1 -o {out}.png", "--seed"),
+    # the simulator keys its streams by 32 bits: seeds 2**32 apart gave the same table
+    case("demo-seed-beyond-32-bits", "demo --seed 2**32 -o {out}.png", "--seed: 2**32 is above the limit 4294967295"),
+    case("sim-seed-beyond-32-bits", "sim run --app fib --n 14 --seed 2**32 -o {out}.csv",
+         "--seed: 2**32 is above the limit 4294967295"),
+    case("sim-datasets-seed-beyond-32-bits", "sim datasets --apps fib --scale 0.01 --seed 2**32 -o {d}/ds",
+         "--seed: 2**32 is above the limit 4294967295"),
     case("sim-set-twice", "sim run --app fib --n 14 --set cutoff=5 --set cutoff=6 -o {out}.csv", "--set cutoff is given twice"),
     # a value twice would be the same run twice, identical (same seed): --reps asks for repetitions
     case("sim-n-twice", "sim run --app sort --n 1024,2**10 -o {out}.csv", "--n 1024,2**10: 1024 is given twice; give --reps"),

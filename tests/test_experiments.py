@@ -179,6 +179,17 @@ def test_scripts_refuse_bad_grids_before_any_fit(capsys):
     assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith("give a .parquet file")
 
 
+def test_sim_effects_refuses_a_file_as_its_directory_and_a_seed_the_simulator_cannot_take(tmp_path, capsys):
+    import sim_effects
+
+    (tmp_path / "t.sh").write_text("")
+    for argv, said in ((["-o", str(tmp_path / "t.sh")], "is a file; give a directory for the PNGs"),
+                       (["-o", str(tmp_path), "--seed", "-1"], "'-1' is not a whole number from 0 to 4294967295")):
+        with pytest.raises(SystemExit) as exit_:
+            sim_effects.main(argv)
+        assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith(said)
+
+
 # -- the scripts, end to end ---------------------------------------------------------
 
 

@@ -218,6 +218,11 @@ def test_bad_simulation_arguments_are_rejected():
         simulate(dag, 2, scheduler="fifo")
     with pytest.raises(ValueError, match="Machine.steal_latency must be finite and >= 0"):
         Machine(steal_latency=-1)
+    # streams keyed by 32 bits of the seed: 2**32 gave seed 0's table, -1 that of 2**32 - 1
+    for seed in (2**32, -1, 1.5, True):
+        with pytest.raises(ValueError, match=r"seed must be a whole number from 0 to 2\*\*32 - 1"):
+            sim.generate("fib", [10], [1], seed=seed)
+    assert len(sim.generate("fib", [10], [1], seed=np.int64(2**32 - 1))) == 1
 
 
 # -- datasets and the effects the papers report --------------------------------------

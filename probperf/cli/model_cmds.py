@@ -15,7 +15,7 @@ from rich.table import Table
 
 from .. import registry
 from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, TRAIN_SPLIT, metric_label
-from ..limits import MAX_DRAWS, MAX_EXACT_INT
+from ..limits import MAX_DRAWS, MAX_EXACT_INT, MAX_SIM_SEED
 from ..predict import level_text
 from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
 from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
@@ -795,7 +795,7 @@ def demo(
     from ..plot import figure_format, plot_band, save_figure
     from ..sim import generate
 
-    seed = number("--seed", seed, integer=True, low=0)
+    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED)  # it seeds the simulation too
     asked, effort = effort, "quick" if fast else effort  # --fast: as in fit
     with bad_input():
         _check_spec("--effort", effort)

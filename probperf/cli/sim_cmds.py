@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_WORKERS
+from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_SEED, MAX_SIM_WORKERS
 from ..cautions import counted
 from ._app import bad_input, console, fail, number, parse_list, say_written, shown, sim_app
 
@@ -106,7 +106,7 @@ def run(
     if any(s < 1 for s in sizes):
         fail("--n: problem sizes must be >= 1")
     repeats = number("--reps", reps, integer=True, low=1, high=MAX_SIM_RUNS, limit="MAX_SIM_RUNS")
-    seed = number("--seed", seed, integer=True, low=0)
+    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED)
     cfg = _parse_config(config, app)
     runs = len(sizes) * len(workers) * repeats
     for values in cfg.values():
@@ -156,7 +156,7 @@ def datasets(
     factor = 0.25 if quick else 1.0
     if scale is not None:
         factor = number("--scale", scale, low=0, low_open=True, high=MAX_SIM_SCALE, limit="MAX_SIM_SCALE")
-    seed = number("--seed", seed, integer=True, low=0)
+    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED)
     reps = number("--reps", reps, integer=True, low=1, high=MAX_SIM_RUNS, limit="MAX_SIM_RUNS")
     with bad_input():
         # every target checked and everything simulated before the first file is

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Measurements
+from ..limits import MAX_SIM_SEED
 from ..progress import reporting, task
 from ..trace import dag_metrics
 from .apps import APPS, build
@@ -35,7 +36,24 @@ _TIME_COLUMNS = ("time", "work", "delay", "no_work", "critical_path", "serial_wo
 def _run_seed(seed: int, app: str, n, config: Mapping, p: int, rep: int) -> np.random.SeedSequence:
     """An independent, order-free stream per run: same inputs, same numbers."""
     key = f"{app}|{n}|{sorted(config.items())}|{p}|{rep}"
-    return np.random.SeedSequence([int(seed) & 0xFFFFFFFF, zlib.crc32(key.encode())])
+    return np.random.SeedSequence([int(seed), zlib.crc32(key.encode())])  # 32 bits: check_sim_seed
+
+
+def check_sim_seed(seed) -> None:
+    """A ``ValueError`` unless ``seed`` is a whole number from 0 to
+    :data:`probperf.limits.MAX_SIM_SEED`.
+
+    Examples
+    --------
+    >>> check_sim_seed(7)
+    >>> check_sim_seed(2**32)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be a whole number from 0 to 2**32 - 1 (the simulator keys its streams by 32 bits), got 4294967296
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SIM_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to 2**32 - 1 (the simulator keys its streams by 32 "
+                         f"bits), got {seed!r}")
 
 
 def _grid(config: Mapping[str, object]) -> list[dict]:
@@ -70,6 +88,7 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
         raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")
     if int(reps) != reps or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    check_sim_seed(seed)
     machine = machine or Machine()
     defaults = APPS[app].config
     groups = _by_dag(points, defaults)
