@@ -438,6 +438,8 @@ CLI_CASES = [
          "--seed: 2**32 is above the limit 4294967295"),
     case("sim-datasets-seed-beyond-32-bits", "sim datasets --apps fib --scale 0.01 --seed 2**32 -o {d}/ds",
          "--seed: 2**32 is above the limit 4294967295"),
+    case("sim-greedy-overheads", "sim run --app fib --n 14 --scheduler greedy --steal-latency 1e9 -o {out}.csv",
+         "--steal-latency: the greedy scheduler has no runtime overheads"),
     case("sim-set-twice", "sim run --app fib --n 14 --set cutoff=5 --set cutoff=6 -o {out}.csv", "--set cutoff is given twice"),
     # a value twice would be the same run twice, identical (same seed): --reps asks for repetitions
     case("sim-n-twice", "sim run --app sort --n 1024,2**10 -o {out}.csv", "--n 1024,2**10: 1024 is given twice; give --reps"),

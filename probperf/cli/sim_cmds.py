@@ -98,6 +98,10 @@ def run(
         fail(f"--app {app!r}: unknown program; choose from {', '.join(APPS)}")
     if scheduler not in SCHEDULERS:
         fail(f"--scheduler {scheduler!r}: choose from {', '.join(SCHEDULERS)}")
+    overheads = [o for o, v in (("--steal-latency", steal_latency), ("--create-overhead", create_overhead)) if v]
+    if scheduler == "greedy" and overheads:  # it ignores the runtime's overheads: never dropped without a word
+        fail(f"{' and '.join(overheads)}: the greedy scheduler has no runtime overheads (no steals, task "
+             "creation free); they apply to --scheduler ws")
     sizes = parse_list(n, "--n", high=max_size(app), limit=f"MAX_SIM_SCALE = {MAX_SIM_SCALE:g}x "
                        f"the work of the largest {app} test size")
     workers = parse_list(p, "--p", high=MAX_SIM_WORKERS, limit="MAX_SIM_WORKERS")
