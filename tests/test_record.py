@@ -443,6 +443,39 @@ def test_crashing_program_is_an_error(bench_bin, tmp_path):
     assert str(err.value).endswith("exited with status 2; its last error output: usage: noisy N | N >= 1")
 
 
+def test_a_failed_build_leaves_nothing_and_says_the_compiler_in_one_line(bench_bin, tmp_path):
+    """One program of two fails: neither is left behind (fib was), and the compiler's
+    lines are joined on the error's one line (they were a literal \\n)."""
+    cc = tmp_path / "badcc"
+    cc.write_text('#!/bin/sh\ncase "$*" in *nqueens.c*) echo "nqueens.c:1: error: boom" >&2; '
+                  'echo "1 error generated." >&2; exit 1;; esac\nexec clang "$@"\n')
+    cc.chmod(0o755)
+    out = tmp_path / "bin"
+    with pytest.raises(BuildError) as err:
+        build_benchmarks(out, ["fib", "nqueens"], cc=str(cc))
+    assert str(err.value).startswith("compiling benchmark nqueens failed (")
+    assert str(err.value).endswith("): nqueens.c:1: error: boom | 1 error generated.")
+    assert list(out.iterdir()) == []
+    assert [p.name for p in build_benchmarks(out, ["fib"], cc=str(cc))] == ["fib"]
+
+
+def test_a_compiler_other_than_clang_is_refused_before_it_builds(monkeypatch, tmp_path):
+    """GCC links libgomp, which has no OMPT support: record could not trace its programs
+    (a stand-in that says it is GCC, as gcc --version does)."""
+    from probperf.record import build
+
+    gcc = tmp_path / "gcc"
+    gcc.write_text('#!/bin/sh\necho "gcc (Debian 12.2.0-14) 12.2.0"\n')
+    gcc.chmod(0o755)
+    monkeypatch.setenv("CC", str(gcc))
+    with pytest.raises(BuildError) as err:
+        build.find_compiler()
+    assert str(err.value) == (f"$CC ({gcc}: gcc (Debian 12.2.0-14) 12.2.0) is not clang: its OpenMP runtime has no "
+                              "OMPT support, so record could not trace what it builds; unset CC or set CC=clang")
+    monkeypatch.setenv("CC", "clang")
+    assert build.find_compiler() == shutil.which("clang")
+
+
 def test_a_team_smaller_than_the_workers_is_refused(bench_bin, tmp_path):
     """A num_threads(1) clause under -w 2: one thread ran, and its run stored as two
     workers booked the missing one's time as delay (larger than the elapsed time)."""

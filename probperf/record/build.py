@@ -32,6 +32,9 @@ TOOL_SOURCE = "ompt_tool.c"
 TOOL_NAME = "libprobperf_ompt.so"
 
 INSTALL_HINT = "install them with: apt-get update && apt-get install -y clang libomp-dev"
+#: Lines of a failed compilation's output quoted in its error (the last ones: the
+#: first error is usually among them, and a long log would bury the message).
+COMPILER_LINES = 6
 
 
 class BuildError(RuntimeError):
@@ -90,8 +93,27 @@ def find_compiler(prefer_clang: bool = True) -> str:
     for name in names:
         path = shutil.which(name)
         if path:
+            _check_llvm(path, "$CC" if names[0] == name and os.environ.get("CC") else name)
             return path
     raise BuildError(f"no C compiler found (tried {', '.join(names)}); {INSTALL_HINT}")
+
+
+@functools.lru_cache(maxsize=8)
+def _check_llvm(path: str, label: str) -> None:
+    """Refuse a compiler that is not clang (by its ``--version``): GCC links its own
+    OpenMP runtime, libgomp, which has no OMPT support, so what it builds cannot be
+    traced and the tool itself does not compile (no ``omp-tools.h``); said here, not as
+    a missing package later."""
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, text=True, check=False, timeout=30)
+        version = (done.stdout or done.stderr).strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return  # said when it compiles
+    if "clang" not in version.lower() and "llvm" not in version.lower():
+        first = version.splitlines()[0] if version else "no version"
+        way = "unset CC or set CC=clang" if label == "$CC" else INSTALL_HINT
+        raise BuildError(f"{label} ({path}: {first}) is not clang: its OpenMP runtime has no OMPT support, so "
+                         f"record could not trace what it builds; {way}")
 
 
 def _source_text(*parts: str) -> str:
@@ -107,8 +129,10 @@ def _compile(cmd: list[str], what: str) -> None:
         detail = (done.stderr or done.stdout).strip()
         hint = ""
         if "omp-tools.h" in detail or "omp.h" in detail or "-lomp" in detail:
-            hint = f"\nLLVM's OpenMP headers or runtime are missing; {INSTALL_HINT}"
-        raise BuildError(f"compiling {what} failed ({' '.join(cmd)}):\n{detail}{hint}")
+            hint = f"; LLVM's OpenMP headers or runtime are missing: {INSTALL_HINT}"
+        # one line (the CLI prints it after "error:"): the last lines of the output, joined
+        tail = " | ".join(line.strip() for line in detail.splitlines()[-COMPILER_LINES:] if line.strip())
+        raise BuildError(f"compiling {what} failed ({' '.join(cmd)}): {tail}{hint}")
 
 
 def tool_path(rebuild: bool = False) -> Path:
@@ -206,18 +230,22 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     cc = cc or find_compiler()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    built = []
-    for name in names:
-        source = name.removesuffix(UNTIED)
-        flags = ["-DTIEDNESS=untied"] if source != name else []
-        with tempfile.TemporaryDirectory() as tmp:
-            for part in (f"{source}.c", BENCH_HEADER):
-                (Path(tmp) / part).write_text(_source_text("bench", part), encoding="utf-8")
-            src = Path(tmp) / f"{source}.c"
-            target = out_dir / name
-            partial = out_dir / f".{name}.tmp"
-            _compile([cc, "-fopenmp", "-O2", *flags, "-o", str(partial), str(src), "-lm"],
-                     f"benchmark {name}")
-            os.replace(partial, target)
-        built.append(target)
-    return built
+    partials = {}  # every program compiled first, then all put in place: a failure leaves none
+    try:
+        for name in names:
+            source = name.removesuffix(UNTIED)
+            flags = ["-DTIEDNESS=untied"] if source != name else []
+            with tempfile.TemporaryDirectory() as tmp:
+                for part in (f"{source}.c", BENCH_HEADER):
+                    (Path(tmp) / part).write_text(_source_text("bench", part), encoding="utf-8")
+                src = Path(tmp) / f"{source}.c"
+                partials[name] = out_dir / f".{name}.tmp"
+                _compile([cc, "-fopenmp", "-O2", *flags, "-o", str(partials[name]), str(src), "-lm"],
+                         f"benchmark {name}")
+    except BaseException:
+        for partial in partials.values():
+            partial.unlink(missing_ok=True)
+        raise
+    for name, partial in partials.items():
+        os.replace(partial, out_dir / name)
+    return [out_dir / name for name in names]
