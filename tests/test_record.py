@@ -476,6 +476,16 @@ def test_a_compiler_other_than_clang_is_refused_before_it_builds(monkeypatch, tm
     assert build.find_compiler() == shutil.which("clang")
 
 
+def test_a_command_that_starts_two_openmp_processes_is_refused(bench_bin, tmp_path):
+    """The second process's trace overwrote the first's: one run of fib stored as the
+    command's, exit 0. (A shell running the program twice.)"""
+    fib = bench_bin / "fib"
+    with pytest.raises(RecordError, match=r"started 2 OpenMP processes; their traces overwrite each other: "
+                                          r"record one program per run$"):
+        run_traced(["/bin/sh", "-c", f"{fib} 15; {fib} 15"], 1)
+    assert run_traced(["/bin/sh", "-c", f"{fib} 15"], 1).metrics["create_task"] > 0  # one: recorded
+
+
 def test_a_team_smaller_than_the_workers_is_refused(bench_bin, tmp_path):
     """A num_threads(1) clause under -w 2: one thread ran, and its run stored as two
     workers booked the missing one's time as delay (larger than the elapsed time)."""

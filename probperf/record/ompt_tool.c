@@ -18,6 +18,9 @@
  * same span as a traced one.
  * Task and parallel-region ids are made unique without atomics: the creating thread's
  * index in the high bits, a per-thread counter in the low bits.
+ * Each process whose runtime starts the tool leaves an empty file PROBPERF_TRACE.pid<PID>:
+ * a command that starts two OpenMP processes would write one trace over the other, and
+ * the recorder counts these to refuse it.
  */
 #define _GNU_SOURCE
 #include <omp-tools.h>
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum {
   EV_INIT = 1,
@@ -272,5 +276,11 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
   const char *level = getenv("PROBPERF_TRACE_EVENTS");
   span_only = level && strcmp(level, "0") == 0;
   trace_path = strdup(path);
-  return trace_path ? &result : NULL;
+  if (!trace_path) return NULL;
+  char mark[4096];
+  if (snprintf(mark, sizeof mark, "%s.pid%ld", path, (long)getpid()) < (int)sizeof mark) {
+    FILE *f = fopen(mark, "wb");
+    if (f) fclose(f);
+  }
+  return &result;
 }

@@ -189,6 +189,10 @@ def run_program(
             **WAIT_POLICY,
         }
         wall, cpu = _run(cmd, env, timeout, what)
+        started = len(list(Path(tmp).glob(f"{trace_file.name}.pid*")))  # one per OpenMP process (the tool's mark)
+        if started > 1:
+            raise RecordError(f"{' '.join(cmd)!r} ({what}) started {started} OpenMP processes; their traces "
+                              "overwrite each other: record one program per run")
         if not trace_file.exists():
             raise RecordError(
                 f"{' '.join(cmd)!r} ran (p={p}) but no trace was written: it did not load "
