@@ -486,6 +486,19 @@ def test_a_command_that_starts_two_openmp_processes_is_refused(bench_bin, tmp_pa
     assert run_traced(["/bin/sh", "-c", f"{fib} 15"], 1).metrics["create_task"] > 0  # one: recorded
 
 
+def test_the_run_summary_says_work_beyond_cpu_time_may_be_blocking_not_only_a_busy_machine():
+    """Tasks that sleep hold wall time in work without CPU time: it was said as
+    'preempted ... the machine is busy' on a quiet machine."""
+    from probperf.record.run import TracedRun, _run_summary
+
+    metrics = {"time": 0.1, "work": 0.162, "create_task": 8}
+    line = _run_summary(TracedRun(p=2, metrics=metrics, wall=0.11, cpu=0.002, trace=None), "traced, p=2")
+    assert line == ("p=2: traced: time 0.1 s, work 0.162 s, 8 tasks; work exceeds the process's CPU time (0.002 s) "
+                    "by 0.16 s: its tasks waited for a core (a busy machine) or blocked (sleep, I/O, locks)")
+    assert _run_summary(TracedRun(p=2, metrics=metrics, wall=0.11, cpu=0.2, trace=None), "traced, p=2") == (
+        "p=2: traced: time 0.1 s, work 0.162 s, 8 tasks")
+
+
 def test_a_team_smaller_than_the_workers_is_refused(bench_bin, tmp_path):
     """A num_threads(1) clause under -w 2: one thread ran, and its run stored as two
     workers booked the missing one's time as delay (larger than the elapsed time)."""

@@ -342,10 +342,12 @@ def _run_summary(run: TracedRun, label: str) -> str:
     text = (f"p={run.p}: {label.split(',')[0]}: time {m['time']:.4g} s, work {m['work']:.4g} s, "
             f"{int(m['create_task'])} tasks")
     # the strands ran on the process's threads: more work than CPU time means they
-    # waited for a core (another program ran), and work is inflated by at least that
+    # waited for a core (another program ran) or did not compute (a task that sleeps,
+    # waits for I/O or a lock): work holds at least that much wall time that was no
+    # computation; the recorder cannot tell which
     if m["work"] > run.cpu:
-        text += (f"; preempted: work exceeds the process's CPU time ({run.cpu:.4g} s) by "
-                 f"{m['work'] - run.cpu:.2g} s, the machine is busy")
+        text += (f"; work exceeds the process's CPU time ({run.cpu:.4g} s) by {m['work'] - run.cpu:.2g} s: "
+                 "its tasks waited for a core (a busy machine) or blocked (sleep, I/O, locks)")
     return text
 
 
