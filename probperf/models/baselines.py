@@ -575,6 +575,20 @@ class CilkviewBounds(TimeModel):
         )
         self.span_coef_ = span.coef_
         self.span_alpha_ = span.alpha_
+        self._check_band(measurements)
+
+    def _check_band(self, measurements) -> None:
+        """Say how many training runs lie above the fitted upper bound: a band its own
+        runs leave is no bound there (delay and no_work the span does not bound,
+        see the class's text), and beyond the data it holds no better."""
+        from .. import userwarn
+
+        frame = measurements.frame
+        _, upper = self._bounds(frame[self.features_].to_numpy(np.float64))
+        above = int(np.sum(frame["time"].to_numpy(float) > upper))
+        if above:
+            userwarn.warn(f"cilkview: {above} of {len(frame)} training runs take longer than the fitted upper "
+                          "bound: the runs break its assumptions (idle and scheduling time bounded by the span)")
 
     def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)`` time bounds per point (points as for :meth:`predict`)."""
