@@ -1067,7 +1067,8 @@ def read_dag_recorder(
     params : mapping, optional
         Parameters constant over all files, e.g. ``{"p": 4}``.
     side_table : str or Path, optional
-        A CSV with a ``file`` column (file names) and one column per parameter.
+        A CSV with a ``file`` column (file names) and one column per parameter, and
+        optionally ``split``, the runs' labels (as in a CSV of runs).
     clock_hz : float, optional
         Clock rate, to convert cycles to seconds later (:meth:`Measurements.in_seconds`).
     config : sequence of str
@@ -1121,7 +1122,7 @@ def read_dag_recorder(
                                "case-sensitive): write {n}, or give n with params")
     frame = pd.DataFrame({c: _column_array(v) for c, v in columns.items()})
     _add_file_params(frame, extra, files)
-    config = _config_of(config, extra)
+    config = _config_of(config, {k: v for k, v in extra.items() if k != "split"})
     order = [c for c in (*BASE_PARAMS, *config) if c in frame]
     frame = frame[order + [c for c in frame.columns if c not in order]]
     loc = Location(None, row_sources=files, column_lines=lines, given=dict(params) if params else None)
@@ -1153,7 +1154,7 @@ def _add_file_params(frame: pd.DataFrame, extra: dict, files) -> None:
         if missing:
             raise MeasurementError(f"no value for parameter {name!r} (it is given for other files)",
                                    files[missing[0]], column=name)
-        frame[name] = _column_array(values)
+        frame[name] = values if name == "split" else _column_array(values)
 
 
 def _parse_stat(path: str) -> tuple[dict, dict]:
@@ -1264,8 +1265,8 @@ def _read_side_table(path) -> dict[str, dict]:
         rec = dict(zip(header, (c.strip() for c in row)))
         name = os.path.basename(rec.pop("file"))
         values = {}
-        for k, text in rec.items():
-            values[k] = _number(text, source, line, k)
+        for k, text in rec.items():  # the split label as written; every other field a number
+            values[k] = text if k == "split" else _number(text, source, line, k)
         if name in out:
             raise MeasurementError(f"file {name!r} is listed twice", source, line, "file")
         out[name] = values

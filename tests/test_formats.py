@@ -111,6 +111,11 @@ def test_side_table(tmp_path):
     assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=timed) == (
         f"{timed}, line 1, column time: 'time' is a metric, measured in each .stat file: a side table gives the "
         "files' parameters (n, p, configuration)")
+    # a split column labels the files' runs, as a CSV's does (it was 'not a number'), and is no parameter
+    labelled = write(tmp_path / "labelled.csv", "file,n,split\na.stat,100,train\nb.stat,200,train\nc.stat,300,test\n")
+    m = pp.read_dag_recorder(str(tmp_path / "*.stat"), side_table=labelled)
+    assert m.params == ["n", "p"] and m.frame["split"].tolist() == ["train", "train", "test"]
+    assert m.select(split="train").frame["n"].tolist() == [100, 200]
 
 
 def test_stat_p_must_agree(tmp_path):

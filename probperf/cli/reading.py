@@ -20,7 +20,7 @@ _PATTERN = typer.Option(
     None, "--pattern", help="File-name pattern for .stat files, e.g. 'sort_n{n}_p{p}.stat'."
 )
 _SIDE = typer.Option(
-    None, "--side-table", help="CSV with a 'file' column and one column per parameter (.stat input)."
+    None, "--side-table", help="CSV with a 'file' column and one column per parameter, and optionally 'split' (.stat input)."
 )
 _CONFIG = typer.Option(
     None, "--config", help="Declare a configuration parameter column (repeatable, or a comma-separated list: --config m,k)."
