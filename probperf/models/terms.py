@@ -52,6 +52,8 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
             return np.log(x[0]) * np.log(x[1])
         if kind == "lin":
             return x[0].copy()
+        if kind == "log1p":  # a power of 1 + c, for a count from 0 (laws.LOG1P_COUNTS)
+            return np.log1p(x[0])
         if kind == "amdahl":  # log(s + (1 - s) / p), the serial fraction s fitted
             fraction = cols[1]
             return np.log(fraction + (1.0 - fraction) / x[0])
