@@ -279,7 +279,9 @@ choose_laws_time_only_affp_seed1.md, choose_laws_affp_dag.md; the DAG run predat
 laws' tie to ``affine_power``, which the DAG parts turn off: at later commits ``+affp``
 no longer reaches them). The time-only default is
 now ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+explin+affp+ovh+base16+wavg+l2``
-(the other pools cannot tell: every case of theirs varies more than p). ``--dag`` fits
+(the other pools cannot tell: every case of theirs varies more than p); since session 42,
+with ``+log1p`` after ``+affp`` (laws.LOG1P_COUNTS: a power of 1 + c for a parameter
+counted from 0, chosen on amg, results/choose_laws_time_only_log1p.md). ``--dag`` fits
 the DAG model wherever the runs carry its metrics: on the single-size slices of seed 1
 it scores 0.451 against 0.560 for time modelled directly, so ``auto`` models one size's
 time directly (registry.SINGLE_SIZE_DIRECT; results/choose_laws_single_size_dag_seed1.md).

@@ -1005,3 +1005,23 @@ def test_a_parameter_the_others_make_may_be_left_out_in_python_as_on_the_command
     for bad in ("abc", float("nan")):
         with pytest.raises(ValueError, match=r"ppn must be a finite number"):
             model.predict(n=2.0**13, ppn=bad, p=8)
+
+
+def test_a_parameter_counted_from_zero_also_enters_as_a_power_of_one_plus_it():
+    """A level 0..8 has no log: every law took it as e^(b c). The sibling power+log1p(c)
+    (laws.LOG1P_COUNTS) recovers an exact (1 + c)^1.5 and follows it to c = 20; a
+    parameter without a 0 gets no such law."""
+    from probperf.models.laws import candidate_laws, make_law
+
+    n, c = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), [0.0, 1.0, 2.0, 4.0, 8.0]))
+    X, names = np.c_[n, c], ["n", "c"]
+    logy = np.log(1e-6 * n * (1 + c) ** 1.5)
+    cands = candidate_laws(X, names)
+    assert cands["power+log1p(c)"] == [("log", "n"), ("log1p", "c")] and cands["power"] == [("log", "n"), ("lin", "c")]
+    law = make_law(cands["power+log1p(c)"]).fit(X, names, logy)
+    far = np.array([[2.0**14, 20.0]])
+    truth = 1e-6 * 2**14 * 21**1.5
+    assert np.exp(law.predictive(far, names)[1][0]) == pytest.approx(truth, rel=0.01)
+    exp_law = make_law(cands["power"]).fit(X, names, logy)  # e^(b c): off by a factor there
+    assert np.exp(exp_law.predictive(far, names)[1][0]) > 2 * truth
+    assert not any("log1p" in k for k in candidate_laws(np.c_[n, c + 1], names))
