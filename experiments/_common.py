@@ -73,9 +73,9 @@ def names(option: str, text: str, allowed=None, check=None) -> tuple:
     unknown = [t for t in given if allowed is not None and t not in allowed]
     if unknown:
         fail(f"{option}: unknown {', '.join(map(repr, unknown))}; choose from {', '.join(allowed)}")
-    for t in given:
+    for t in given if check else ():
         try:
-            check and check(t)
+            check(t)
         except ValueError as exc:
             fail(f"{option} {t!r}: {exc}")
     return given

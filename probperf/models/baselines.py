@@ -584,7 +584,7 @@ class CilkviewBounds(TimeModel):
         from .. import userwarn
 
         frame = measurements.frame
-        _, upper = self._bounds(frame[self.features_].to_numpy(np.float64))
+        _, upper = self._bounds(self._inputs(frame))
         above = int(np.sum(frame["time"].to_numpy(float) > upper))
         if above:
             userwarn.warn(f"cilkview: {above} of {len(frame)} training runs take longer than the fitted upper "
