@@ -112,22 +112,3 @@ def test_a_code_with_negative_values_is_not_taken_for_noise():
     n, p, x = np.repeat([64.0, 128, 256, 512], 12), np.tile([1.0, 2, 4], 16), np.tile(np.repeat([-2.0, -1, 0, 1], 3), 4)
     y = (1e-3 + 1e-6 * n * np.exp(0.3 * x) / p) * np.exp(0.02 * np.random.default_rng(0).standard_normal(48))
     assert noise.fit(np.c_[n, p, x], ["n", "p", "x"], np.log(y), ["n", "p", "x"]) is None
-
-
-def test_profile_may_set_the_spread_alone(monkeypatch):
-    # laws.NOISE_PROFILE_SPREAD_ONLY (experiment +hetsd): the laws are fitted as without a
-    # profile (their coefficients equal), and the intervals still follow the noise
-    from probperf.models import laws
-
-    X, y = runs()
-    plain = LawMixture(noise_profile=False).fit(X, y, features=["n", "p"])
-    monkeypatch.setattr(laws, "NOISE_PROFILE_SPREAD_ONLY", True)
-    spread = LawMixture(noise_profile=True).fit(X, y, features=["n", "p"])
-    assert spread.noise_ is not None
-    shared = set(spread.laws_) & set(plain.laws_)
-    assert shared
-    for name in shared:
-        np.testing.assert_array_equal(spread.laws_[name].mean, plain.laws_[name].mean)
-    lo, hi = spread.predict(np.array([[2.0**12, 1.0], [2.0**12, 32.0]]), n_draws=4000, seed=1).interval(0.9)
-    width = np.log(hi / lo)
-    assert width[0] == pytest.approx(2 * 1.645 * 0.2, rel=0.25) and width[1] < 0.1 * width[0]

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import parallel
-from . import laws, noise as noise_profile
+from . import noise as noise_profile
 from ..selection import distance_directions, doublings_beyond, forward_splits
 from .laws import MIN_WEIGHT, REFUSALS, candidate_laws, fitted_law, law_weights, t_logpdf
 
@@ -383,22 +383,16 @@ def nested_predictives(cands, X, names, logy, w=None, weightings=("stacking",), 
 def _nested_job(split, cands, X, names, logy, w, weightings, directions, profiled):
     """:func:`_nested_part` of one split, its runs weighed by their own noise profile
     where ``profiled``."""
-    held = w
     if profiled:
-        w, held = _split_weights(split, X, names, logy, w, directions)
-    return _nested_part(split, cands, X, names, logy, w, weightings, directions, held)
+        w = _split_weights(split, X, names, logy, w, directions)
+    return _nested_part(split, cands, X, names, logy, w, weightings, directions)
 
 
-def _split_weights(split, X, names, logy, w, directions) -> tuple[np.ndarray, np.ndarray]:
-    """The runs' weights in the fits and where a run is judged: ``w`` times the noise
-    profile of the split's training rows alone, at every run (a profile fitted on all
-    runs would have seen the held-out ones' residuals); the fits keep ``w`` where the
-    profile only sets the spread (:data:`~probperf.models.laws.NOISE_PROFILE_SPREAD_ONLY`)."""
+def _split_weights(split, X, names, logy, w, directions) -> np.ndarray:
+    """``w`` times the noise profile of the split's training rows alone, at every run
+    (a profile fitted on all runs would have seen the held-out ones' residuals)."""
     profile = noise_profile.fit(X[split.train], names, logy[split.train], directions)
-    if profile is None:
-        return w, w
-    held = w * profile.weights(X)
-    return (w if laws.NOISE_PROFILE_SPREAD_ONLY else held), held
+    return w if profile is None else w * profile.weights(X)
 
 
 def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.ndarray:
@@ -428,21 +422,19 @@ def nested_rate_loglik(parts, power: float, weighting: str = "stacking") -> np.n
     return loglik
 
 
-def _nested_part(split, cands, X, names, logy, w, weightings, directions, held=None):
+def _nested_part(split, cands, X, names, logy, w, weightings, directions):
     """One forward split of :func:`discrepancy_rate`: the predictives (df, loc, scale)
     at the held-out rows of the laws a mixture fitted on the split's training rows
     keeps under any of ``weightings``, their log weights under each (a dict), the
     held-out log y and distances (over ``directions``, :func:`distance_directions`);
-    ``None`` if no law could be fitted. ``held``: the runs' precision where they are
-    judged or predicted, if not ``w`` (:func:`law_weights`)."""
-    held = w if held is None else held
+    ``None`` if no law could be fitted."""
     tr, te = split.train, split.test
     Xtr, Xte = X[tr], X[te]  # one array per row set (rowsets)
     # the laws in play (cands) that the split's rows identify
     inner = {k: v for k, v in candidate_laws(Xtr, names, one_worker=True).items() if k in cands}
     if not inner:
         return None
-    weights = {k: law_weights(inner, Xtr, names, logy[tr], w[tr], weighting=k, held=held[tr])[0] for k in weightings}
+    weights = {k: law_weights(inner, Xtr, names, logy[tr], w[tr], weighting=k)[0] for k in weightings}
     preds, kept = [], []
     for name in inner:
         if max(weights[k][name] for k in weightings) < MIN_WEIGHT:
@@ -451,7 +443,7 @@ def _nested_part(split, cands, X, names, logy, w, weightings, directions, held=N
             law = fitted_law(inner[name], Xtr, names, logy[tr], w[tr])
         except REFUSALS:
             continue
-        preds.append(law.predictive(Xte, names, held[te]))
+        preds.append(law.predictive(Xte, names, w[te]))
         kept.append(name)
     if not preds:
         return None

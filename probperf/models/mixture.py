@@ -384,14 +384,13 @@ class LawMixture(MetricModel):
             self.discrepancy_, probs = self._discrepancy(cands, X, logy, precision, weightings)
         else:  # no nested splits to judge a noise profile by: none
             self.noise_, self.discrepancy_, probs = None, np.zeros((0, 3)), {weightings[0]: 1.0}
-        held = precision if self.noise_ is None else precision * self.noise_.weights(X)
-        if not laws.NOISE_PROFILE_SPREAD_ONLY:  # the profile weighs the fits too
-            precision = held
+        if self.noise_ is not None:
+            precision = precision * self.noise_.weights(X)
         self.weightings_ = {k: float(prob) for k, prob in probs.items()}
         by, self.scores_ = {}, dict.fromkeys(cands)
         for k, prob in probs.items():
             if prob >= MIN_WEIGHT:
-                by[k], scores = law_weights(cands, X, names, logy, precision, weighting=k, held=held)
+                by[k], scores = law_weights(cands, X, names, logy, precision, weighting=k)
                 self.scores_ = scores if k == "stacking" else self.scores_
         weights = {name: sum(probs[k] * by_k[name] for k, by_k in by.items()) for name in cands}
         self.laws_ = {}

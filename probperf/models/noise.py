@@ -154,12 +154,5 @@ def fit(X: np.ndarray, names, logy: np.ndarray, directions) -> NoiseProfile | No
     ll_prof, g = _max_loglik(B, r2)
     if not np.all(np.isfinite(g)) or not 2 * (ll_prof - ll_one) > len(columns) * np.log(len(r2)):
         return None
-    from . import laws
-
-    if laws.NOISE_PROFILE_SPREAD_ONLY:
-        # the laws are then fitted without the profile: their noise scale is the runs'
-        # mean variance, so the runs' variance factors 1 / w average 1 (not their logs)
-        slopes = g[1:]
-        center = center + slopes * np.log(np.mean(np.exp((L - center) @ slopes))) / (slopes @ slopes)
     return NoiseProfile(columns=columns, slopes=g[1:], low=X[:, columns].min(axis=0),
                         high=X[:, columns].max(axis=0), center=center)
