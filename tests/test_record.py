@@ -472,6 +472,12 @@ def test_a_compiler_other_than_clang_is_refused_before_it_builds(monkeypatch, tm
         build.find_compiler()
     assert str(err.value) == (f"$CC ({gcc}: gcc (Debian 12.2.0-14) 12.2.0) is not clang: its OpenMP runtime has no "
                               "OMPT support, so record could not trace what it builds; unset CC or set CC=clang")
+
+
+def test_clang_named_by_cc_is_taken(monkeypatch):
+    from probperf.record import build
+
+    _need_toolchain()  # a machine without clang has none to take
     monkeypatch.setenv("CC", "clang")
     assert build.find_compiler() == shutil.which("clang")
 
