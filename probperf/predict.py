@@ -13,6 +13,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .limits import MAX_EXACT_INT
+
 
 def level_text(level: float) -> str:
     """An interval level as a percentage, with the digits it has (0.9 is "90%", not a
@@ -463,7 +465,28 @@ def point_table(X, features: Sequence[str], defaults: dict | None = None, known_
     missing = [f for f in features if f not in pts]
     if missing:
         raise ValueError(f"prediction points lack parameter(s) {missing}")
+    if "p" in features:
+        _exact_workers(pts["p"])
     return pd.DataFrame({c: _finite_numbers(pts[c], c) for c in features})
+
+
+def _exact_workers(column: pd.Series) -> None:
+    """Refuse a worker count beyond 2**53 by its point, as measurements are refused
+    (:func:`probperf.data.read`): float64 holds no exact integer there, so ``p`` would
+    be rounded (2**53 + 1 to 2**53) and predicted without a word.
+
+    Examples
+    --------
+    >>> _exact_workers(pd.Series([2**53 + 1]))
+    Traceback (most recent call last):
+    ...
+    ValueError: p = 9007199254740993 at point 1 is beyond 2**53, the largest integer held exactly
+    """
+    for i, v in enumerate(column):
+        v = v.item() if isinstance(v, np.generic) else v
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT:
+            shown = v if isinstance(v, int) else f"{v:g}"
+            raise ValueError(f"p = {shown} at point {i + 1} is beyond 2**53, the largest integer held exactly")
 
 
 def _not_a_parameter(column) -> bool:

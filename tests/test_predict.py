@@ -330,3 +330,13 @@ def test_save_checks_its_path_as_fit_o_does(tmp_path):
     model.save(tmp_path / "fit.model")
     assert pp.load(tmp_path / "fit.model").predict(n=160, p=1).median[0] == pytest.approx(
         model.predict(n=160, p=1).median[0])
+
+
+@pytest.mark.parametrize("p", [2**53 + 1, 1e19, np.int64(2**62)])
+def test_a_worker_count_float64_cannot_hold_is_refused(p):
+    # as 2**53 + 1 it would reach the model as 2**53; a file's p is refused alike (probperf.data)
+    from probperf.predict import point_table
+
+    with pytest.raises(ValueError, match=r"^p = .* at point 2 is beyond 2\*\*53, the largest integer held exactly$"):
+        point_table({"n": [64, 64], "p": [2, p]}, ["n", "p"])
+    assert point_table({"n": [64], "p": [2**53]}, ["n", "p"])["p"].tolist() == [2.0**53]

@@ -548,7 +548,9 @@ def parse_assignments(items, option: str, example: str = "p=4") -> dict:
                 _not_a_pair(option, text, item, example)
             if name in out:
                 fail(f"{option} {text!r}: {name} is given twice")
-            out[name] = number(f"{option} {name}", value)
+            # p counts workers: a whole number, and one float64 holds exactly (2**53 + 1 would
+            # become 2**53 as a parameter, predicted without a word), as in measurements
+            out[name] = number(f"{option} {name}", value, integer=name == "p")
     if items and not out:
         fail(f"{option} needs at least one NAME=VALUE")
     return out
