@@ -33,8 +33,10 @@ def test_validate_real_stat_file(shared_dir, how):
     r = run("validate", shared_dir / "examples" / "dag_recorder_4workers.stat", *how)
     assert r.exit_code == 0, r.stderr
     out = one_line(r.stdout)
-    metrics = re.search(r"metrics (.*?) identity", out).group(1).replace(",", " ").split()
+    metrics = re.search(r"metrics (.*?) metric time", out).group(1).replace(",", " ").split()
     assert sorted(metrics) == sorted(DAG_METRICS)
+    # each metric's value, as the file holds it (clock cycles)
+    assert "metric time 2.58904e+09 metric work 1.31303e+09" in out
     assert "parameter p 4 (1 distinct)" in out
     assert "rows 1 " in out
     assert "identity residual 0 (max abs relative)" in out
@@ -49,6 +51,7 @@ def test_validate_published_csv(shared_dir):
     out = one_line(r.stdout)
     assert "rows 12" in out and "parameter n 10 .. 150 (12 distinct)" in out
     assert "split train 10, test 2 (fit and doctor use train)" in out
+    assert "metric time 0.02 .. 10.55" in out  # the file's smallest and largest times
     assert "identity residual n/a" in out
 
 

@@ -43,6 +43,11 @@ def _summary(m, title: str) -> Table:
         span = _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}"
         table.add_row(f"parameter {shown(name)}", f"{span} ({k} distinct)")
     table.add_row("metrics", ", ".join(m.metrics))
+    for name in m.metrics:  # where runs in ms mixed with runs in s show: nothing else says a unit
+        values = m.frame[name].dropna()
+        if len(values):
+            lo, hi = float(values.min()), float(values.max())
+            table.add_row(f"metric {shown(name)}", _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}")
     # an empty cell reads (a run without that metric), but fit may refuse it: say so here
     missing = {c: int(m.frame[c].isna().sum()) for c in m.metrics}
     if any(missing.values()):
@@ -75,8 +80,8 @@ def validate(
 ):
     """Check measurement files and summarise them (rows, parameters, metrics, identity).
 
-    Prints the number of rows, each parameter's range, the metrics present and the
-    largest relative residual of work + delay + no_work = p * time. Bad input exits
+    Prints the number of rows, each parameter's range, the metrics present and their
+    ranges, and the largest relative residual of work + delay + no_work = p * time. Bad input exits
     with status 2 and a message naming the file, line and column.
     """
     require_stdout()  # its summary is its result
