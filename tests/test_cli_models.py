@@ -906,3 +906,23 @@ def test_traced_runs_that_cannot_stand_for_the_table_are_not_cut():
     lose = (~on_line) & (frame["p"] == 4).to_numpy() & (frame["n"] == 64).to_numpy()
     rows, left, lost = traced_runs(m.with_columns(delay=frame["delay"].where(~lose)))
     assert len(rows) == 25 and lost == "" and left.startswith("2 of 27 runs lack a traced metric (delay in 2)")
+
+
+def test_demo_table_keeps_every_header_whole_at_80_columns():
+    """Piped or written to a file (80 columns) the headers read 'simulat…' and 'insi…'
+    (docs walkthrough): the widest interval folds instead."""
+    from rich.console import Console
+
+    from probperf.cli.model_cmds import _demo_table
+    from probperf.predict import Predictive
+
+    targets = [(2**19, 36), (2**24, 36)]
+    draws = np.exp(np.random.default_rng(0).normal([0.0, 3.0], [0.1, 1.5], size=(4000, 2))) * 1e-3
+    pred = Predictive(draws)
+    truth = pd.DataFrame({"n": [2**19, 2**24], "p": [36, 36], "time": [1.2e-3, 5e-2]})
+    out = io.StringIO()
+    Console(file=out, width=80).print(_demo_table(pred, truth, targets, 2**16))
+    header = next(line for line in out.getvalue().splitlines() if "beyond" in line)
+    for name in ("median", "90 % interval", "simulated", "error", "inside"):
+        assert name in header
+    assert max(len(line) for line in out.getvalue().splitlines()) <= 80

@@ -844,8 +844,9 @@ def _demo_table(pred, truth, targets, largest) -> Table:
 
     lo, hi = pred.interval(0.9)
     table = Table(title="sort: predicted vs simulated time \\[ms] (90 % interval)")
-    for c in ("n", "beyond", "p", "predicted", "90 % interval", "simulated", "error", "inside"):
-        table.add_column(c, justify="right", no_wrap=True)
+    # every header whole at 80 columns (a pipe, a file): a wide interval folds instead
+    for c in ("n", "beyond", "p", "median", "90 % interval", "simulated", "error", "inside"):
+        table.add_column(c, justify="right", min_width=len(c), no_wrap=c != "90 % interval", overflow="fold")
     for i, (n, p) in enumerate(targets):
         true = float(truth.loc[(truth["n"] == n) & (truth["p"] == p), "time"].iloc[0])
         ms = [1e3 * v for v in (pred.median[i], lo[i], hi[i], true)]
