@@ -986,7 +986,7 @@ class Measurements:
         >>> a.concat(Measurements({"n": [1], "p": [1], "m": [3], "time": [1.0]}, config=["m"], source="b.csv"))
         Traceback (most recent call last):
         ...
-        probperf.data.MeasurementError: b.csv: its parameters (n, p, m) are not those of a.csv (n, p): tables read together must have the same
+        probperf.data.MeasurementError: b.csv: its parameters (n, p, m) are not those of a.csv (n, p): tables read together must have the same parameters
         """
         frames = [self._frame]
         for o in others:
@@ -995,7 +995,7 @@ class Measurements:
             first = self.source or "the first table"
             if sorted(o.params) != sorted(self.params):  # the same in another order is the same table
                 raise MeasurementError(f"its parameters ({', '.join(o.params)}) are not those of {first} "
-                                       f"({', '.join(self.params)}): tables read together must have the same", o.source)
+                                       f"({', '.join(self.params)}): tables read together must have the same parameters", o.source)
             if o.unit != self.unit:
                 raise MeasurementError(f"its times are in {o.unit}, those of {first} in {self.unit}: tables read "
                                        "together must have the same unit", o.source)

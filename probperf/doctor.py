@@ -107,7 +107,8 @@ class Report:
     def to_dict(self) -> dict:
         """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``)."""
         out = asdict(self)
-        out["identity"]["ok"] = self.identity.ok
+        # null where the runs lack the four metrics: not checked, so neither held nor broken
+        out["identity"]["ok"] = None if self.identity.worst is None else self.identity.ok
         worst = self.identity.worst
         if worst is not None and not np.isfinite(worst):
             out["identity"]["worst"] = str(worst)

@@ -291,3 +291,11 @@ def test_values_that_fit_refuses_are_said_before_the_fit():
                                     "time": [1e-200] + [x / 4 for x in n] + [x / 2 for x in n] + [x / 3 for x in n[1:]]}))
     assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the laws of fit refuse; "
                                "give them in another unit"]
+
+
+def test_json_says_an_unchecked_identity_is_neither_held_nor_broken(tmp_path):
+    # time alone: the table says n/a, and JSON said "ok": true
+    path = tmp_path / "time.csv"
+    pd.DataFrame({"n": [64, 128, 256], "p": [1, 2, 4], "time": [1.0, 1.1, 1.3]}).to_csv(path, index=False)
+    data = json.loads(run("doctor", path, "--format", "json").stdout)
+    assert data["identity"] == {"worst": None, "row": None, "tolerance": 0.001, "ok": None}
