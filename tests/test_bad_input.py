@@ -958,9 +958,10 @@ def test_predict_refuses_a_run_time_that_is_not_positive(monkeypatch):
     from typer.testing import CliRunner
 
     from probperf.cli import app
+    from probperf.models.base import TableModel
     from probperf.predict import Predictive
 
-    class Vanishing:
+    class Vanishing(TableModel):  # a model predict takes (one fit makes)
         features_ = ["n", "p"]
 
         def predict(self, X, n_draws, seed):

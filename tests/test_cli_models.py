@@ -926,3 +926,17 @@ def test_demo_table_keeps_every_header_whole_at_80_columns():
     for name in ("median", "90 % interval", "simulated", "error", "inside"):
         assert name in header
     assert max(len(line) for line in out.getvalue().splitlines()) <= 80
+
+
+@pytest.mark.parametrize("command", [["predict"], ["plot", "-o", "{out}"]])
+def test_a_metric_model_saved_alone_is_refused(shared_dir, tmp_path, command):
+    """A LawMixture saved from Python predicted n = 1e5 (1000x beyond) with beyond 1.0 and
+    no warning (bug hunt): it holds no table's ranges, so it is refused, exit 2."""
+    m = pp.read(shared_dir / "datasets" / "published" / "gauss_n_p8.csv")
+    path, out = tmp_path / "law.model", tmp_path / "band.png"
+    pp.LawMixture().fit(m, target="time").save(path)
+    res = run(command[0], path, *[a.format(out=out) for a in command[1:]], "--at", "n=1e5,p=8")
+    assert res.exit_code == 2 and not out.exists()
+    assert res.stderr.strip() == (f"error: {path}: it holds a LawMixture (a metric model: one part of a model), "
+                                  "not a model that predict and plot take; save one with probperf fit, or "
+                                  "pp.fit(...).save(path) in Python")

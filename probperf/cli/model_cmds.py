@@ -227,7 +227,7 @@ def predict(
     seed = number("--seed", seed, integer=True, low=0)
     rows = parse_points(at, "--at")
     with bad_input():
-        model = persist.load(model_file)
+        model = _load_model(model_file)
         frame = checked_points(model, rows, "--at")
         unique, where = distinct_points(frame)
         if fastest and len(unique) < len(frame):  # each copy would be "the fastest" alike: chances summing past 1
@@ -671,7 +671,7 @@ def plot(
              "and no --data is given")
     with bad_input():
         fmt = figure_format(output)
-        model = persist.load(model_file)
+        model = _load_model(model_file)
         check_sweep(model, vs)
         if vs not in point and vs in getattr(model, "train_ranges_", {}) and (
                 not swept_relation(model, vs) or _carried(model, vs, point)):
@@ -835,6 +835,22 @@ def demo(
     with bad_input():
         save_figure(fig, output, fmt)
     console.print(f"band plot: {shown(output)}   total {clock.perf_counter() - started:.0f} s", highlight=False)
+
+
+def _load_model(path: str):
+    """The model of a model file, refused (``ValueError``) unless it is one ``fit`` makes
+    (a :class:`~probperf.models.base.TableModel`): a metric model saved on its own (a
+    DAG model's part, a ``LawMixture``) predicts its own scale without the table's
+    ranges, so its warnings beyond the data and its ``beyond`` would be missing or wrong."""
+    from .. import persist
+    from ..models.base import MetricModel, TableModel
+
+    model = persist.load(path)
+    if not isinstance(model, TableModel):
+        part = " (a metric model: one part of a model)" if isinstance(model, MetricModel) else ""
+        raise ValueError(f"{path}: it holds a {type(model).__name__}{part}, not a model that predict and plot "
+                         "take; save one with probperf fit, or pp.fit(...).save(path) in Python")
+    return model
 
 
 def _demo_table(pred, truth, targets, largest) -> Table:
