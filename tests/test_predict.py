@@ -64,8 +64,9 @@ def test_predict_warns_when_a_mean_rests_on_extreme_draws(monkeypatch):
 
     from probperf import cautions, persist
     from probperf.cli import app
+    from probperf.models.base import TableModel
 
-    class HeavyFarOut:
+    class HeavyFarOut(TableModel):  # a model predict takes (one fit makes)
         features_ = ["n", "p"]
 
         def predict(self, X, n_draws, seed):
