@@ -1436,7 +1436,13 @@ def _choose_block(blocks, region, metric, source):
     if metric is not None:
         keys = [k for k in keys if k[1] == metric]
     elif len(keys) > 1 and any(k[1] == "time" for k in keys):
+        left = [k for k in keys if k[1] != "time"]  # read time, and say what is left out
         keys = [k for k in keys if k[1] == "time"]
+        if len(keys) == 1:
+            userwarn.warn(f"{source}: read metric 'time'; the file's other "
+                          f"{'block is' if len(left) == 1 else 'blocks are'} left out "
+                          f"({', '.join(f'region {r!r} metric {m!r}' for r, m in left)}): "
+                          "keep one metric per file, or read(..., metric=) in Python")
     if len(keys) == 1 and metric is None and keys[0][1] not in METRICS and keys[0][1].lower() not in TIME_NAMES:
         raise MeasurementError(f"the file's only metric is {keys[0][1]!r}, not a run time; rename its METRIC "
                                "to time if it is one (in Python: read_extrap(..., metric=...))", source)
