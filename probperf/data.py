@@ -18,6 +18,7 @@ Readers and writers for files live in :mod:`probperf.formats`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -314,7 +315,7 @@ def _check_header(columns: list[str], config: Sequence[str], loc: Location) -> N
         if c in reserved or c.removesuffix("_std") in METRICS:
             kind = "a parameter already" if c in BASE_PARAMS else "a metric or label, not a parameter"
             raise loc.error(f"{c!r} cannot be declared a configuration parameter: it is {kind}", column=c)
-        if not c.strip() or c != c.strip() or {"=", ","} & set(c):
+        if not _addressable(c):
             # a parameter is addressed as NAME=VALUE in --at lists: these could not be
             raise loc.error(f"configuration parameter name {c!r} cannot be used in NAME=VALUE lists such as "
                             "--at (no '=', ',' or surrounding spaces)", column=c)
@@ -393,6 +394,11 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     if not unknown:
         return
     c = unknown[0]
+    if not _addressable(c):  # declaring it, as the advice below says, would be refused
+        example = _renamed(c)
+        raise loc.error(f"{UNKNOWN_COLUMN} {c!r}, and no parameter can take that name (it goes into NAME=VALUE "
+                        "lists such as --at: no '=', ',' or surrounding spaces); rename the column"
+                        + ("" if example in columns else f", e.g. {example!r}"), column=c)
     # a typo: of a metric, or of a declared name that is no column (--config ppm for ppn)
     absent = [d for d in config if d not in columns]
     close = difflib.get_close_matches(c, [*absent, *(x for x in METRICS if x not in columns)], n=1, cutoff=0.6)
@@ -418,6 +424,29 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
         f"(metrics are {', '.join(METRICS)})",
         column=c,
     )
+
+
+def _addressable(name: str) -> bool:
+    """Whether ``name`` can be a parameter's: it is written NAME=VALUE in lists such as
+    ``--at n=64,p=8``, so no ``=``, no ``,`` and no surrounding spaces.
+
+    Examples
+    --------
+    >>> _addressable("cutoff"), _addressable("p "), _addressable("a=b")
+    (True, False, False)
+    """
+    return bool(name.strip()) and name == name.strip() and not {"=", ","} & set(name)
+
+
+def _renamed(name: str) -> str:
+    """A name :func:`_addressable` takes, made from ``name`` (for a message).
+
+    Examples
+    --------
+    >>> _renamed(" block size "), _renamed("a=b,c")
+    ('block size', 'a_b_c')
+    """
+    return re.sub(r"[=,]", "_", name.strip()) or "setting"
 
 
 #: Seconds per unit of the time units a column name may carry (``time_ms``, ``work [us]``).

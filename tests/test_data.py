@@ -55,6 +55,12 @@ def test_n_is_optional_p_is_not():
     "cols, expected",
     [
         ({"cutoff": [1, 1, 1, 1]}, "runs.csv, line 1, column cutoff: unknown column 'cutoff'"),
+        # advice to declare it would be refused (bug hunt): renaming is what helps
+        ({"block size ": [1, 1, 1, 1]}, "runs.csv, line 1, column block size : unknown column 'block size ', and no "
+         "parameter can take that name (it goes into NAME=VALUE lists such as --at: no '=', ',' or surrounding "
+         "spaces); rename the column, e.g. 'block size'"),
+        ({"p ": [1, 1, 1, 1]}, "runs.csv, line 1, column p : unknown column 'p ', and no parameter can take that "
+         "name (it goes into NAME=VALUE lists such as --at: no '=', ',' or surrounding spaces); rename the column"),
         ({"time": [4.0, -2.5, 8.0, 4.5]}, "runs.csv, line 3, column time: negative value -2.5"),
         ({"p": [1, 2, 2.5, 2]}, "runs.csv, line 4, column p: p must be a positive integer, got 2.5"),
         ({"p": [1, 0, 1, 2]}, "runs.csv, line 3, column p: p must be a positive integer, got 0"),
