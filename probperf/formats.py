@@ -1315,10 +1315,12 @@ def read_extrap(
     if not parsed.blocks:
         raise MeasurementError("no DATA lines", source, line)
     key = _choose_block(parsed.blocks, region, metric, source)
-    frame, lines = parsed.table(key)
+    frame, lines, point_lines = parsed.table(key)
     names = parsed.names
     config = [*(n for n in names if n not in BASE_PARAMS), *(c for c in options["config"] if c not in names)]
-    loc = Location(source, row_lines=lines, header_line=parsed.param_line or None)
+    # a parameter's value is named at its POINTS line, a name at its PARAMETER line
+    loc = Location(source, row_lines=lines, header_line=parsed.param_line or None, key_lines=parsed.param_lines,
+                   column_lines=dict.fromkeys(names, point_lines))
     return _make(frame, source, loc, {**options, "config": config})
 
 
@@ -1331,6 +1333,8 @@ class _ExtrapText:
         self.names: list[str] = []
         self.points: list[tuple] = []
         self.points_line = self.param_line = 0
+        self.param_lines: dict[str, int] = {}  # name -> its PARAMETER line
+        self.point_lines: list[int] = []  # per point, its POINTS line
         self.blocks: dict[tuple[str, str], list[tuple[int, list]]] = {}
         self.region = self.metric = ""
 
@@ -1344,7 +1348,9 @@ class _ExtrapText:
         elif keyword == "POINTS":
             if not self.names:
                 raise MeasurementError("POINTS before any PARAMETER line", self.source, line)
-            self.points.extend(_extrap_points(rest, len(self.names), self.names, self.source, line))
+            new = _extrap_points(rest, len(self.names), self.names, self.source, line)
+            self.points.extend(new)
+            self.point_lines.extend([line] * len(new))
             self.points_line = line
         elif keyword == "REGION":
             self.region = rest
@@ -1365,6 +1371,7 @@ class _ExtrapText:
             if name in self.names:
                 raise MeasurementError(f"parameter {name!r} declared twice", self.source, line, name)
         self.names.extend(new)
+        self.param_lines.update(dict.fromkeys(new, line))
         self.param_line = self.param_line or line
 
     def _data(self, rest: str, line: int) -> None:
@@ -1377,8 +1384,9 @@ class _ExtrapText:
             raise MeasurementError("DATA line without values", self.source, line, column)
         self.blocks.setdefault((self.region, self.metric), []).append((line, values))
 
-    def table(self, key) -> tuple[pd.DataFrame, list[int]]:
-        """One row per repetition of block ``key``, and the file line of each row."""
+    def table(self, key) -> tuple[pd.DataFrame, list[int], list[int]]:
+        """One row per repetition of block ``key``, the file line of each row's value
+        and that of its point."""
         data = self.blocks[key]
         column = key[1] if key[1] in METRICS else "time"
         if len(data) != len(self.points):
@@ -1386,16 +1394,17 @@ class _ExtrapText:
             raise MeasurementError(f"{len(data)} DATA lines for {len(self.points)} POINTS "
                                    f"(declared up to line {self.points_line})", self.source, where, column)
         rows = {name: [] for name in self.names}
-        metric_values, lines = [], []
-        for point, (line, values) in zip(self.points, data):
+        metric_values, lines, point_lines = [], [], []
+        for point, point_line, (line, values) in zip(self.points, self.point_lines, data):
             for v in values:
                 for name, x in zip(self.names, point):
                     rows[name].append(x)
                 metric_values.append(v)
                 lines.append(line)
+                point_lines.append(point_line)
         frame = pd.DataFrame({name: _column_array(v) for name, v in rows.items()})
         frame[column] = _column_array(metric_values)
-        return frame, lines
+        return frame, lines, point_lines
 
 
 def _extrap_points(text: str, k: int, names, source, line) -> list[tuple]:

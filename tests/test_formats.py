@@ -325,7 +325,13 @@ def test_read_extrap_one_parameter_chooses_time(tmp_path):
         ("PARAMETER p\nPOINTS 1 2\nMETRIC time\nDATA 1.0\n", "line 4, column time: 1 DATA lines for 2 POINTS"),
         ("PARAMETER p\nPOINTS 1\nMETRIC time\nDATA 1.0 x\n", "line 4, column time: value 'x' is not a number"),
         ("PARAMETER p\nPOINTS 1\nMETRIC time\nDATA -1.0\n", "line 4, column time: negative value -1.0"),
-        ("PARAMETER p\nPOINTS 1.5\nMETRIC time\nDATA 1.0\n", "line 4, column p: p must be a positive"),
+        # a parameter's value is named at its POINTS line, its name at its PARAMETER line (they
+        # were named at the DATA line and at the first PARAMETER line: bug hunt)
+        ("PARAMETER p\nPOINTS 1.5\nMETRIC time\nDATA 1.0\n", "line 2, column p: p must be a positive"),
+        ("PARAMETER n\nPARAMETER p\nPOINTS (8 1)\nPOINTS (8 0)\nMETRIC time\nDATA 1.0\nDATA 2.0\n",
+         "line 4, column p: p must be a positive integer, got 0"),
+        ("PARAMETER n\nPARAMETER p\n\nPARAMETER level\nPOINTS (8 1 1)\nMETRIC time\nDATA 1.0\n",
+         "line 4, column level: a parameter cannot be named 'level'"),
         ("PARAMETER n\nPOINTS 1\nMETRIC time\nDATA 1.0\n", "line 1, column p: required parameter"),
         ("PARAMETER p\nPOINTS 1\nMETRIK time\n", "line 3: unknown keyword 'METRIK'"),
         ("PARAMETER n p\nPOINTS 1 2\n", "line 2: POINTS: 2 parameters need (x y ...) groups"),
