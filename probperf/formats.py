@@ -203,8 +203,9 @@ def write(measurements: Measurements, path) -> Path:
     >>> open(out).read()
     '{"n": 10, "p": 2, "time": 0.1}\\n'
 
-    A table in cycles written where no unit is recorded (all but Parquet) is said, with
-    :data:`UNIT_NOT_RECORDED`, as a ``UserWarning``.
+    What the format does not record and a reader must be given (a unit of cycles, the
+    clock rate, configuration parameters: all but Parquet) is said as a ``UserWarning``
+    naming the options that read the file back (:func:`_read_back`).
     """
     if not isinstance(measurements, Measurements):
         raise TypeError(f"write takes a probperf Measurements table, got {type(measurements).__name__} "
@@ -226,14 +227,49 @@ def write(measurements: Measurements, path) -> Path:
         out = write_extrap(measurements, path)
     else:
         out = {"csv": write_csv, "parquet": write_parquet, "jsonl": write_jsonl}[kind](measurements, path)
-    if measurements.unit == "cycles" and kind != "parquet":  # read back, the counts would pass for seconds
-        userwarn.warn(UNIT_NOT_RECORDED)
+    note = _read_back(measurements, kind)
+    if note:
+        userwarn.warn(note)
     return out
 
 
-#: what :func:`write` says of cycle counts written to a format that has no unit
-UNIT_NOT_RECORDED = ("times are in clock cycles; this format does not record the unit (Parquet does): read it back "
-                     "with unit='cycles' (--unit cycles)")
+def _read_back(measurements: Measurements, kind: str) -> str | None:
+    """What a file of format ``kind`` does not record of ``measurements`` and must be
+    given to read it back as written, or None: read back
+    without them, cycle counts would pass for seconds and a configuration column would
+    be refused as unknown. Parquet records all; Extra-P text its parameters.
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [1], "p": [1], "nnodes": [4], "time": [2e9]}, config=["nnodes"], unit="cycles",
+    ...                  clock_hz=2e9)
+    >>> print(_read_back(m, "csv"))
+    times are in clock cycles; this format does not record the unit, the clock rate or the configuration parameters (Parquet does): read it back with unit='cycles', clock_hz=2e+09, config=['nnodes'] (--unit cycles --clock-hz 2e+09 --config nnodes)
+    >>> _read_back(m, "parquet") is None
+    True
+    """
+    if kind == "parquet":
+        return None
+    what, py, cli = [], [], []
+    if measurements.unit == "cycles":
+        what.append("the unit"), py.append("unit='cycles'"), cli.append("--unit cycles")
+        if measurements.clock_hz:
+            what.append("the clock rate"), py.append(f"clock_hz={measurements.clock_hz:g}")
+            cli.append(f"--clock-hz {measurements.clock_hz:g}")
+    # Extra-P text declares every parameter; a simulated program's are read back undeclared
+    undeclared = [] if kind == "extrap" else [
+        c for c in measurements.config if c not in _simulator_config(measurements.config, [])]
+    if undeclared:
+        what.append("the configuration parameters"), py.append(f"config={undeclared!r}")
+        cli.append(f"--config {','.join(undeclared)}")
+    if not what:
+        return None
+    listed = what[0] if len(what) == 1 else f"{', '.join(what[:-1])} or {what[-1]}"
+    lead = "times are in clock cycles; " if measurements.unit == "cycles" else ""
+    return (f"{lead}this format does not record {listed} (Parquet does): read it back with {', '.join(py)} "
+            f"({' '.join(cli)})")
+
+
 
 
 #: Formats a table of DAG metrics can be written to without loss (Extra-P text holds

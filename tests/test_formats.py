@@ -487,8 +487,20 @@ def test_read_and_write_say_what_they_take_and_what_a_format_loses(tmp_path):
     with pytest.raises(TypeError, match="write takes a probperf Measurements table, got DataFrame"):
         pp.write(frame, tmp_path / "x.csv")
     cycles = Measurements(frame, unit="cycles", clock_hz=2e9)
-    with pytest.warns(UserWarning, match="times are in clock cycles; this format does not record the unit"):
+    with pytest.warns(UserWarning, match=r"times are in clock cycles; this format does not record the unit or the "
+                                         r"clock rate \(Parquet does\): read it back with unit='cycles', "
+                                         r"clock_hz=2e\+09 \(--unit cycles --clock-hz 2e\+09\)$"):
         pp.write(cycles, tmp_path / "c.csv")
+    # a declared configuration column: read back undeclared, it would be refused as unknown
+    hosts = Measurements({"n": [1], "p": [1], "nnodes": [2], "time": [1.0]}, config=["nnodes"])
+    with pytest.warns(UserWarning, match=r"^this format does not record the configuration parameters \(Parquet "
+                                         r"does\): read it back with config=\['nnodes'\] \(--config nnodes\)$"):
+        pp.write(hosts, tmp_path / "h.jsonl")
+    assert pp.read(tmp_path / "h.jsonl", config=["nnodes"]).params == ["n", "p", "nnodes"]
+    with warnings.catch_warnings():  # a simulated program's parameters read back undeclared
+        warnings.simplefilter("error")
+        pp.write(Measurements({"n": [1], "p": [1], "cutoff": [4], "time": [1.0]}, config=["cutoff"]),
+                 tmp_path / "sim.csv")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pp.write(cycles, tmp_path / "c.parquet")
