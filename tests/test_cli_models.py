@@ -940,3 +940,15 @@ def test_a_metric_model_saved_alone_is_refused(shared_dir, tmp_path, command):
     assert res.stderr.strip() == (f"error: {path}: it holds a LawMixture (a metric model: one part of a model), "
                                   "not a model that predict and plot take; save one with probperf fit, or "
                                   "pp.fit(...).save(path) in Python")
+
+
+def test_explain_keeps_every_law_name_whole_at_80_columns(shared_dir, tmp_path):
+    """Piped (80 columns) the laws read 'power(p-1)+loglog(…' (bug hunt): a name folds."""
+    frame = pd.read_csv(shared_dir / "datasets" / "real" / "mpi_allreduce_stampede2.csv")
+    rows = frame[frame["split"] == "train"].drop(columns="split").sample(40, random_state=0).reset_index(drop=True)
+    path = tmp_path / "ar.model"
+    pp.fit(pp.Measurements(rows, config=["nnodes", "ppn"]), model="auto").save(path)
+    res = run("predict", path, "--at", f"n=123456,p=64,nnodes={rows['nnodes'].max()}", "--explain")
+    assert res.exit_code == 0, res.output
+    assert "…" not in res.stdout and "mixture" in res.stdout
+    assert max(len(line) for line in res.stdout.splitlines()) <= 80

@@ -603,7 +603,9 @@ def _print_laws(laws, level, unit="s"):
                   caption=caption)
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
     for c in [*params, "law", "weight", "median", "interval"]:
-        table.add_column(shown(c), justify="right")
+        # a law's name folds where the table is narrow (a pipe: 80 columns); the numbers stay whole
+        table.add_column(shown(c), justify="right", overflow="fold", no_wrap=c != "law")
+
     def add(r, law=None):
         table.add_row(*(number_text(r[c]) for c in params), law or r["law"], f"{r['weight']:.1%}",
                       "" if law else number_text(r["median"]),
