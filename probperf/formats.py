@@ -303,16 +303,22 @@ def _format_of(path) -> str:
     if suffix not in SUFFIXES:
         if os.path.isdir(path):  # a folder of runs named for the files in it: its name has no suffix
             raise MeasurementError(IS_DIRECTORY, str(path))
-        from .persist import is_model_file
-
-        if is_model_file(path):  # the slip predict names the other way round
-            raise MeasurementError("a probperf model file, not measurements: predict or plot with it "
-                                   f"(probperf predict {path} --at ...)", str(path))
+        _refuse_model_file(path)
         raise MeasurementError(
             f"unknown file type {suffix or '(no suffix)'!r}; use one of {', '.join(SUFFIXES)}",
             str(path),
         )
     return SUFFIXES[suffix]
+
+
+def _refuse_model_file(path) -> None:
+    """A :class:`MeasurementError` if ``path`` holds a probperf model: the slip predict
+    names the other way round."""
+    from .persist import is_model_file
+
+    if is_model_file(path):
+        raise MeasurementError("a probperf model file, not measurements: predict or plot with it "
+                               f"(probperf predict {path} --at ...)", str(path))
 
 
 def _expand(paths) -> list[str]:
@@ -383,6 +389,7 @@ def _reading(path):
     except IsADirectoryError:
         raise MeasurementError(IS_DIRECTORY, str(path)) from None
     except UnicodeDecodeError:
+        _refuse_model_file(path)  # under a text suffix (model.csv): named as a model, not by its bytes
         if (kind := _binary_kind(path)) is not None:  # a binary table under a text suffix: no line to name
             raise MeasurementError(f"a {kind} file, not text: name it {Path(str(path)).stem}.{kind}", str(path)) from None
         # the decoder's offset is into the chunk it was given, not the file: find the line anew

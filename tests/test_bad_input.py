@@ -206,6 +206,8 @@ CLI_CASES = [
     case("fit-config-fast-in-a-misspelled-metric", ["fit", "{d}/tme_name.csv", "--config", "algo", "-o", "{out}.model"],
          "tme_name.csv, line 1, column tme: unknown column 'tme'"),
     case("doctor-model-file", ["doctor", "{d}/direct.model"], "direct.model: a probperf model file, not measurements"),
+    case("validate-model-file-named-csv", ["validate", "{d}/model.csv"],
+         "model.csv: a probperf model file, not measurements: predict or plot with it"),
     case("fit-penalty-varying-config", ["fit", "{d}/cutoffs.csv", "--config", "cutoff", "--model", "penalty", "-o",
                                         "{out}.model"], "the penalty model's T(n): the basis regression models n and p only"),
     case("fit-config-list-twice", ["fit", "{d}/cutoff.csv", "--config", "cutoff,cutoff", "-o", "{out}.model"],
@@ -645,6 +647,7 @@ def _fit_models(d: Path) -> None:
     m = pp.read(d / "gauss.csv").select(split="train")
     model = DirectModel(target="time").fit(m)
     model.save(d / "direct.model")
+    shutil.copy(d / "direct.model", d / "model.csv")  # a model under a text suffix: named as one, not by its bytes
     # a time-only model that --explain cannot explain (no laws to list)
     DirectModel(kernel="rbf", target="time", effort="quick").fit(m).save(d / "gp.model")
     model.unit_ = f"s{OSC52}[s]"
