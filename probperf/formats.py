@@ -250,20 +250,20 @@ def _read_back(measurements: Measurements, kind: str) -> str | None:
     """
     if kind == "parquet":
         return None
-    what, py, cli = [], [], []
+    lost = []  # (what, the Python keyword, the command-line option)
     if measurements.unit == "cycles":
-        what.append("the unit"), py.append("unit='cycles'"), cli.append("--unit cycles")
+        lost.append(("the unit", "unit='cycles'", "--unit cycles"))
         if measurements.clock_hz:
-            what.append("the clock rate"), py.append(f"clock_hz={measurements.clock_hz:g}")
-            cli.append(f"--clock-hz {measurements.clock_hz:g}")
+            hz = f"{measurements.clock_hz:g}"
+            lost.append(("the clock rate", f"clock_hz={hz}", f"--clock-hz {hz}"))
     # Extra-P text declares every parameter; a simulated program's are read back undeclared
     undeclared = [] if kind == "extrap" else [
         c for c in measurements.config if c not in _simulator_config(measurements.config, [])]
     if undeclared:
-        what.append("the configuration parameters"), py.append(f"config={undeclared!r}")
-        cli.append(f"--config {','.join(undeclared)}")
-    if not what:
+        lost.append(("the configuration parameters", f"config={undeclared!r}", f"--config {','.join(undeclared)}"))
+    if not lost:
         return None
+    what, py, cli = zip(*lost)
     listed = what[0] if len(what) == 1 else f"{', '.join(what[:-1])} or {what[-1]}"
     lead = "times are in clock cycles; " if measurements.unit == "cycles" else ""
     return (f"{lead}this format does not record {listed} (Parquet does): read it back with {', '.join(py)} "
