@@ -270,8 +270,6 @@ def _read_back(measurements: Measurements, kind: str) -> str | None:
             f"({' '.join(cli)})")
 
 
-
-
 #: Formats a table of DAG metrics can be written to without loss (Extra-P text holds
 #: one metric): what ``sim run`` and ``record`` write.
 TABLE_FORMATS = ("csv", "parquet", "jsonl")

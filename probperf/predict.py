@@ -482,11 +482,17 @@ def _exact_workers(column: pd.Series) -> None:
     ...
     ValueError: p = 9007199254740993 at point 1 is beyond 2**53, the largest integer held exactly
     """
-    for i, v in enumerate(column):
-        v = v.item() if isinstance(v, np.generic) else v
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT:
-            shown = v if isinstance(v, int) else f"{v:g}"
-            raise ValueError(f"p = {shown} at point {i + 1} is beyond 2**53, the largest integer held exactly")
+    if column.dtype.kind in "iuf":  # a numeric column (the usual case): compared at once, exactly
+        beyond = np.flatnonzero(np.abs(column.to_numpy()) > MAX_EXACT_INT)
+        points = [(i, column.iloc[i].item()) for i in beyond[:1]]
+    else:  # Python ints of any size (a dict of points): each compared as it is, before float64 rounds it
+        values = (v.item() if isinstance(v, np.generic) else v for v in column)
+        points = [(i, v) for i, v in enumerate(values)
+                  if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT][:1]
+    if points:
+        i, v = points[0]
+        shown = v if isinstance(v, int) else f"{v:g}"
+        raise ValueError(f"p = {shown} at point {i + 1} is beyond 2**53, the largest integer held exactly")
 
 
 def _not_a_parameter(column) -> bool:
