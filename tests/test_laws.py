@@ -1025,3 +1025,24 @@ def test_a_parameter_counted_from_zero_also_enters_as_a_power_of_one_plus_it():
     exp_law = make_law(cands["power"]).fit(X, names, logy)  # e^(b c): off by a factor there
     assert np.exp(exp_law.predictive(far, names)[1][0]) > 2 * truth
     assert not any("log1p" in k for k in candidate_laws(np.c_[n, c + 1], names))
+
+
+def test_a_counted_parameter_shifted_by_a_fitted_offset_follows_one_plus_a_quarter_of_it(monkeypatch):
+    """laws.SHIFTED_COUNTS (a registered experiment): the sibling of a count from 0 is a
+    power of s + c with s fitted, so a time factor 1 + 0.25 c on c = 0..8 (4 (4 + c) /
+    16) is followed to c = 12, where the fixed 1 + c of log1p misses it."""
+    from probperf.models import laws
+
+    n, c = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), np.arange(9.0)))
+    X, names = np.c_[n, c], ["n", "c"]
+    logy = np.log(1e-6 * n * (1 + 0.25 * c))
+    far, truth = np.array([[2.0**14, 12.0]]), 1e-6 * 2**14 * 4.0
+    one_plus = laws.make_law(laws.candidate_laws(X, names)["power+log1p(c)"]).fit(X, names, logy)
+    assert abs(np.exp(one_plus.predictive(far, names)[1][0]) / truth - 1) > 0.05
+    monkeypatch.setattr(laws, "SHIFTED_COUNTS", True)
+    cands = laws.candidate_laws(X, names)
+    assert cands["power+shift(c)"] == [("log", "n"), ("logshift", "c", None)] and not any("log1p" in k for k in cands)
+    assert laws._n_coefficients(cands["power+shift(c)"]) == 4  # level, n, the count's power, its shift
+    law = laws.make_law(cands["power+shift(c)"]).fit(X, names, logy)
+    assert law.count_shift == pytest.approx(4.0, rel=0.01) and law.label("power+shift(c)") == "power+shift(c) s=4"
+    assert np.exp(law.predictive(far, names)[1][0]) == pytest.approx(truth, rel=0.01)

@@ -28,7 +28,7 @@ def term_values(term, X: np.ndarray, names) -> np.ndarray:
     ...  [("log", "n"), ("loglog", "n"), ("logm1", "p"), ("lin", "n"), ("one", "p")]]
     [2.772588722239781, 1.3862943611198906, 0.6931471805599453, 16.0, 0.0]
     """
-    if term[0] in ("amdahl", "satm1"):  # one value per fraction or knee tried: not worth keeping
+    if term[0] in ("amdahl", "satm1", "logshift"):  # one value per fraction, knee or shift tried: not worth keeping
         return _term_values(term, X, names)
     return rowsets.computed(X, (term, *names), lambda: _term_values(term, X, names))
 
@@ -54,6 +54,8 @@ def _term_values(term, X: np.ndarray, names) -> np.ndarray:
             return x[0].copy()
         if kind == "log1p":  # a power of 1 + c, for a count from 0 (laws.LOG1P_COUNTS)
             return np.log1p(x[0])
+        if kind == "logshift":  # log(c + s), a count from 0 shifted by s (laws.SHIFTED_COUNTS)
+            return np.log(x[0] + cols[1])
         if kind == "amdahl":  # log(s + (1 - s) / p), the serial fraction s fitted
             fraction = cols[1]
             return np.log(fraction + (1.0 - fraction) / x[0])
