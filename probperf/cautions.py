@@ -514,3 +514,25 @@ def number_text(v) -> str:
     if v.is_integer() and abs(v) < 1e15:
         return f"{int(v)}"
     return f"{v:.4g}"
+
+
+def column_texts(values) -> list[str]:
+    """:func:`number_text` of each value, with as many more digits as it takes for
+    distinct values to read differently (a column of points given as 1000.5 and 1000.4
+    would show two rows of 1000).
+
+    Examples
+    --------
+    >>> column_texts([1000.5, 1000.4, 1000.5, 2.0**20])
+    ['1000.5', '1000.4', '1000.5', '2^20']
+    >>> column_texts([0.5, 0.25])
+    ['0.5', '0.25']
+    """
+    values = [float(v) for v in values]
+    texts = [number_text(v) for v in values]
+    for digits in range(5, 18):  # 17 significant digits tell any two doubles apart
+        if len(set(texts)) == len(set(values)):
+            break
+        texts = [t if float(v).is_integer() and abs(v) < 1e15 or t.startswith("2^") else f"{v:.{digits}g}"
+                 for v, t in zip(values, texts)]
+    return texts

@@ -68,6 +68,11 @@ def test_predict_takes_ranges_and_writes_csv(shared_dir, tmp_path):
     assert [line.split(",")[:2] for line in res.stdout.splitlines()[1:]] == [["100", "8"], ["101", "8"]]
     res = run("predict", model, "--at", "n=2**5..2**6", "--format", "csv", "--explain")
     assert res.exit_code == 2 and "--explain adds nested blocks that a CSV row cannot hold" in res.stderr
+    # points apart in the 8th digit read apart in the table (4 digits would show 99.5 twice)
+    res = run("predict", model, "--at", "n=99.500001,p=8", "--at", "n=99.500002,p=8", "--at", "n=32,p=8")
+    assert res.exit_code == 0, res.output
+    assert [line.split()[1] for line in res.stdout.splitlines() if re.match(r"│ +(99|32)", line)] == [
+        "99.500001", "99.500002", "32"]
 
 
 def test_fit_removes_a_model_that_does_not_load_back(shared_dir, tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from .. import registry
 from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, TRAIN_SPLIT, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT, MAX_SIM_SEED
 from ..predict import level_text
-from ..cautions import ExtrapolationWarning, few_tail_draws, number_text, point_text, without_mean_caution
+from ..cautions import ExtrapolationWarning, column_texts, few_tail_draws, number_text, point_text, without_mean_caution
 from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
                    say_written, shown, split_rows, warn)
 from . import reading as reading_options
@@ -531,7 +531,10 @@ def _print_table(summary, title, params=(), unreliable_mean=None):
         title += " at " + ", ".join(f"{c}={number_text(summary[c].iloc[0])}" for c in fixed)
     summary = summary.drop(columns=fixed)
     blank = np.zeros(len(summary), dtype=bool) if unreliable_mean is None else np.asarray(unreliable_mean)
-    cells = [[NO_MEAN if c == "mean" and blank[i] else f"{v:.10g}" if c == "level" else number_text(v)
+    # a point's values with the digits that tell the points apart (column_texts)
+    points = {c: column_texts(summary[c]) for c in summary.columns if c not in RESULT_COLUMNS}
+    cells = [[NO_MEAN if c == "mean" and blank[i] else f"{v:.10g}" if c == "level" else
+              points[c][i] if c in points else number_text(v)
               for c, v in zip(summary.columns, rec)]  # a level of 0.999999 is not 1 (4 digits would say so)
              for i, rec in enumerate(summary.itertuples(index=False))]
     widths = [max(len(str(c)), *(len(row[j]) for row in cells)) for j, c in enumerate(summary.columns)]
@@ -547,8 +550,8 @@ def _print_table(summary, title, params=(), unreliable_mean=None):
         results = [c for c in summary.columns if c in RESULT_COLUMNS and c != "level"]  # the level is in the title
         for c in results:
             table.add_column(c, justify="right", no_wrap=True)
-        for rec, row in zip(summary.to_dict("records"), cells):
-            point = ", ".join(f"{c}={number_text(rec[c])}" for c in varying)
+        for i, row in enumerate(cells):
+            point = ", ".join(f"{c}={points[c][i]}" for c in varying)
             table.add_row(shown(point), *(row[list(summary.columns).index(c)] for c in results))
     if blank.any():
         table.caption = NO_MEAN_NOTE
