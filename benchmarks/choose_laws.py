@@ -281,7 +281,12 @@ no longer reaches them). The time-only default is
 now ``pmnfdc+disc-dblwl2+pm1ll+gp+affexp+lower+hetnv+affpow+explin+affp+ovh+base16+wavg+l2``
 (the other pools cannot tell: every case of theirs varies more than p); since session 42,
 with ``+log1p`` after ``+affp`` (laws.LOG1P_COUNTS: a power of 1 + c for a parameter
-counted from 0, chosen on amg, results/choose_laws_time_only_log1p.md).
+counted from 0, chosen on amg, results/choose_laws_time_only_log1p.md) and, since
+session 44, ``+shift`` after it (laws.SHIFTED_COUNTS: that power's shift s + c
+fitted, not 1; registered 2026-11-28 17:56 UTC before any run, amg -0.214 against
+-0.250, kripke equal, results/choose_laws_time_only_shift.md). A variant without
+``+log1p`` (the DAG defaults written above) turns both off; the simulated sets have no
+parameter counted from 0, so it changes none of their numbers.
 ``+hetsd`` (session 43, registered 2026-11-28 15:22 UTC before any run; stripped first,
 written after ``+log1p``) let a kept noise profile set only the spread of the laws'
 predictives, their fits keeping the runs' own precision: the 3 shared real sets' mean

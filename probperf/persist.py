@@ -77,9 +77,13 @@ FORMAT = "probperf-model"
 #: component measured at one setting (``ConstantMetric``), which a version 11 reader
 #: cannot build (refused by the version). Version 9-11 files hold
 #: none of them and predict as written.
-VERSION = 12
+#: Version 13: law mixtures may hold the power law of a count shifted by a fitted s
+#: (``_ShiftedLaw``, :data:`probperf.models.laws.SHIFTED_COUNTS`), which a version 12
+#: reader cannot build (refused by the version). Version 9-12 files hold none of it
+#: (a version 12 file's ``power+log1p`` law is read and predicts as written).
+VERSION = 13
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12")
+READS = ("9", "10", "11", "12", "13")
 
 _REGISTRY: dict[str, type] = {}
 
