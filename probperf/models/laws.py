@@ -1539,6 +1539,12 @@ class _ProfiledLaw(_Law):
         self.log_evidence = _profiled_evidence(evidence_at, np.log(self.grid()), xatol=1e-3)
         return self._fit_residual(X, names, logy, w)
 
+    def _raw(self, X, names) -> np.ndarray:
+        if self.kind in OFFSET_TERMS:  # the parameter is in the offset: the columns are kept
+            return super()._raw(X, names)
+        # the parameter's column is computed afresh (term_values keeps none per value tried)
+        return np.column_stack([term_values(t, X, names) for t in self.terms])
+
     def label(self, name: str) -> str:
         """The law's name with its fitted parameter: ``amdahl(p) s=0.031``, ``sat(p-1) k=3.1``."""
         return f"{name} {self.symbol}={getattr(self, self.attribute):.2g}"
@@ -1597,10 +1603,6 @@ class _SaturatingLaw(_ProfiledLaw):
     def grid(self) -> np.ndarray:
         return SATURATION_KNEES
 
-    def _raw(self, X, names) -> np.ndarray:
-        # the knee's term is computed afresh (term_values keeps none per knee tried)
-        return np.column_stack([term_values(t, X, names) for t in self.terms])
-
 
 @persist.register
 class _ShiftedLaw(_ProfiledLaw):
@@ -1625,10 +1627,6 @@ class _ShiftedLaw(_ProfiledLaw):
 
     def grid(self) -> np.ndarray:
         return SHIFTS
-
-    def _raw(self, X, names) -> np.ndarray:
-        # the shift's term is computed afresh (term_values keeps none per shift tried)
-        return np.column_stack([term_values(t, X, names) for t in self.terms])
 
 
 def law_weights(cands: dict, X, names, logy, w=None, weighting: str = "stacking") -> tuple[dict, dict]:
