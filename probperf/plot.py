@@ -232,13 +232,16 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         else:  # any other warning as it was raised, where it was raised
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
     x = pts[vs].to_numpy()
-    bad = ~np.all(np.isfinite(pred.draws), axis=0)
-    if bad.any():
-        raise ValueError(f"the prediction is not finite from {vs}={x[bad][0]:g} on (overflow far beyond the data); "
-                         f"end the sweep closer to the measured range")
+    # what is drawn, the bands' ends, is checked, not every draw: a few draws overflowing
+    # far out leave a finite band (predict gives it), whose end the axis check names
     for level in sorted(levels, reverse=True):  # the widest reaches furthest
+        what = f"the {level_text(level)} interval"
         for bound in pred.interval(level):
-            _check_axis(bound, f"the {level_text(level)} interval", vs, x)
+            bad = np.flatnonzero(~np.isfinite(bound))
+            _check_axis(bound[:bad[0]] if len(bad) else bound, what, vs, x)  # the nearer fault first
+            if len(bad):
+                raise ValueError(f"{what} is not finite from {vs}={number_text(x[bad[0]])} on (overflow far "
+                                 "beyond the data); end the sweep closer to the measured range")
     fig, ax = _axes(ax)
     # wider bands lighter: 0.18, 0.34, 0.5 for three, every level drawn however many
     for level, alpha in zip(sorted(levels, reverse=True), np.minimum(0.18 + 0.16 * np.arange(len(levels)), 0.9)):
@@ -429,6 +432,15 @@ def figure_format(path, what: str = "-o") -> str:
     if suffix and suffix not in known:
         raise ValueError(f"{what} {os.fspath(path)}: unknown figure format {suffix!r}; use one of "
                          f"{', '.join(sorted(known))}")
+    if suffix == "pgf":  # matplotlib writes PGF by running a TeX system, which is not Python's
+        import shutil
+
+        import matplotlib
+
+        tex = matplotlib.rcParams["pgf.texsystem"]
+        if shutil.which(tex) is None:
+            raise ValueError(f"{what} {os.fspath(path)}: a .pgf figure needs {tex} (matplotlib's "
+                             "pgf.texsystem), which is not installed here; write .pdf or .svg")
     check_output(path, what)
     return suffix or "png"
 
@@ -446,7 +458,18 @@ def save_figure(fig, path, fmt: str) -> None:
     >>> open(path, "rb").read(4)
     b'\x89PNG'
     """
+    import logging
+
     from .outputs import atomic_write
 
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
+    if fmt in ("ps", "eps"):  # said once in the tool's words, not by matplotlib's log
+        userwarn.warn(f"{os.fspath(path)}: PostScript has no transparency, so the bands are drawn "
+                      "opaque; write .pdf or .svg to keep them see-through")
+    ps_log = logging.getLogger("matplotlib.backends.backend_ps")
+    level = ps_log.level
+    ps_log.setLevel(logging.ERROR)
+    try:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
+    finally:
+        ps_log.setLevel(level)
 

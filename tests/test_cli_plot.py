@@ -135,3 +135,45 @@ def test_a_band_or_sweep_beyond_what_a_log_axis_draws_is_refused_by_name():
         plot_band(PowerLaw(), vs="n", at={"n": 1e250, "p": 4})
     assert plot_band(PowerLaw(), vs="n", at={"n": 1e190, "p": 4}).axes[0].get_xlim()[1] > 1e190
     plt.close("all")
+
+
+class Overflowing(PowerLaw):
+    """The PowerLaw's draws, of which a share (``OVERFLOWING``) overflow to inf beyond
+    n = 2^20: the share past the 90 % band's upper tail (5 %) leaves the band finite."""
+
+    share = 0.01
+
+    def predict(self, pts, n_draws):
+        draws = super().predict(pts, n_draws).draws
+        over = np.arange(n_draws)[:, None] < self.share * n_draws
+        return Predictive(np.where(over & (pts["n"].to_numpy() > 2**20), np.inf, draws), pts)
+
+
+def test_a_few_overflowing_draws_leave_the_band_drawn_and_many_are_named_by_the_band():
+    # 1 % of the draws overflowing: the bands' ends are finite, so the band is drawn (as
+    # predict gives its interval); 20 %: the 90 % band's upper end is inf, named where
+    fig = plot_band(Overflowing(), vs="n", at={"n": 2.0**22, "p": 4})
+    assert np.all(np.isfinite(fig.axes[0].lines[0].get_ydata()))
+    many = Overflowing()
+    many.share = 0.2
+    with pytest.raises(ValueError, match=r"^the 90% interval is not finite from n=1\.209e\+06 on \(overflow far"):
+        plot_band(many, vs="n", at={"n": 2.0**22, "p": 4})
+    plt.close("all")
+
+
+def test_pgf_without_its_tex_system_is_refused_and_postscript_says_it_drops_transparency(tmp_path, monkeypatch):
+    from probperf.plot import figure_format, save_figure
+
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no TeX on this machine
+    tex = matplotlib.rcParams["pgf.texsystem"]
+    with pytest.raises(ValueError, match=rf"^-o .*band\.pgf: a \.pgf figure needs {tex} \(matplotlib's "
+                                         r"pgf\.texsystem\), which is not installed here; write \.pdf or \.svg$"):
+        figure_format(tmp_path / "band.pgf")
+    assert not (tmp_path / "band.pgf").exists()
+    fig = plot_band(PowerLaw(), vs="n", at={"n": 2.0**18, "p": 4})
+    with pytest.warns(UserWarning, match=r"band\.eps: PostScript has no transparency, so the bands are drawn opaque"):
+        save_figure(fig, tmp_path / "band.eps", figure_format(tmp_path / "band.eps"))
+    assert (tmp_path / "band.eps").read_bytes().startswith(b"%!PS-Adobe")
+    plt.close("all")
