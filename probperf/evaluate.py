@@ -401,18 +401,19 @@ def splits_of(measurements: Measurements) -> dict[str, Measurements]:
 def markdown_table(frame: pd.DataFrame, formats: dict | None = None) -> str:
     """``frame`` as a Markdown pipe table (the benchmarks' and experiments' reports);
     ``formats`` maps a column to the format spec of its numbers; a value that is not
-    finite is written ``-``.
+    finite is written ``-``; a ``|`` in a header or cell is escaped (it would end the cell).
 
     Examples
     --------
-    >>> print(markdown_table(pd.DataFrame({"case": ["gauss", "fib"], "ape": [2.049, np.nan]}), {"ape": ".1f"}))
-    | case | ape |
+    >>> print(markdown_table(pd.DataFrame({"case": ["gauss", "fib"], "|ape|": [2.049, np.nan]}), {"|ape|": ".1f"}))
+    | case | \\|ape\\| |
     |---|---|
     | gauss | 2.0 |
     | fib | - |
     """
     formats = formats or {}
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
+    cell = lambda v: str(v).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |", "|" + "|".join("---" for _ in frame.columns) + "|"]
     for _, row in frame.iterrows():
         cells = []
         for c in frame.columns:
@@ -422,6 +423,6 @@ def markdown_table(frame: pd.DataFrame, formats: dict | None = None) -> str:
             elif c in formats and isinstance(v, (int, float, np.number)):
                 cells.append(format(v, formats[c]))
             else:
-                cells.append(str(v))
+                cells.append(cell(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
