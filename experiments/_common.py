@@ -457,9 +457,14 @@ def execute(tasks, fn, args, watch):
     """
     from probperf.runner import grid_options, run_grid
 
-    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
     if args.report_only:
-        return stored(tasks, args.out)
+        table = stored(tasks, args.out)
+        if table.empty:  # nothing to report (a mistyped --out): no report of 0 fits
+            fail(f"--report-only: no stored fit of this grid in {args.out} (or its parts); "
+                 "run the script without --report-only first")
+        print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
+        return table
+    print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
     before = len(stored(tasks, args.out))
     table = run_grid(tasks, fn, progress=not args.no_progress,
                      rerun_errors=args.rerun_errors, **grid_options(args))

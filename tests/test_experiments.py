@@ -179,6 +179,19 @@ def test_scripts_refuse_bad_grids_before_any_fit(capsys):
     assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith("give a .parquet file")
 
 
+def test_report_only_without_any_stored_fit_is_refused_and_writes_nothing(tmp_path, capsys):
+    """A mistyped --out under --report-only wrote a report of 0 fits ("Models: .") and an
+    empty figures directory, exit 0."""
+    import published
+
+    with pytest.raises(SystemExit) as exit_:
+        published.main(["--report-only", "--no-progress", "--out", str(tmp_path / "typo.parquet")])
+    assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith(
+        f"error: --report-only: no stored fit of this grid in {tmp_path / 'typo.parquet'} (or its parts); "
+        "run the script without --report-only first")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sim_effects_refuses_a_file_as_its_directory_and_a_seed_the_simulator_cannot_take(tmp_path, capsys):
     import sim_effects
 
