@@ -383,7 +383,20 @@ CLI_CASES = [
     case("bench-build-only-empty", ["bench", "build", "-o", "{out}", "--only", ""], "--only '': no program named"),
     case("bench-build-into-a-file", ["bench", "build", "-o", GAUSS, "--only", "fib"], "gauss.csv: exists and is not a directory"),
     case("predict-at-caret-twice", ["predict", MODEL, "--at", "n=2^^13"], "'2^^13' is not a number"),
-    case("sim-datasets-apps-comma", ["sim", "datasets", "-o", "{out}", "--apps", ","], "--apps ',': no program named"),
+    case("sim-datasets-apps-comma", ["sim", "datasets", "-o", "{out}", "--apps", ","],
+         "--apps ',': an empty item (a doubled or trailing comma)"),
+    case("sim-datasets-apps-doubled-comma", ["sim", "datasets", "-o", "{out}", "--apps", "fib,,sort"],
+         "--apps 'fib,,sort': an empty item (a doubled or trailing comma)"),
+    case("sim-datasets-apps-none", ["sim", "datasets", "-o", "{out}", "--apps", ""], "--apps '': no program named"),
+    # counted before any run, as sim run counts its grid (it simulated for minutes): fib's
+    # A has 5 x 8 + 3 x 3 = 49 settings, its B 3 cut-offs x (5 x 6 + 3 x 4 + 5 x 2 + 3 x 2) = 174
+    case("sim-datasets-too-many-runs", ["sim", "datasets", "-o", "{out}", "--apps", "fib", "--reps", "1000"],
+         "the datasets hold 223000 runs (1000 per setting), above the limit 100000 (MAX_SIM_RUNS)"),
+    # fft's sizes scaled down to 2^0 = 1, which fft refuses: named by program and scale
+    case("sim-datasets-scale-too-small", ["sim", "datasets", "-o", "{out}", "--apps", "fft", "--scale", "0.001"],
+         "fft dataset A: scale 0.001 leaves the sizes [10, 11, 12, 13, 14, 15] as [2, 4, 8, 16, 32]"),
+    case("bench-build-only-doubled-comma", ["bench", "build", "-o", "{out}", "--only", "fib,,nqueens"],
+         "--only 'fib,,nqueens': an empty item (a doubled or trailing comma)"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],
          "--at is given 2 times, but it takes one value"),
     case("fit-output-given-twice", ["fit", GAUSS, "-o", "{out}.model", "--output={out}2.model"],

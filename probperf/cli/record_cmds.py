@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from ._app import (app, bad_input, bench_app, check_terminated, console, err_console, fail, number, parse_assignments,
+from ._app import (_items, app, bad_input, bench_app, check_terminated, console, err_console, fail, number, parse_assignments,
                    parse_list, shown, warn)
 
 
@@ -153,7 +153,7 @@ def bench_build(
     from ..record.build import check_names
 
     # a program named twice is built once
-    names = list(dict.fromkeys(n.strip() for n in only.split(",") if n.strip())) if only is not None else list(BENCHMARKS)
+    names = list(dict.fromkeys(_items(only, "--only"))) if only is not None else list(BENCHMARKS)
     if not names:  # an empty subset is no subset: building everything would not be what was asked
         fail(f"--only {only!r}: no program named; give e.g. --only fib,nqueens")
     try:  # named before any compiler is looked for

@@ -9,7 +9,7 @@ import typer
 
 from ..limits import MAX_SIM_OVERHEAD, MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_SEED, MAX_SIM_WORKERS
 from ..cautions import counted
-from ._app import bad_input, console, fail, number, parse_list, say_written, shown, sim_app
+from ._app import _items, bad_input, console, fail, number, parse_list, say_written, shown, sim_app
 
 __all__: list[str] = []
 
@@ -146,11 +146,12 @@ def datasets(
     """Write the thesis's Dataset A and B for each program of --apps: DIR/<app>_A.<fmt>, DIR/<app>_B.<fmt>."""
     from ..outputs import check_output_dir
     from ..sim import PROTOCOL, dataset
+    from ..sim.datasets import dataset_points
 
     names = ["sort", "sparselu", "fft", "strassen", "fib", "nqueens"]
     if apps is not None:  # given empty, it names no program (not the default set)
         # a program named twice is one set of tables, simulated once
-        names = list(dict.fromkeys(a.strip() for a in apps.split(",") if a.strip()))
+        names = list(dict.fromkeys(_items(apps, "--apps")))
     unknown = [a for a in names if a not in PROTOCOL]
     if unknown or not names:
         fail(f"--apps {apps!r}: " + (f"unknown program(s) {', '.join(unknown)}" if unknown else "no program named")
@@ -166,6 +167,10 @@ def datasets(
         # every target checked and everything simulated before the first file is
         # written, so a failure leaves no partial set of files
         check_output_dir(output, [f"{a}_{w}.{fmt}" for a in names for w in ("A", "B")], "-o")
+        runs = reps * sum(len(dataset_points(a, w, factor)) for a in names for w in ("A", "B"))
+        if runs > MAX_SIM_RUNS:  # counted as sim run counts its grid, before any run
+            fail(f"the datasets hold {runs} runs ({reps} per setting), above the limit {MAX_SIM_RUNS} "
+                 "(MAX_SIM_RUNS); give fewer --reps or --apps")
         tables = {}
         for app in names:
             for which in ("A", "B"):

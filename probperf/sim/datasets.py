@@ -254,7 +254,7 @@ def _sizes(spec: dict, key: str, scale: float) -> list[int]:
     power = spec.get("power", 1.0)  # work ~ n**power
     if spec["kind"] == "log2":
         shift = int(round(np.log2(scale) / power))
-        out = [2 ** max(int(v) + shift, 0) for v in values]
+        out = [2 ** max(int(v) + shift, 1) for v in values]  # 2 at least: fft halves its input
     elif spec["kind"] == "exp":  # work ~ growth**n: shift n so the work scales by `scale`
         shift = int(round(np.log(scale) / np.log(spec["growth"])))
         out = [max(1, int(v) + shift) for v in values]
@@ -294,13 +294,40 @@ def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, re
     >>> sorted(m.frame["split"].unique()), m.config
     (['test', 'train'], ['cutoff'])
     """
+    points = dataset_points(app, which, scale)
+    frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine, progress=progress)
+    return Measurements(frame, config=list(APPS[app].config), unit="s",
+                        source=f"sim:{app}:dataset{which}")
+
+
+def dataset_points(app: str, which: str = "A", scale: float = 1.0) -> list[tuple]:
+    """The settings ``(n, p, config, split)`` of one program's Dataset A or B at
+    ``scale`` (:func:`dataset`), one run each per repetition: counted before anything
+    is simulated. A scale that leaves sizes merged is a ``ValueError`` naming the
+    program.
+
+    Examples
+    --------
+    >>> len(dataset_points("fft", "A")), dataset_points("fft", "A")[0]
+    (57, (1024, 1, {}, 'train'))
+    >>> dataset_points("fft", "A", scale=0.001)
+    Traceback (most recent call last):
+    ...
+    ValueError: fft dataset A: scale 0.001 leaves the sizes [10, 11, 12, 13, 14, 15] as [2, 4, 8, 16, 32]: too small to tell sizes apart; use a larger scale
+    """
     if app not in PROTOCOL:
         raise ValueError(f"no dataset protocol for {app!r}; choose from {', '.join(PROTOCOL)}")
     if which not in ("A", "B"):
         raise ValueError(f"which must be 'A' or 'B', got {which!r}")
     if not scale > 0:
         raise ValueError(f"scale must be positive, got {scale!r}")
-    spec = PROTOCOL[app]
+    try:
+        return _points(PROTOCOL[app], which, scale)
+    except ValueError as exc:
+        raise ValueError(f"{app} dataset {which}: {exc}") from None
+
+
+def _points(spec: dict, which: str, scale: float) -> list[tuple]:
     base = dict(spec["config"])
     if which == "A":
         points = [(n, p, base, "train") for n in _sizes(spec, "a_train", scale) for p in A_TRAIN_P]
@@ -315,6 +342,4 @@ def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, re
             points += [(n, p, cfg, "test1") for n in large for p in B_TEST1_P]
             points += [(n, p, cfg, "test2") for n in small for p in B_TEST23_P]
             points += [(n, p, cfg, "test3") for n in large for p in B_TEST23_P]
-    frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine, progress=progress)
-    return Measurements(frame, config=list(APPS[app].config), unit="s",
-                        source=f"sim:{app}:dataset{which}")
+    return points
