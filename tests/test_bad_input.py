@@ -395,6 +395,10 @@ CLI_CASES = [
     # fft's sizes scaled down to 2^0 = 1, which fft refuses: named by program and scale
     case("sim-datasets-scale-too-small", ["sim", "datasets", "-o", "{out}", "--apps", "fft", "--scale", "0.001"],
          "fft dataset A: scale 0.001 leaves the sizes [10, 11, 12, 13, 14, 15] as [2, 4, 8, 16, 32]"),
+    # a block of 2^40 cycles' work: past the exact event keys of work stealing, named by its run
+    case("sim-run-beyond-exact-keys", ["sim", "run", "--app", "sparselu", "--n", "4", "--p", "1,2", "--set",
+                                       "block=2**40", "-o", "{out}.csv"],
+         "the run at n=4,p=1,block=2^40: its simulated time, 3.02e+37 cycles, is beyond what the work-stealing"),
     case("bench-build-only-doubled-comma", ["bench", "build", "-o", "{out}", "--only", "fib,,nqueens"],
          "--only 'fib,,nqueens': an empty item (a doubled or trailing comma)"),
     case("plot-at-given-twice", ["plot", MODEL, "--at", "n=120", "--at", "n=150", "-o", "{out}.png"],

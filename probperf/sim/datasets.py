@@ -134,7 +134,12 @@ def _rep_rows(dag, pts, cfg, seed_of, machine, scheduler, step) -> list[dict]:
 
     def metrics(p):
         if p not in cache:
-            tr = simulate(dag, p, machine, scheduler, seed=np.random.default_rng(seed_of(p)))
+            try:
+                tr = simulate(dag, p, machine, scheduler, seed=np.random.default_rng(seed_of(p)))
+            except ValueError as exc:  # a run too long to simulate, named by its setting
+                from ..cautions import point_text
+
+                raise ValueError(f"the run at {point_text({'n': pts[0][0], 'p': p, **cfg})}: {exc}") from None
             cache[p] = dag_metrics(tr)
         return cache[p]
 

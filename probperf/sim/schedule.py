@@ -290,7 +290,8 @@ class _WorkStealing:
         else:
             raise RuntimeError("simulation ran out of events before the root task ended")
         if t * slots >= 2.0**53:
-            raise ValueError("simulated time too long for exact cycle keys; use fewer cycles")
+            raise ValueError(f"its simulated time, {t:.3g} cycles, is beyond what the work-stealing scheduler "
+                             "keeps exact (2^53 cycles over the worker slots); use smaller sizes or settings")
         return (*self.trace, self.joins.counts())
 
     def _strand_ended(self, w: int, s: int, t: float):
