@@ -474,6 +474,20 @@ def test_a_compiler_other_than_clang_is_refused_before_it_builds(monkeypatch, tm
                               "OMPT support, so record could not trace what it builds; unset CC or set CC=clang")
 
 
+def test_a_cc_that_names_no_program_is_refused_not_passed_over(monkeypatch, tmp_path):
+    """CC=/nonexistent built with clang, exit 0: a typo in $CC went unseen."""
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+
+    monkeypatch.setenv("CC", "/nonexistent/clang")
+    res = CliRunner().invoke(app, ["bench", "build", "-o", str(tmp_path / "bin"), "--only", "fib"])
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        "error: $CC is '/nonexistent/clang', which is no program found on PATH or at that path; unset CC or set "
+        "CC=clang")
+    assert not (tmp_path / "bin").exists()
+
+
 def test_clang_named_by_cc_is_taken(monkeypatch):
     from probperf.record import build
 

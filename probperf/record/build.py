@@ -74,7 +74,9 @@ def cache_dir() -> Path:
 
 
 def find_compiler(prefer_clang: bool = True) -> str:
-    """Path of the C compiler: ``$CC``, else ``clang``, else ``cc``.
+    """Path of the C compiler: ``$CC``, else ``clang``, else ``cc``. A ``$CC`` that names
+    no program is refused, not passed over for another compiler (a typo in it went
+    unseen).
 
     Clang is preferred because it finds LLVM's ``omp-tools.h`` and ``libomp`` on its
     own; GCC's OpenMP runtime (libgomp) has no OMPT support.
@@ -82,13 +84,21 @@ def find_compiler(prefer_clang: bool = True) -> str:
     Examples
     --------
     >>> from unittest import mock
-    >>> with mock.patch.dict(os.environ, {"CC": "no-such-cc", "PATH": ""}):
+    >>> with mock.patch.dict(os.environ, {"CC": "", "PATH": ""}):
     ...     find_compiler()
     Traceback (most recent call last):
     ...
-    probperf.record.build.BuildError: no C compiler found (tried no-such-cc, clang, cc); ...
+    probperf.record.build.BuildError: no C compiler found (tried clang, cc); ...
+    >>> with mock.patch.dict(os.environ, {"CC": "/no/such/clang"}):
+    ...     find_compiler()
+    Traceback (most recent call last):
+    ...
+    probperf.record.build.BuildError: $CC is '/no/such/clang', which is no program found on PATH or at that path; unset CC or set CC=clang
     """
-    names = [os.environ["CC"]] if os.environ.get("CC") else []
+    cc = os.environ.get("CC")
+    if cc and shutil.which(cc) is None:
+        raise BuildError(f"$CC is {cc!r}, which is no program found on PATH or at that path; unset CC or set CC=clang")
+    names = [cc] if cc else []
     names += ["clang", "cc"] if prefer_clang else ["cc", "clang"]
     for name in names:
         path = shutil.which(name)
