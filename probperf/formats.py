@@ -1158,6 +1158,8 @@ def read_dag_recorder(
             extra.setdefault(name, [None] * i).append(value)
         for col in extra.values():
             col.extend([None] * (i + 1 - len(col)))
+    if side is not None:
+        _unmatched_side_rows(side, files)
     if pattern and "n" not in extra and "N" in extra:  # {N} for {n}: fit would only miss n later
         raise MeasurementError(f"field {{N}} of the pattern {pattern!r} gives no size n (names are "
                                "case-sensitive): write {n}, or give n with params")
@@ -1312,6 +1314,17 @@ def _read_side_table(path) -> dict[str, dict]:
             raise MeasurementError(f"file {name!r} is listed twice", source, line, "file")
         out[name] = values
     return {"__source__": source, **out}
+
+
+def _unmatched_side_rows(side: dict, files) -> None:
+    """Warn of side-table rows that name none of the files read: a typo in a name there
+    went unseen (a table written for more runs than a glob takes is said too, harmlessly)."""
+    read = {os.path.basename(f) for f in files}
+    unmatched = [name for name in side if name != "__source__" and name not in read]
+    if unmatched:
+        shown = ", ".join(unmatched[:3]) + (f" and {len(unmatched) - 3} more" if len(unmatched) > 3 else "")
+        userwarn.warn(f"the side table {side['__source__']} has {len(unmatched)} row(s) for files not read: {shown} "
+                      "(a misspelt file name?)")
 
 
 def _side_params(side: dict, path: str) -> dict:

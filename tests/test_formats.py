@@ -2,6 +2,7 @@
 
 import math
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -116,6 +117,11 @@ def test_side_table(tmp_path):
     m = pp.read_dag_recorder(str(tmp_path / "*.stat"), side_table=labelled)
     assert m.params == ["n", "p"] and m.frame["split"].tolist() == ["train", "train", "test"]
     assert m.select(split="train").frame["n"].tolist() == [100, 200]
+    # a row naming no file read (a typo: d.stat for c.stat) is said, not passed over
+    typo = write(tmp_path / "typo.csv", "file,n\na.stat,100\nb.stat,200\nc.stat,300\nd.stat,400\n")
+    with pytest.warns(UserWarning, match=rf"^the side table {re.escape(str(typo))} has 1 row\(s\) for files not "
+                                         r"read: d\.stat \(a misspelt file name\?\)$"):
+        assert pp.read_dag_recorder(str(tmp_path / "*.stat"), side_table=typo).frame["n"].tolist() == [100, 200, 300]
 
 
 def test_stat_p_must_agree(tmp_path):
