@@ -19,6 +19,7 @@ Readers and writers for files live in :mod:`probperf.formats`.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -408,7 +409,7 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
     typo = "" if not close else (f" (a typo? the declared {close[0]!r} is no column)" if close[0] in absent
                                  else f" (a typo for the metric {close[0]!r}?)")
     also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""
-    names = ",".join(unknown)
+    names = shlex.quote(",".join(unknown))  # one word to a shell (a name with a space)
     if not typo and not any(m in columns for m in METRICS):
         # no metric at all: one of the unknown columns is the measured time, and declaring
         # them all parameters (the advice below) would leave nothing to fit
@@ -486,7 +487,7 @@ def column_hint(c: str) -> str:
         return f"the metric {metric!r} in {unit}: give it in seconds (times {seconds:g}) in a column named {metric!r}"
     if c.strip().lower() in REPETITION_NAMES:
         return ("a repetition index: leave it out (each row is one run; repeated settings are repetitions), "
-                f"or, if it is a parameter, declare it with --config {c}")
+                f"or, if it is a parameter, declare it with --config {shlex.quote(c)}")
     return ""
 
 

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
@@ -260,7 +261,9 @@ def _read_back(measurements: Measurements, kind: str) -> str | None:
     undeclared = [] if kind == "extrap" else [
         c for c in measurements.config if c not in _simulator_config(measurements.config, [])]
     if undeclared:
-        lost.append(("the configuration parameters", f"config={undeclared!r}", f"--config {','.join(undeclared)}"))
+        # quoted for a shell where a name needs it (a space: --config 'bad name')
+        lost.append(("the configuration parameters", f"config={undeclared!r}",
+                     f"--config {shlex.quote(','.join(undeclared))}"))
     if not lost:
         return None
     what, py, cli = zip(*lost)

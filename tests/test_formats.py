@@ -503,6 +503,9 @@ def test_read_and_write_say_what_they_take_and_what_a_format_loses(tmp_path):
                                          r"does\): read it back with config=\['nnodes'\] \(--config nnodes\)$"):
         pp.write(hosts, tmp_path / "h.jsonl")
     assert pp.read(tmp_path / "h.jsonl", config=["nnodes"]).params == ["n", "p", "nnodes"]
+    spaced = Measurements({"n": [1], "p": [1], "ranks per node": [2], "time": [1.0]}, config=["ranks per node"])
+    with pytest.warns(UserWarning, match=r"\(--config 'ranks per node'\)$"):  # one word to a shell
+        pp.write(spaced, tmp_path / "s.jsonl")
     with warnings.catch_warnings():  # a simulated program's parameters read back undeclared
         warnings.simplefilter("error")
         pp.write(Measurements({"n": [1], "p": [1], "cutoff": [4], "time": [1.0]}, config=["cutoff"]),
