@@ -77,7 +77,8 @@ MAX_SIM_SEED = 2**32 - 1
 #: ended in an internal error, 1e308 in a NaN).
 MAX_SIM_OVERHEAD = 10**9
 
-#: Simulated runs in one ``sim run`` (sizes x workers x configurations x repetitions):
+#: Simulated runs in one ``sim run`` (sizes x workers x configurations x repetitions) or
+#: one ``sim datasets`` (every program's Dataset A and B x repetitions):
 #: a table of 10^5 rows of the smallest DAGs already takes hours to simulate.
 MAX_SIM_RUNS = 100_000
 
