@@ -1075,3 +1075,6 @@ def test_a_mixture_follows_a_count_beyond_its_range_and_its_file_keeps_the_shift
     law, again = model.laws_["power+shift(c)"], back.laws_["power+shift(c)"]
     assert 2 < law.count_shift < 8 and again.count_shift == law.count_shift
     np.testing.assert_array_equal(back.predict(far, n_draws=200, seed=2).draws, model.predict(far, n_draws=200, seed=2).draws)
+    # below 0 a count has no value (log(s + c) none below -s): refused, not NaN draws
+    with pytest.raises(ValueError, match=r"^c must not be negative at a prediction point, got -0\.5$"):
+        model.predict(np.array([[2.0**14, -0.5]]))

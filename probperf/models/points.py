@@ -64,7 +64,8 @@ def breaks_relation(c: str, rel, X, names) -> tuple[np.ndarray, np.ndarray]:
 
 def check_points(X, names, ranges, relations) -> None:
     """Refuse points a law cannot take, naming the first: a value not positive where the
-    laws take the log of a parameter (every training value positive), and a point
+    laws take the log of a parameter (every training value positive), a negative value
+    of a parameter never negative in training, and a point
     that breaks a relation every training run held (``relations``: a parameter the
     others make, which the laws leave out; a point that changed it alone would be
     predicted as if it had not changed).
@@ -78,6 +79,10 @@ def check_points(X, names, ranges, relations) -> None:
     Traceback (most recent call last):
     ...
     ValueError: ppn=2 breaks a relation of every training run (ppn = p / nnodes, here 2.5): the laws take ppn from the others, so give a point that keeps it
+    >>> check_points(np.array([[-1.0]]), ["level"], {"level": [0.0, 8.0]}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: level must not be negative at a prediction point, got -1
     """
     X = np.asarray(X, dtype=np.float64)
     for i, c in enumerate(names):
@@ -85,6 +90,9 @@ def check_points(X, names, ranges, relations) -> None:
             # a parameter in the laws, or one a relation gives by its log
             raise ValueError(f"{c}={X[X[:, i] <= 0, i][0]:g}: {c} enters on the log scale (every training value "
                              f"is positive, {_range(*ranges[c][:2])}); predict at {c} > 0")
+        if c in ranges and ranges[c][0] >= 0 and np.any(X[:, i] < 0):
+            # as measurements never are (probperf.data); a count's shifted log has no value there
+            raise ValueError(f"{c} must not be negative at a prediction point, got {X[X[:, i] < 0, i][0]:g}")
     for c, rel in relations.items():
         off, implied = breaks_relation(c, rel, X, names)
         if off.any():

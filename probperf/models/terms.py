@@ -1,7 +1,7 @@
 """The terms a law is built of, each a tuple ``(kind, parameter[, ...])`` whose values
 enter ``log y`` (:func:`term_values`): ``log n``, ``log log n``, ``log (p - 1)``, a level
 at one worker, a fixed size shape ``n^j log^k n``, an Amdahl speed-up, a saturation in
-``p - 1``; and the terms every law shares, one per independent parameter
+``p - 1``, a power of a count from 0, shifted (``log(s + c)``, or ``log(1 + c)``); and the terms every law shares, one per independent parameter
 (:func:`power_terms`). The laws (:mod:`probperf.models.laws`) and the relations
 between parameters (:mod:`probperf.models.points`) are made of them.
 """
