@@ -386,3 +386,17 @@ def test_generate_refuses_worker_counts_that_are_not_whole():
     for bad in (2.5, True, 0):
         with pytest.raises(ValueError, match="worker counts p must be whole numbers >= 1"):
             sim.generate("sort", [1024], [bad, 2])
+
+
+def test_dataset_in_python_keeps_the_simulators_limits():
+    """The CLI's limits held only there: dataset("fft", reps=10**6) simulated 57 million
+    runs, scale=1e6 was taken (n = 4.3e9), scale=inf overflowed, a string compared."""
+    from probperf.sim import dataset
+    from probperf.sim.datasets import dataset_points
+
+    with pytest.raises(ValueError, match=r"^dataset fft A holds 57000000 runs \(1000000 per setting\), above the "
+                                         r"limit 100000 \(MAX_SIM_RUNS\)$"):
+        dataset("fft", reps=10**6)  # A: 6 sizes x 8 workers + 3 x 3 = 57 settings
+    for bad in (1e6, float("inf"), "0.5", 0.0, True):
+        with pytest.raises(ValueError, match=r"^scale must be a number above 0 and at most 16 \(MAX_SIM_SCALE\)"):
+            dataset_points("sort", scale=bad)

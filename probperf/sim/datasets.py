@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Measurements
-from ..limits import MAX_SIM_SEED
+from ..limits import MAX_SIM_RUNS, MAX_SIM_SCALE, MAX_SIM_SEED
 from ..progress import reporting, task
 from ..trace import dag_metrics
 from .apps import APPS, build
@@ -300,6 +300,9 @@ def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, re
     (['test', 'train'], ['cutoff'])
     """
     points = dataset_points(app, which, scale)
+    if isinstance(reps, (int, np.integer)) and not isinstance(reps, bool) and reps * len(points) > MAX_SIM_RUNS:
+        raise ValueError(f"dataset {app} {which} holds {reps * len(points)} runs ({reps} per setting), above the "
+                         f"limit {MAX_SIM_RUNS} (MAX_SIM_RUNS)")
     frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine, progress=progress)
     return Measurements(frame, config=list(APPS[app].config), unit="s",
                         source=f"sim:{app}:dataset{which}")
@@ -324,8 +327,8 @@ def dataset_points(app: str, which: str = "A", scale: float = 1.0) -> list[tuple
         raise ValueError(f"no dataset protocol for {app!r}; choose from {', '.join(PROTOCOL)}")
     if which not in ("A", "B"):
         raise ValueError(f"which must be 'A' or 'B', got {which!r}")
-    if not scale > 0:
-        raise ValueError(f"scale must be positive, got {scale!r}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.number)) or not 0 < scale <= MAX_SIM_SCALE:
+        raise ValueError(f"scale must be a number above 0 and at most {MAX_SIM_SCALE:g} (MAX_SIM_SCALE), got {scale!r}")
     try:
         return _points(PROTOCOL[app], which, scale)
     except ValueError as exc:
