@@ -394,7 +394,7 @@ def test_dataset_in_python_keeps_the_simulators_limits():
     from probperf.sim import dataset
     from probperf.sim.datasets import dataset_points
 
-    with pytest.raises(ValueError, match=r"^dataset fft A holds 57000000 runs \(1000000 per setting\), above the "
+    with pytest.raises(ValueError, match=r"^fft: 57000000 runs \(1000000 per setting\), above the "
                                          r"limit 100000 \(MAX_SIM_RUNS\)$"):
         dataset("fft", reps=10**6)  # A: 6 sizes x 8 workers + 3 x 3 = 57 settings
     for bad in (1e6, float("inf"), "0.5", 0.0, True):

@@ -93,6 +93,8 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
     defaults = APPS[app].config
     groups = _by_dag(points, defaults)
     total = sum(len(g) for g in groups.values()) * reps
+    if total > MAX_SIM_RUNS:  # every caller's limit, before any run (sim run and datasets count theirs first)
+        raise ValueError(f"{app}: {total} runs ({reps} per setting), above the limit {MAX_SIM_RUNS} (MAX_SIM_RUNS)")
     done: dict[tuple, list] = {}
     # the largest DAGs first, so that one past MAX_SIM_SEGMENTS fails before the small
     # ones have run; every run has its own seed, so the order changes no number, and
@@ -300,9 +302,6 @@ def dataset(app: str, which: str = "A", scale: float = 1.0, seed: int = 0, *, re
     (['test', 'train'], ['cutoff'])
     """
     points = dataset_points(app, which, scale)
-    if isinstance(reps, (int, np.integer)) and not isinstance(reps, bool) and reps * len(points) > MAX_SIM_RUNS:
-        raise ValueError(f"dataset {app} {which} holds {reps * len(points)} runs ({reps} per setting), above the "
-                         f"limit {MAX_SIM_RUNS} (MAX_SIM_RUNS)")
     frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine, progress=progress)
     return Measurements(frame, config=list(APPS[app].config), unit="s",
                         source=f"sim:{app}:dataset{which}")
