@@ -81,9 +81,13 @@ FORMAT = "probperf-model"
 #: (``_ShiftedLaw``, :data:`probperf.models.laws.SHIFTED_COUNTS`), which a version 12
 #: reader cannot build (refused by the version). Version 9-12 files hold none of it
 #: (a version 12 file's ``power+log1p`` law is read and predicts as written).
-VERSION = 13
+#: Version 14: a penalty model carries its table's ``relations_`` and checks its points
+#: against the whole table (its A(n,p), fitted on the runs with p > 1, no longer judges
+#: them alone); a version 13 reader would refuse the field. A version 9-13 file's
+#: penalty part checks its own points, as written.
+VERSION = 14
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12", "13")
+READS = ("9", "10", "11", "12", "13", "14")
 
 _REGISTRY: dict[str, type] = {}
 

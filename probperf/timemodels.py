@@ -16,6 +16,8 @@ from . import cautions, persist
 from .data import TIME_METRICS, Measurements, MeasurementError, one_worker_baseline
 from .limits import draw_count
 from .models.base import TableModel
+from .models import specs
+from .models.points import check_extrapolation, check_points, relations
 from .models.specs import build
 from .predict import Predictive, check_level, whole_number
 
@@ -23,9 +25,9 @@ from .predict import Predictive, check_level, whole_number
 class _TimeOnly(TableModel):
     """Shared plumbing: component models built from the ``kernel`` spec at ``effort``."""
 
-    def _new(self, offset=0):
+    def _new(self, offset=0, **options):
         # the law mixture refuses on its own to extrapolate a direction with < 3 values
-        return build(self.kernel, self.effort, seed=whole_number(self.seed, "seed") + offset)
+        return build(self.kernel, self.effort, seed=whole_number(self.seed, "seed") + offset, **options)
 
 
 @persist.register
@@ -132,7 +134,7 @@ class PenaltyModel(_TimeOnly):
     1.0
     """
 
-    _fitted = ("serial_", "penalty_", "size_features_")
+    _fitted = ("serial_", "penalty_", "size_features_", "relations_")
 
     def __init__(self, kernel: str = "basis", effort: str = "default", seed: int = 0):
         self.kernel = kernel
@@ -162,13 +164,35 @@ class PenaltyModel(_TimeOnly):
                 raise MeasurementError(
                     "the penalty model needs at least 2 runs with p > 1 slower than T(n)/p", m.source, column="time"
                 )
-            self.penalty_ = self._new(1).fit(frame.loc[keep, self.features_], penalty[keep], features=self.features_)
+            # A(n,p) is fitted on a subset of the runs (p > 1), whose ranges and relations
+            # are not the table's: a law mixture checks the points against the whole
+            # table here (predict), as a DAG model's parts are (p = 1, 7, 8 measured: p = 4
+            # is inside the data, not beyond a part's 7..8)
+            unguarded = {"guard": False} if specs.parse(self.kernel).family == specs.LAWS else {}
+            self.penalty_ = self._new(1, **unguarded).fit(frame.loc[keep, self.features_], penalty[keep],
+                                                          features=self.features_)
             self.size_features_ = size
+            self.relations_ = relations(frame[self.features_].to_numpy(dtype=np.float64), self.features_)
         return self
+
+    def widens_beyond(self) -> bool:
+        """Whether the interval grows beyond the training data by a learnt error growth:
+        when both parts are law mixtures that learnt one."""
+        from .models.mixture import widens
+
+        self._check_fitted()
+        return widens(self.serial_) and widens(self.penalty_)
+
+    def _loaded(self) -> None:
+        if not hasattr(self, "relations_"):  # a version 13 file: its A(n,p) checks its own points
+            self.relations_ = {}
 
     def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
         """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw)."""
         pts = self._points(X, params)
+        values = pts[self.features_].to_numpy(dtype=np.float64)
+        check_points(values, self.features_, self.train_ranges_, self.relations_)
+        check_extrapolation(values, self.features_, self.train_ranges_)
         S = draw_count(n_draws, 1000)
         seed = whole_number(seed, "seed", none=True)
         p = pts["p"].to_numpy()

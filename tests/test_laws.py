@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from probperf import persist
 from probperf.dag import DagModel
 from probperf.data import Measurements
-from probperf.timemodels import DirectModel
+from probperf.timemodels import DirectModel, PenaltyModel
+from probperf.cautions import ExtrapolationWarning
 from probperf.cli import app
 from probperf.models import BayesianBasisRegression, LawMixture, discrepancy, laws, rowsets
 from probperf.models.points import check_extrapolation
@@ -1078,3 +1079,26 @@ def test_a_mixture_follows_a_count_beyond_its_range_and_its_file_keeps_the_shift
     # below 0 a count has no value (log(s + c) none below -s): refused, not NaN draws
     with pytest.raises(ValueError, match=r"^c must not be negative at a prediction point, got -0\.5$"):
         model.predict(np.array([[2.0**14, -0.5]]))
+
+
+def test_the_penalty_model_judges_the_workers_on_the_whole_table_not_its_penalty_runs(tmp_path):
+    # runs at p = 1, 7, 8 (the published rabin_miller design): A(n, p) sees only p = 7, 8,
+    # but the table has 3 worker counts, so p = 4 is inside the data and p = 16 is
+    # extrapolated with a warning (was refused: "only 2 distinct values of 'p' (7..8)")
+    rng = np.random.default_rng(0)
+    n, p = np.repeat(2.0 ** np.arange(10, 16), 3), np.tile([1.0, 7.0, 8.0], 6)
+
+    def truth(n, p):
+        return 1e-6 * n**2 / p + 1e-4 * n * (p - 1) ** 0.5
+
+    runs = Measurements({"n": n, "p": p, "time": truth(n, p) * np.exp(0.01 * rng.standard_normal(18))})
+    model = PenaltyModel(kernel="laws").fit(runs)
+    pred = model.predict(n=2.0**14, p=4, n_draws=400)
+    assert abs(pred.median[0] / truth(2.0**14, 4) - 1) < 0.05
+    with pytest.warns(ExtrapolationWarning, match="only 2 worker counts"):
+        assert np.isfinite(model.predict(n=2.0**14, p=16, n_draws=200).median[0])
+    with pytest.raises(ValueError, match="p must be a positive integer"):
+        model.predict(n=2.0**14, p=0.5)
+    model.save(tmp_path / "m.model")
+    again = persist.load(tmp_path / "m.model").predict(n=2.0**14, p=4, n_draws=400)
+    assert again.median[0] == pred.median[0]
