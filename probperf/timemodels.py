@@ -25,6 +25,11 @@ from .predict import Predictive, check_level, whole_number
 class _TimeOnly(TableModel):
     """Shared plumbing: component models built from the ``kernel`` spec at ``effort``."""
 
+    def _draw_seed(self, seed) -> int:
+        """The seed of a prediction's draws: the one asked, else the constructor's (as
+        :meth:`probperf.dag.DagModel.predict`), so a model's seed reaches its draws."""
+        return whole_number(self.seed if seed is None else seed, "seed")
+
     def _new(self, offset=0, **options):
         # the law mixture refuses on its own to extrapolate a direction with < 3 values
         return build(self.kernel, self.effort, seed=whole_number(self.seed, "seed") + offset, **options)
@@ -72,10 +77,28 @@ class DirectModel(_TimeOnly):
             self.model_.fit(measurements, target=self.target)
         return self
 
-    def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
-        """Predictive draws of the target at the points."""
+    def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
+        """Predictive draws of the target at the points.
+
+        Parameters
+        ----------
+        X : DataFrame, mapping or Measurements, optional
+            The points, or as keywords: ``predict(n=2**22, p=36)``.
+        n_draws : int, optional
+            Number of draws (1000 by default).
+        seed : int, optional
+            Seed of the draws; the constructor's ``seed`` by default.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4,
+        ...                   "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2]})
+        >>> a, b = DirectModel(seed=3).fit(m), DirectModel(seed=3).fit(m)
+        >>> bool(a.predict(n=160, p=2).median[0] == b.predict(n=160, p=2, seed=3).median[0])
+        True
+        """
         pts = self._points(X, params)
-        pred = self.model_.predict(pts, n_draws=n_draws, seed=seed)
+        pred = self.model_.predict(pts, n_draws=n_draws, seed=self._draw_seed(seed))
         pred.unit = self.unit_ if self.target in TIME_METRICS else None  # a count has none
         return cautions.warn(self, pts, pred)
 
@@ -87,7 +110,7 @@ class DirectModel(_TimeOnly):
         self._check_fitted()
         return widens(self.model_)
 
-    def explain(self, X=None, *, level: float = 0.9, n_draws=None, seed=0, **params) -> pd.DataFrame:
+    def explain(self, X=None, *, level: float = 0.9, n_draws=None, seed=None, **params) -> pd.DataFrame:
         """Each law's own prediction and weight at the points, then the mixture's
         (:meth:`probperf.models.LawMixture.explain`); only for the law mixture.
 
@@ -103,7 +126,7 @@ class DirectModel(_TimeOnly):
         level = check_level(level)
         if not hasattr(self.model_, "explain"):
             raise ValueError(f"explaining a prediction needs the law mixture (kernel 'laws'); this model's kernel is {self.kernel!r}")
-        return self.model_.explain(points, level=level, n_draws=n_draws, seed=seed)
+        return self.model_.explain(points, level=level, n_draws=n_draws, seed=self._draw_seed(seed))
 
 
 @persist.register
@@ -187,14 +210,15 @@ class PenaltyModel(_TimeOnly):
         if not hasattr(self, "relations_"):  # a version 13 file: its A(n,p) checks its own points
             self.relations_ = {}
 
-    def predict(self, X=None, *, n_draws=None, seed=0, **params) -> Predictive:
-        """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw)."""
+    def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
+        """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw); ``X``,
+        ``n_draws`` and ``seed`` as in :meth:`DirectModel.predict`."""
         pts = self._points(X, params)
         values = pts[self.features_].to_numpy(dtype=np.float64)
         check_points(values, self.features_, self.train_ranges_, self.relations_)
         check_extrapolation(values, self.features_, self.train_ranges_)
         S = draw_count(n_draws, 1000)
-        seed = whole_number(seed, "seed", none=True)
+        seed = self._draw_seed(seed)
         p = pts["p"].to_numpy()
         size = pts[self.size_features_]
         # On one worker the run *is* a sequential run, with its noise; on more, T(n)
@@ -208,6 +232,5 @@ class PenaltyModel(_TimeOnly):
         # relations and ranges a one-worker point need not keep
         penalty = np.zeros((S, len(pts)))
         if np.any(p > 1):
-            after = None if seed is None else seed + 1  # its own draws, unless none are seeded
-            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=after).draws
+            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws  # its own draws
         return cautions.warn(self, pts, Predictive(serial / p + penalty, pts, "time", self.unit_))

@@ -341,3 +341,16 @@ def test_a_worker_count_float64_cannot_hold_is_refused(p):
     with pytest.raises(ValueError, match=r"^p = .* at point 2 is beyond 2\*\*53, the largest integer held exactly$"):
         point_table({"n": [64, 64], "p": [2, p]}, ["n", "p"])
     assert point_table({"n": [64], "p": [2**53]}, ["n", "p"])["p"].tolist() == [2.0**53]
+
+
+def test_a_time_only_models_seed_reaches_its_draws():
+    # seed=None at predict is the constructor's seed, as in DagModel: two models that
+    # differ only by seed draw differently, and the same seed draws the same
+    runs = pp.Measurements({"n": np.repeat([10.0, 20, 40, 80, 160], 3), "p": np.tile([1.0, 2, 4], 5),
+                            "time": [1.0, 0.52, 0.27, 2.1, 1.1, 0.56, 3.9, 2.0, 1.05, 8.2, 4.2, 2.2, 16.5, 8.3, 4.3]})
+    for make in (lambda s: pp.DirectModel(seed=s), lambda s: pp.PenaltyModel(kernel="laws", seed=s)):
+        one, two = make(1).fit(runs), make(2).fit(runs)
+        d1 = one.predict(n=320, p=8, n_draws=50).draws
+        assert np.array_equal(d1, one.predict(n=320, p=8, n_draws=50, seed=1).draws)
+        assert not np.array_equal(d1, one.predict(n=320, p=8, n_draws=50, seed=2).draws)
+        assert not np.array_equal(d1, two.predict(n=320, p=8, n_draws=50).draws)
