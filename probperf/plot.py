@@ -19,7 +19,7 @@ from .cautions import ExtrapolationWarning, number_text, trained_whole, training
 from .selection import far_factor
 from .limits import is_whole
 from .data import COUNT_METRICS, Measurements, check_positive_finite, metric_label
-from .predict import Predictive, check_level, level_text, point_table
+from .predict import UNKNOWN_PARAM, Predictive, check_level, level_text, point_table
 
 
 def _axes(ax):
@@ -44,13 +44,13 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     --------
     >>> class Fitted:
     ...     train_ranges_ = {"n": [1024, 4096], "p": [1, 8], "cutoff": [8, 512], "code": [0, 2]}
-    ...     train_points_ = {"cutoff": [8, 64, 512], "code": [0, 1, 2]}
+    ...     train_points_ = {"cutoff": [8, 64, 512], "code": [0, 1, 2], "p": [1, 7, 8]}
     >>> sweep(Fitted(), "p", {"n": 4096, "p": 16})["p"].tolist()
-    [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 9.0, 11.0, 13.0, 16.0]
+    [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 11.0, 13.0, 16.0]
     >>> sweep(Fitted(), "n", {"n": 256, "p": 4}, num=3)["n"].round(6).tolist()
     [256.0, 1024.0, 4096.0]
     >>> sweep(Fitted(), "cutoff", {"n": 4096, "p": 4}, num=4)["cutoff"].tolist()
-    [8.0, 32.0, 128.0, 512.0]
+    [8.0, 32.0, 64.0, 128.0, 512.0]
     >>> sweep(Fitted(), "code", {"n": 4096, "p": 4})["code"].tolist()
     [0.0, 1.0, 2.0]
     """
@@ -64,8 +64,9 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     if whole:  # no more points than whole values between
         num = min(num, int(hi - lo) + 1)
     grid = np.geomspace(lo, hi, num=num) if log_axis(lo) else np.linspace(lo, hi, num=num)
-    if whole:
-        grid = np.unique(np.round(grid))
+    if whole:  # the measured values among them: a band through p = 7 where p = 7 was run
+        measured = training_values(model, vs)
+        grid = np.union1d(np.round(grid), measured[(measured >= lo) & (measured <= hi)])
     points = {k: v for k, v in at.items() if k != vs}
     for k, v in getattr(model, "defaults_", {}).items():
         points.setdefault(k, v)
@@ -126,6 +127,34 @@ def log_axis(lo: float) -> bool:
     (True, False)
     """
     return lo > 0
+
+
+def _checked_at(model, at) -> dict:
+    """``at`` as a dict of the model's parameters, each value a finite number: a name the
+    model does not know (or a metric, ``time=3``) is refused, never drawn into a title.
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     features_ = ["n", "p"]
+    >>> _checked_at(Fitted(), {"n": 64, "time": 3})
+    Traceback (most recent call last):
+    ...
+    ValueError: at: the model has no parameter 'time'; its parameters are n, p
+    """
+    if at is None:
+        return {}
+    if not isinstance(at, Mapping):
+        raise TypeError(f"at must be a mapping of parameter -> value (at={{'n': 2**20, 'p': 36}}), "
+                        f"got {type(at).__name__}")
+    at = dict(at)
+    features = list(getattr(model, "features_", at))
+    unknown = [k for k in at if k not in features]
+    if unknown:
+        raise ValueError("at: " + UNKNOWN_PARAM.format(name=unknown[0], features=", ".join(features)))
+    if at:
+        point_table(at, list(at))  # each value a finite number, named if not
+    return at
 
 
 def check_sweep(model, vs: str) -> None:
@@ -202,9 +231,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     if hasattr(model, "_check_fitted"):
         model._check_fitted()  # before its (absent) training ranges shape the sweep
     check_sweep(model, vs)
-    at = dict(at or {})
-    if at:
-        point_table(at, list(at))  # each value a finite number, named if not
+    at = _checked_at(model, at)
     levels = [check_level(level) for level in np.atleast_1d(levels).tolist()]
     if data is not None and not isinstance(data, Measurements):
         raise TypeError(f"data must be a probperf Measurements table (pp.Measurements(frame)), got {type(data).__name__}")

@@ -403,6 +403,7 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
     if X is None:
         if not params:
             raise ValueError(NO_POINTS)
+        _no_metric_keywords(params, features)
         X = params
     pts = point_table(X, features, defaults, relations=relations)
     if not len(pts):
@@ -416,6 +417,26 @@ def prediction_points(X, params: dict, features: Sequence[str], defaults: dict |
         c = negative[0]
         raise ValueError(f"{c} must not be negative at a prediction point, got {pts[c][pts[c] < 0].iloc[0]:g}")
     return pts
+
+
+def _no_metric_keywords(params: dict, features: Sequence[str]) -> None:
+    """Refuse a metric given as a keyword (``predict(n=64, time=3)``): a table of runs
+    may carry its metrics (they are left out), but a keyword is asked for on purpose, and
+    a model predicts a metric, it is not told one.
+
+    Examples
+    --------
+    >>> _no_metric_keywords({"n": 64, "time": 3}, ["n", "p"])
+    Traceback (most recent call last):
+    ...
+    ValueError: time is a metric, which the model predicts, not a parameter of the points; its parameters are n, p
+    """
+    from .data import LABEL_COLUMNS
+
+    given = [k for k in params if k not in features and _not_a_parameter(k)]
+    if given:
+        what = "a label of runs," if given[0] in LABEL_COLUMNS else "a metric, which the model predicts,"
+        raise ValueError(f"{given[0]} is {what} not a parameter of the points; its parameters are {', '.join(features)}")
 
 
 #: How prediction points are refused; each is said here once.
@@ -563,8 +584,17 @@ def _from_array(X, features: list, varying: list) -> pd.DataFrame:
 
 def _finite_numbers(column: pd.Series, name) -> np.ndarray:
     """The column as floats, or a ``ValueError`` naming its first value that is no
-    finite number (NaN or inf would give NaN draws; True is 1 to numpy, never a size)."""
-    if not pd.api.types.is_bool_dtype(column):
+    finite number (NaN or inf would give NaN draws; True is 1 to numpy, never a size; a
+    date or a duration is nanoseconds to numpy, never a size either).
+
+    Examples
+    --------
+    >>> _finite_numbers(pd.Series(pd.to_datetime(["2026-11-28"])), "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be a finite number at every prediction point; point 1 has n=Timestamp('2026-11-28 00:00:00')
+    """
+    if column.dtype.kind in "iufO":  # numbers, or Python objects that may be: not bools, dates, durations
         try:
             values = column.to_numpy(dtype=np.float64)
         except (TypeError, ValueError, OverflowError):

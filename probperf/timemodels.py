@@ -28,7 +28,8 @@ class _TimeOnly(TableModel):
     def _draw_seed(self, seed) -> int:
         """The seed of a prediction's draws: the one asked, else the constructor's (as
         :meth:`probperf.dag.DagModel.predict`), so a model's seed reaches its draws."""
-        return whole_number(self.seed if seed is None else seed, "seed")
+        seed = whole_number(seed, "seed", none=True)
+        return whole_number(self.seed, "seed") if seed is None else seed
 
     def _new(self, offset=0, **options):
         # the law mixture refuses on its own to extrapolate a direction with < 3 values

@@ -354,3 +354,30 @@ def test_a_time_only_models_seed_reaches_its_draws():
         assert np.array_equal(d1, one.predict(n=320, p=8, n_draws=50, seed=1).draws)
         assert not np.array_equal(d1, one.predict(n=320, p=8, n_draws=50, seed=2).draws)
         assert not np.array_equal(d1, two.predict(n=320, p=8, n_draws=50).draws)
+
+
+def test_a_metric_keyword_or_a_date_is_refused_at_prediction(direct):
+    # time=3 was dropped without a word, and a date taken as its nanoseconds (1.6e18)
+    with pytest.raises(ValueError, match="time is a metric, which the model predicts, not a parameter of the points; "
+                                         "its parameters are n, p"):
+        direct.predict(n=320, p=4, time=3)
+    with pytest.raises(ValueError, match=r"n must be a finite number at every prediction point; point 1 has n=Timestamp"):
+        direct.predict(n=pd.Timestamp("2026-11-28"), p=4)
+    # a table of runs keeps its metric columns (left out), as before
+    assert direct.predict(pd.DataFrame({"n": [320], "p": [4], "time": [3.0]})).n_points == 1
+
+
+def test_a_band_is_fixed_only_at_the_models_parameters_and_passes_through_measured_workers(direct):
+    from probperf.plot import plot_band, sweep
+
+    with pytest.raises(ValueError, match="at: the model has no parameter 'time'; its parameters are n, p"):
+        plot_band(direct, vs="p", at={"n": 320, "time": 3})
+    with pytest.raises(TypeError, match="at must be a mapping of parameter -> value"):
+        plot_band(direct, vs="p", at=pd.DataFrame({"n": [320]}))
+    # p measured at 1, 6, 7: a geometric grid of 5 over 1..7 rounds to 1, 2, 3, 4, 7,
+    # which skipped the measured 6
+    class Fitted:
+        train_ranges_ = {"n": [10.0, 160.0], "p": [1.0, 7.0]}
+        train_points_ = {"p": [1.0, 6.0, 7.0]}
+
+    assert sweep(Fitted(), "p", {"n": 320}, num=5)["p"].tolist() == [1.0, 2.0, 3.0, 4.0, 6.0, 7.0]
