@@ -838,7 +838,7 @@ class DagModel(TableModel):
                 or not 0 <= float(self.discrepancy) < np.inf:
             raise ValueError(f"discrepancy must be a number >= 0 (a rate per training span), got {self.discrepancy!r}")
         draw_count(self.n_draws, DEFAULT_DRAWS)
-        whole_number(self.seed, "seed")
+        super()._check_params()
 
     def component_specs(self) -> dict[str, str]:
         """The spec each component will be fitted with (``models``, else ``kernel``, else
@@ -872,6 +872,7 @@ class DagModel(TableModel):
         return bool(getattr(self, "monotone_beyond_", False) and not tied and "p" in self.train_ranges_)
 
     def _loaded(self) -> None:
+        super()._loaded()
         # A version 10 file with the hold asked for it in the twin form (session 30),
         # which this code no longer has; version 11 files carry span_inflated_.
         if getattr(self, "monotone_beyond_", False) and not hasattr(self, "span_inflated_"):

@@ -208,6 +208,7 @@ class PenaltyModel(_TimeOnly):
         return widens(self.serial_) and widens(self.penalty_)
 
     def _loaded(self) -> None:
+        super()._loaded()
         if not hasattr(self, "relations_"):  # a version 13 file: its A(n,p) checks its own points
             self.relations_ = {}
 

@@ -271,8 +271,8 @@ CLI_CASES = [
     # -- fit
     case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target 'n': a parameter, not a metric"),
     case("fit-kernel-sm100000", ["fit", GAUSS, "--kernel", "sm100000", "-o", "{out}.model"], "MAX_SM_MIXTURES"),
-    case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: unknown kernel 'bogus'"),
-    case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: unknown kernel token"),
+    case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: model spec 'bogus': unknown kernel 'bogus'"),
+    case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: model spec 'sm4.5': unknown kernel token"),
     case("predict-a-directory", "predict {d}/out --at n=200", "a directory, not a model file"),
     # a model piped on (fit -o /dev/stdout | predict /dev/stdin) exists but is not a file
     case("predict-a-device", "predict /dev/null --at n=200",
@@ -439,6 +439,14 @@ CLI_CASES = [
     case("plot-tampered-unfitted", ["plot", "{d}/unfitted.model", "--at", "n=200", "-o", "{out}.png"],
          "unfitted.model: model state is inconsistent (RuntimeError: DirectModel is not fitted; call fit() first); re-fit"),
     case("predict-tampered-zero-scale", "predict {d}/zero_b.model --at n=200", "re-fit"),
+    # the fields beside the arrays are checked as a fit checks them, at load (were read as they came)
+    case("predict-tampered-seed", "predict {d}/bad_seed.model --at n=200", "(ValueError: seed must be a whole number >= 0, got -1); re-fit"),
+    case("predict-tampered-kernel", "predict {d}/bad_kernel.model --at n=200", "(ValueError: model spec 'lawz': unknown kernel 'lawz'"),
+    case("predict-tampered-target", "predict {d}/bad_target.model --at n=200", "(ValueError: target 'n': a parameter, not a metric;"),
+    case("predict-tampered-effort", "predict {d}/bad_effort.model --at n=200", "(ValueError: effort must be one of quick, default, thorough; got 'huge')"),
+    # a control sequence in a file's string is shown escaped, brackets kept
+    case("predict-tampered-unit", "predict {d}/escape_unit.model --at n=200",
+         "(ValueError: unit_ 's\\x1b]52;c;aGk=\\x07[s]' is not a time unit probperf fits in (s, cycles)); re-fit"),
     # -- plot
     # the training runs are drawn in the model's unit: a unit for no --data was once ignored, even 'abc'
     case("plot-unit-without-data", ["plot", MODEL, "--at", "n=200", "--unit", "cycles", "-o", "{out}.png"],
@@ -622,6 +630,12 @@ def _tampered_models(d: Path) -> None:
         c["state"]["fitted"]["train_ranges_"]["n"] = ["a", "b", 5]
         return k, c, t
 
+    def edit(where, key, value):  # a field beside the arrays, edited
+        def change(k, c, t):
+            c["state"][where][key] = value
+            return k, c, t
+        return change
+
     def unfitted(k, c, t):
         c["state"]["fitted"] = {}
         return k, c, t
@@ -643,6 +657,10 @@ def _tampered_models(d: Path) -> None:
         "zero_b": zero_b,
         "text_range": text_range,
         "unfitted": unfitted,
+        "bad_seed": edit("params", "seed", -1),
+        "bad_kernel": edit("params", "kernel", "lawz"),
+        "bad_target": edit("params", "target", "n"),
+        "bad_effort": edit("params", "effort", "huge"),
     }
     for name, change in changes.items():
         _tamper(model, d / f"{name}.model", change)
@@ -763,10 +781,8 @@ def test_simulated_csv_fits_as_written(tmp_path):
     assert json.loads(res.stdout)[0]["cutoff"] == 12
 
 
-def test_printed_file_strings_are_sanitized_and_brackets_kept(corpus):
+def test_a_models_unit_is_printed_with_the_prediction(corpus):
     d, _ = corpus
-    res = _ok(["predict", d / "escape_unit.model", "--at", "n=200"], d)
-    assert "\\x1b]52;c;aGk=\\x07[s]" in res.stdout  # shown escaped, brackets intact
     res = _ok(["predict", d / "direct.model", "--at", "n=200"], d)
     assert "predicted time [s]" in res.stdout
 
@@ -856,10 +872,12 @@ def test_a_model_file_never_runs_code(tmp_path, corpus):
     assert b"system" in blob
     d, _ = corpus
     path = tmp_path / "evil.model"
+    _tamper(d / "direct.model", path, lambda k, c, t: (k, c, {**t, "payload": np.frombuffer(blob, dtype=np.uint8)}))
+    persist.load(path)  # loads: the payload is an unused tensor
     _tamper(d / "direct.model", path,
-            lambda k, c, t: (k, {"state": {**c["state"], "fitted": {**c["state"]["fitted"], "unit_": blob.hex()}}},
-                             {**t, "payload": np.frombuffer(blob, dtype=np.uint8)}))
-    persist.load(path)  # loads: the payload is an unused tensor and a string
+            lambda k, c, t: (k, {"state": {**c["state"], "fitted": {**c["state"]["fitted"], "unit_": blob.hex()}}}, t))
+    with pytest.raises(ModelFileError, match="is not a time unit"):  # a string, read as one and refused
+        persist.load(path)
     _set_config(path, json.dumps({"state": {"__reduce__": blob.hex()}}))
     with pytest.raises(ModelFileError):
         persist.load(path)

@@ -145,6 +145,42 @@ class TableModel(Estimator):
         if target_problem(target):
             raise ValueError(f"{type(self).__name__}(target={target!r}): {target_problem(target)}")
 
+    def _check_params(self) -> None:
+        """The constructor's options a table model may have (``target``, ``kernel``,
+        ``effort``, ``seed``), each checked as a fit checks it; ``ValueError`` names the
+        first that is wrong. Subclasses with more options extend it.
+
+        Examples
+        --------
+        >>> from probperf.timemodels import DirectModel
+        >>> DirectModel(seed=-1)._check_params()
+        Traceback (most recent call last):
+        ...
+        ValueError: seed must be a whole number >= 0, got -1
+        """
+        from ..registry import target_problem
+        from .specs import check_effort, parse
+
+        target = getattr(self, "target", "time")
+        if target_problem(target):
+            raise ValueError(f"target {target!r}: {target_problem(target)}")
+        if getattr(self, "kernel", None) is not None:
+            parse(self.kernel)
+        if hasattr(self, "effort"):
+            check_effort(self.effort)
+        if hasattr(self, "seed"):
+            whole_number(self.seed, "seed")
+
+    def _loaded(self) -> None:
+        """Check a loaded model file's fields beside its arrays (:func:`probperf.persist.load`
+        calls it): its options as a fit checks them and its time unit, so an edited field
+        is refused at load with the rest of the file, not at some later prediction."""
+        from ..data import UNITS
+
+        if self.unit_ not in UNITS:
+            raise ValueError(f"unit_ {self.unit_!r:.40} is not a time unit probperf fits in ({', '.join(UNITS)})")
+        self._check_params()
+
     def _remember(self, m: Measurements, features: Sequence[str], target: str) -> None:
         frame = m.frame
         self.features_ = list(features)

@@ -106,7 +106,28 @@ def parse(spec) -> Spec:
     exponential = text.startswith(EXP_PREFIX)
     kernel = text[len(EXP_PREFIX):] if exponential else text.removeprefix(GP_PREFIX)
     _check_sizes(text, kernel)
+    _check_kernel(text, kernel)
     return Spec("gp", kernel=kernel, exponential=exponential)
+
+
+def _check_kernel(text: str, kernel: str) -> None:
+    """Refuse a kernel spec that names no kernel (a typo of ``laws``), before a fit or as a
+    model file is read, naming the specs that are not kernels too. The grammar alone is
+    read (no kernel is built); its module brings torch, which a GP needs anyway.
+
+    Examples
+    --------
+    >>> _check_kernel("lawz", "lawz")
+    Traceback (most recent call last):
+    ...
+    ValueError: model spec 'lawz': unknown kernel 'lawz' in spec 'lawz'; known kernels: sm<Q>, ...; or 'laws', 'basis', 'basis-steal'
+    """
+    from .kernels import _Parser
+
+    try:
+        _Parser(kernel).parse()
+    except ValueError as exc:
+        raise ValueError(f"model spec {text!r}: {exc}; or {', '.join(repr(s) for s in (LAWS, BASIS, STEAL))}") from None
 
 
 def _check_sizes(text: str, kernel: str) -> None:
