@@ -734,6 +734,9 @@ def _as_frame(frame, source) -> pd.DataFrame:
             raise MeasurementError("the columns have different lengths ("
                                    + ", ".join(f"{k}: {n}" for k, n in sized.items())
                                    + "); give one value per run in each", source)
+    if np.ndim(frame) == 0 and not isinstance(frame, (pd.DataFrame, dict)):  # pandas: "constructor not properly called!"
+        raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got {type(frame).__name__} "
+                        f"{frame!r:.40}")
     if not isinstance(frame, (pd.DataFrame, dict)) and np.ndim(frame) == 1 and not any(
             isinstance(v, dict) for v in frame):  # pandas would make one column called 0
         raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got a list of {len(frame)} "

@@ -140,6 +140,9 @@ def diagnose(m: Measurements) -> Report:
     >>> report.problems[0]
     'only one worker count (8): cannot predict other p; measure at least 3 values of p'
     """
+    from .models.base import check_table
+
+    check_table(m, "diagnose")
     directions = [_direction(name, lo, hi, k) for name, (lo, hi, k) in m.ranges().items()]
     # A configuration parameter held at one value is a choice, not a gap: the model
     # predicts for that value. n and p at one value, or anything at two, limit predictions.

@@ -35,6 +35,8 @@ SPLIT_NAMES: tuple[str, ...] = ("train", "test1", "test2", "test3")
 
 def _draws(pred) -> np.ndarray:
     """The (draws x points) matrix of a Predictive (or of a raw array), NaN-free."""
+    if isinstance(pred, Measurements):  # score(runs, pred): the arguments swapped
+        raise TypeError("the prediction comes first: score(pred, y), with y the measured runs or values")
     draws = pred.draws if isinstance(pred, Predictive) else Predictive(pred).draws
     if not np.all(np.isfinite(draws)):
         point = int(np.flatnonzero(~np.all(np.isfinite(draws), axis=0))[0])

@@ -28,6 +28,7 @@ def _axes(ax):
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
+    _check_ax(ax)
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
     return ax.figure, ax
@@ -127,6 +128,22 @@ def log_axis(lo: float) -> bool:
     (True, False)
     """
     return lo > 0
+
+
+def _check_ax(ax) -> None:
+    """Refuse an ``ax`` that is no matplotlib Axes, before the minutes of a prediction."""
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes (fig, ax = plt.subplots()), got {type(ax).__name__}")
+
+
+def _check_model(model, who: str) -> None:
+    """Refuse what is no fitted model (``None``, a path) by name, before it is used."""
+    if not callable(getattr(model, "predict", None)):  # any model with predict(points, n_draws) (duck typed)
+        kind = type(model).__name__
+        raise TypeError(f"{who} needs a fitted model (DagModel, DirectModel or PenaltyModel, or probperf.load(path)), "
+                        f"got {kind}")
 
 
 def _checked_at(model, at) -> dict:
@@ -230,6 +247,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     """
     if hasattr(model, "_check_fitted"):
         model._check_fitted()  # before its (absent) training ranges shape the sweep
+    else:
+        _check_model(model, "plot_band")
+    _check_ax(ax)
     check_sweep(model, vs)
     at = _checked_at(model, at)
     levels = [check_level(level) for level in np.atleast_1d(levels).tolist()]

@@ -472,6 +472,9 @@ def point_table(X, features: Sequence[str], defaults: dict | None = None, known_
     """
     defaults = defaults or {}
     pts = _as_table(X, list(features), defaults)
+    twice = pts.columns[pts.columns.duplicated()]
+    if len(twice):  # pandas would hand a table for the column, not its values
+        raise ValueError(f"the points name the column {str(twice[0])!r} twice; give each parameter once")
     unknown = [c for c in pts.columns if c not in features and not _not_a_parameter(c) and known_only]
     if unknown:
         raise ValueError(UNKNOWN_PARAM.format(name=unknown[0], features=", ".join(features)))

@@ -381,3 +381,23 @@ def test_a_band_is_fixed_only_at_the_models_parameters_and_passes_through_measur
         train_points_ = {"p": [1.0, 6.0, 7.0]}
 
     assert sweep(Fitted(), "p", {"n": 320}, num=5)["p"].tolist() == [1.0, 2.0, 3.0, 4.0, 6.0, 7.0]
+
+
+def test_python_api_misuse_is_named_not_an_internal_error(direct):
+    # each was an AttributeError or pandas' words from inside the library
+    from probperf import doctor, evaluate
+    from probperf.plot import plot_band
+
+    with pytest.raises(ValueError, match="the points name the column 'n' twice; give each parameter once"):
+        direct.predict(pd.DataFrame([[10, 1, 20]], columns=["n", "p", "n"]))
+    with pytest.raises(TypeError, match="diagnose expects a probperf Measurements table .* got DataFrame"):
+        doctor.diagnose(pd.DataFrame({"n": [1, 2], "p": [1, 1], "time": [1.0, 2.0]}))
+    runs = pp.Measurements({"n": [10, 20], "p": [1, 1], "time": [0.1, 0.2]})
+    with pytest.raises(TypeError, match=r"the prediction comes first: score\(pred, y\)"):
+        evaluate.score(runs, direct.predict(n=[10, 20], p=1))
+    with pytest.raises(TypeError, match="Measurements takes a table .* got int 5"):
+        pp.Measurements(5)
+    with pytest.raises(TypeError, match="plot_band needs a fitted model .* got NoneType"):
+        plot_band(None)
+    with pytest.raises(TypeError, match=r"ax must be a matplotlib Axes \(fig, ax = plt.subplots\(\)\), got int"):
+        plot_band(direct, at={"n": 320, "p": 2}, ax=3)
