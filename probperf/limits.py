@@ -436,9 +436,17 @@ def draw_count(n_draws, default: int) -> int:
     Traceback (most recent call last):
     ...
     probperf.limits.NumberError: n_draws must be a whole number in 1..100000, got 0
+    >>> draw_count("100", 1000)
+    Traceback (most recent call last):
+    ...
+    probperf.limits.NumberError: n_draws must be a whole number in 1..100000, got '100'
     """
+    import numbers
+
     n = default if n_draws is None else n_draws
-    if isinstance(n, bool) or not float(n).is_integer() or not 1 <= int(n) <= MAX_DRAWS:
+    # a number, not its text: "100" is a slip (the seed refuses one too), float() would take it
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or not float(n).is_integer() \
+            or not 1 <= int(n) <= MAX_DRAWS:
         raise NumberError(f"n_draws must be a whole number in 1..{MAX_DRAWS}, got {n_draws!r}")
     return int(n)
 

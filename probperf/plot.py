@@ -262,6 +262,12 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     defaults = getattr(model, "defaults_", {})
     held = {vs, *at, *defaults}  # swept, given or constant in training; the rest follows the sweep
     pts = complete_points(sweep(model, vs, at), relations_of(model))
+    unfixed = [c for c in getattr(model, "features_", []) if c not in pts]
+    if unfixed:  # varied in training, so no default: the band needs a value (its largest, say)
+        largest = {c: training_values(model, c).max(initial=-np.inf) for c in unfixed}
+        example = ", ".join(f"{c!r}: {number_text(v) if np.isfinite(v) else '...'}" for c, v in largest.items())
+        raise ValueError(f"the band along {vs} needs a value of {', '.join(unfixed)}, which varied in training: "
+                         f"give it in at, e.g. at={{{example}}}")
     pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, held)})]).reset_index(drop=True)
     given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
     _check_axis(pts[vs], f"the sweep of {vs} (the training values and the point asked)")

@@ -444,7 +444,7 @@ NO_POINTS = "predict needs points: predict(n=..., p=...) or a table of points"
 NO_ROWS = "predict needs points: the table of points has no rows"
 BOTH_WAYS = "give the points either as a table or as keywords, not both (keywords given: {names})"
 UNKNOWN_PARAM = "the model has no parameter {name!r}; its parameters are {features}"
-NOT_A_NUMBER = "{name} must be a finite number at every prediction point; point {row} has {name}={value!r}"
+NOT_A_NUMBER = "{name} must be a finite number at every prediction point; point {row} has {name}={value}"
 
 
 def point_table(X, features: Sequence[str], defaults: dict | None = None, known_only: bool = True,
@@ -515,7 +515,7 @@ def _exact_workers(column: pd.Series) -> None:
                   if isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT][:1]
     if points:
         i, v = points[0]
-        shown = v if isinstance(v, int) else f"{v:g}"
+        shown = _value_text(v) if isinstance(v, int) else f"{v:g}"
         raise ValueError(f"p = {shown} at point {i + 1} is beyond 2**53, the largest integer held exactly")
 
 
@@ -611,8 +611,24 @@ def _finite_numbers(column: pd.Series, name) -> np.ndarray:
         except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ValueError(NOT_A_NUMBER.format(name=name, row=i + 1, value=v))
+            raise ValueError(NOT_A_NUMBER.format(name=name, row=i + 1, value=_value_text(v)))
     raise AssertionError("unreachable: a column that failed has a culprit")
+
+
+def _value_text(v) -> str:
+    """``repr(v)``, or, for an int of more than 20 digits, its scientific form: a message
+    quoting ``10**400`` whole would be 400 digits long.
+
+    Examples
+    --------
+    >>> _value_text(10**400), _value_text(-12345678901234567890123), _value_text(2**53 + 1), _value_text("x")
+    ('1.000e+400', '-1.235e+22', '9007199254740993', "'x'")
+    """
+    from decimal import Decimal
+
+    if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) > 20:
+        return f"{Decimal(v):.3e}"  # exact for any int, where float() overflows
+    return repr(v)
 
 
 def _holds_bools(column: pd.Series) -> bool:

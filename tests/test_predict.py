@@ -401,3 +401,15 @@ def test_python_api_misuse_is_named_not_an_internal_error(direct):
         plot_band(None)
     with pytest.raises(TypeError, match=r"ax must be a matplotlib Axes \(fig, ax = plt.subplots\(\)\), got int"):
         plot_band(direct, at={"n": 320, "p": 2}, ax=3)
+
+
+def test_small_slips_are_named(direct):
+    from probperf.plot import plot_band
+
+    with pytest.raises(ValueError, match=r"n_draws must be a whole number in 1\.\.100000, got '100'"):
+        direct.predict(n=320, p=2, n_draws="100")  # a number's text, as the seed refuses one
+    with pytest.raises(ValueError, match=r"p = 1\.000e\+400 at point 1 is beyond 2\*\*53"):  # not 401 digits
+        direct.predict(n=320, p=10**400)
+    with pytest.raises(ValueError, match=r"the band along n needs a value of p, which varied in training: "
+                                         r"give it in at, e.g. at=\{'p': 4\}"):
+        plot_band(direct)
