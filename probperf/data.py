@@ -744,6 +744,17 @@ def _as_frame(frame, source) -> pd.DataFrame:
     return pd.DataFrame(frame)
 
 
+def _names(columns) -> list:
+    """Column names as a list; one name alone is one column (``list("time")`` would be four).
+
+    Examples
+    --------
+    >>> _names("time"), _names(["n", "p"]), _names(None)
+    (['time'], ['n', 'p'], [])
+    """
+    return [columns] if isinstance(columns, str) else list(columns or [])
+
+
 class Measurements:
     """A validated table of runs of one task-parallel program.
 
@@ -926,9 +937,8 @@ class Measurements:
                 present = sorted({str(v) for v in self._frame["split"].dropna()})
                 shown = ", ".join(repr(v) for v in present[:10]) + (", ..." if len(present) > 10 else "")
                 labels = f" (its split labels: {shown})" if present else " (its split column is empty)"
-            raise MeasurementError(
-                f"no rows match split={split!r}" + (f" and {where!r}" if where else "") + labels, self.source
-            )
+            asked = ([f"split={split!r}"] if split is not None else []) + [f"{c}={v!r}" for c, v in where.items()]
+            raise MeasurementError(f"no rows match {' and '.join(asked)}" + labels, self.source)
         return self.rows(mask)
 
     def rows(self, mask) -> "Measurements":
@@ -1055,7 +1065,7 @@ class Measurements:
 
     def X(self, features: Sequence[str] | None = None) -> np.ndarray:
         """Parameter matrix (rows x features), float64; default features: :attr:`params`."""
-        features = list(features or self.params)
+        features = _names(features) or list(self.params)
         for f in features:
             if f not in self._frame:
                 raise MeasurementError(f"no parameter column {f!r}", self.source, column=f)
@@ -1088,7 +1098,7 @@ class Measurements:
         ...
         ValueError: points: these runs have no column 'q'; they have n, p, time
         """
-        features = list(features or self.params)
+        features = _names(features) or list(self.params)
         unknown = [c for c in features if c not in self._frame]
         if unknown:
             raise ValueError(f"points: these runs have no column {unknown[0]!r}; they have "

@@ -45,7 +45,12 @@ def _draws(pred) -> np.ndarray:
 
 
 def _truth(y, n_points: int) -> np.ndarray:
-    """True values as a float vector with one value per predicted point."""
+    """True values as a float vector with one value per predicted point; booleans and
+    text are refused (numpy would read True as 1 and "2.5" as 2.5)."""
+    raw = np.asarray(y)
+    if raw.dtype.kind in "bUS" or (raw.dtype.kind == "O" and any(
+            isinstance(v, (bool, np.bool_, str, bytes)) for v in raw.ravel())):
+        raise TypeError(f"y must be the measured values as numbers (or the runs, a Measurements), got {y!r:.60}")
     y = np.asarray(y, dtype=np.float64).ravel()
     if y.shape[0] != n_points:
         raise ValueError(
@@ -66,6 +71,13 @@ def _pair(pred, y) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"the measurements are in {y.unit}, the prediction in {unit}: give them in one unit")
         y = y.y(getattr(pred, "name", None) or "time")
     return draws, _truth(y, draws.shape[1])
+
+
+def _levels(levels) -> list[float]:
+    """Interval levels, each checked; one level may be given alone (a string is one
+    level, refused, not the levels of its characters)."""
+    one = np.ndim(levels) == 0 or isinstance(levels, (str, bytes))
+    return [_check_level(level) for level in ([levels] if one else levels)]
 
 
 def _check_level(level: float) -> float:
@@ -158,6 +170,8 @@ def interval_width(pred, level: float = 0.9, relative: bool = True) -> float:
     >>> interval_width(draws, 0.5)                          # 50/50 and 50/100
     0.75
     """
+    if not isinstance(relative, (bool, np.bool_)):  # "no" is truthy
+        raise TypeError(f"relative must be True or False, got {relative!r}")
     draws = _draws(pred)
     lo, hi = _interval(draws, level)
     width = hi - lo
@@ -185,7 +199,7 @@ def calibration_curve(pred, y, levels: Sequence[float] = DEFAULT_CURVE_LEVELS) -
     draws, y = _pair(pred, y)
     rows = []
     median = np.median(draws, axis=0)
-    for level in levels:
+    for level in _levels(levels):
         lo, hi = _interval(draws, level)
         with np.errstate(divide="ignore", invalid="ignore"):
             width = float(np.mean((hi - lo) / np.abs(median)))
@@ -292,7 +306,7 @@ def score(pred, y, levels: Sequence[float] = (0.5, 0.9)) -> dict:
     0.5
     """
     draws, y = _pair(pred, y)
-    levels = [levels] if np.ndim(levels) == 0 else levels  # one level given alone
+    levels = _levels(levels)
     apes = ape(draws, y)
     point_crps = crps(draws, y)
     out = {

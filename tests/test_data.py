@@ -295,3 +295,11 @@ def test_a_bare_list_of_values_is_no_table():
         Measurements([1, 2, 3])
     with pytest.raises(MeasurementError, match=r"name that column p; the table's other columns are threads\)$"):
         Measurements({"n": [1], "threads": [2], "time": [1.0]})
+
+
+def test_one_column_name_is_one_column_and_a_failed_select_says_what_was_asked():
+    m = Measurements({"n": [10, 20], "p": [1, 1], "time": [1.0, 2.0]})
+    assert m.X("n").tolist() == [[10.0], [20.0]]  # was the columns 'n' of list("n"); "time" failed on 't'
+    assert m.points("time")["time"].tolist() == [1.0, 2.0]
+    with pytest.raises(MeasurementError, match=r"^no rows match n=5 and p=\[1, 2\]$"):  # was "split=None and {...}"
+        m.select(n=5, p=[1, 2])

@@ -228,3 +228,17 @@ def test_scores_take_the_measured_runs_and_say_what_they_refuse():
         score(pred, Measurements({"n": [1, 2], "p": [1, 1], "time": [1e10, 2e10]}, unit="cycles"))
     with pytest.raises(MeasurementError, match="parameter 'n' is needed but missing"):
         extrapolation_splits(Measurements({"p": [1, 2], "time": [1.0, 0.6]}), n_max=1)
+
+
+def test_scores_refuse_slips_numpy_would_take():
+    # True read as 1, "2.5" as 2.5, relative="no" as true, levels="0.5" as 0, 0.5 (chars)
+    draws = np.tile(np.arange(101.0)[:, None], (1, 2))
+    with pytest.raises(TypeError, match="y must be the measured values as numbers"):
+        score(draws, [True, False])
+    with pytest.raises(TypeError, match="y must be the measured values as numbers"):
+        score(draws, ["50", "60"])
+    with pytest.raises(TypeError, match="relative must be True or False, got 'no'"):
+        interval_width(draws, relative="no")
+    with pytest.raises(TypeError, match="interval level must be a number in \\(0, 1\\), got '0.5'"):
+        calibration_curve(draws, [50, 60], levels="0.5")
+    assert calibration_curve(draws, [50, 60], levels=0.5)["coverage"].tolist() == [1.0]  # 50 and 60 in 25..75
