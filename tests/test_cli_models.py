@@ -111,6 +111,21 @@ def test_points_of_many_parameters_stay_readable_at_80_columns(tmp_path):
         assert f"{row['median']:.4g}" in res.stdout
 
 
+def test_a_terminal_too_narrow_for_the_table_gets_a_line_per_point(shared_dir, tmp_path):
+    # at 40 columns the table's point column folded "n=120," into "n=1" / "20,", and
+    # narrower the numbers were cut: a line per point keeps every number whole
+    model = tmp_path / "m.model"
+    assert run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "--fast", "-o", model).exit_code == 0
+    points = ["--at", "n=120", "--at", "n=150"]
+    res = runner.invoke(app, ["predict", str(model), *points], env={"COLUMNS": "40"})
+    rows = json.loads(run("predict", model, *points, "--format", "json").stdout)
+    text = " ".join(res.stdout.split())
+    assert res.exit_code == 0 and "…" not in res.stdout and all(len(line) <= 40 for line in res.stdout.splitlines())
+    for row in rows:
+        assert (f"n={row['n']:g}, p=8: median {row['median']:.4g} [{row['lower']:.4g}, {row['upper']:.4g}], "
+                f"mean {row['mean']:.4g}") in text, text
+
+
 def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):
     data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
     model = tmp_path / "m.model"

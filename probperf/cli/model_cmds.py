@@ -546,16 +546,33 @@ def _print_table(summary, title, params=(), unreliable_mean=None):
             table.add_row(*row)
     else:  # too many parameters for a column each: the point in one column that wraps, the numbers whole
         varying = [c for c in summary.columns if c not in RESULT_COLUMNS]
-        table.add_column("point", overflow="fold")
+        texts = [", ".join(f"{c}={points[c][i]}" for c in varying) for i in range(len(cells))]
         results = [c for c in summary.columns if c in RESULT_COLUMNS and c != "level"]  # the level is in the title
+        # wide enough for its longest "name=value," so it wraps between parameters, not inside a number
+        longest = max(len(shown(token)) for text in texts for token in text.split(" "))
+        if longest + sum(widths[list(summary.columns).index(c)] for c in results) + 3 * len(results) + 4 > console.width:
+            _print_lines(title, texts, results, [[row[list(summary.columns).index(c)] for c in results] for row in cells])
+            if blank.any():
+                console.print(NO_MEAN_NOTE)
+            return
+        table.add_column("point", overflow="fold", min_width=longest)
         for c in results:
             table.add_column(c, justify="right", no_wrap=True)
-        for i, row in enumerate(cells):
-            point = ", ".join(f"{c}={points[c][i]}" for c in varying)
-            table.add_row(shown(point), *(row[list(summary.columns).index(c)] for c in results))
+        for text, row in zip(texts, cells):
+            table.add_row(shown(text), *(row[list(summary.columns).index(c)] for c in results))
     if blank.any():
         table.caption = NO_MEAN_NOTE
     console.print(table)
+
+
+def _print_lines(title, points, names, values) -> None:
+    """The predictions as one line per point, for a terminal too narrow for the table
+    (its columns would be cut off): ``n=120, p=8: median 5.329 [4.828, 5.931], mean 5.344``."""
+    console.print(shown(title), highlight=False)
+    for point, row in zip(points, values):
+        v = dict(zip(names, row))
+        mean = f", mean {v['mean']}" if "mean" in v else ""
+        console.print(shown(f"{point}: median {v['median']} [{v['lower']}, {v['upper']}]{mean}"), highlight=False)
 
 
 def _shown_params(table, values) -> list[str]:
