@@ -400,3 +400,17 @@ def test_dataset_in_python_keeps_the_simulators_limits():
     for bad in (1e6, float("inf"), "0.5", 0.0, True):
         with pytest.raises(ValueError, match=r"^scale must be a number above 0 and at most 16 \(MAX_SIM_SCALE\)"):
             dataset_points("sort", scale=bad)
+
+
+@pytest.mark.parametrize("scheduler", ["greedy", "ws"])
+def test_a_run_beyond_exact_whole_cycles_is_refused_by_either_scheduler(monkeypatch, scheduler):
+    # strands of 2^52 cycles: the run passes 2^53, where float64 holds no whole number
+    # exactly (the greedy scheduler gave 7.3e39 s without a word)
+    from probperf.sim import schedule
+    from probperf.sim.apps import fib
+    from probperf.sim.machine import Machine
+
+    monkeypatch.setattr(schedule, "strand_costs", lambda dag, machine, rng: np.full(dag.n_segments, 2.0**52))
+    with pytest.raises(ValueError, match=f"beyond what the {'greedy' if scheduler == 'greedy' else 'work-stealing'} "
+                                         "scheduler keeps exact"):
+        schedule.simulate(fib(6, cutoff=2), 2, Machine.ideal(), scheduler=scheduler, seed=0)

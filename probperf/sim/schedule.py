@@ -213,7 +213,25 @@ def _greedy(dag: Dag, p: int, cost: np.ndarray, infl: list):
                 break
             if nxt >= 0:
                 ready.append(nxt)
+    _check_exact(t, t, "greedy")
     return start, end, worker, joins.counts()
+
+
+def _check_exact(key: float, t: float, scheduler: str, over: str = "") -> None:
+    """Refuse a run whose event keys (whole cycles, ``key`` the largest) passed 2^53,
+    beyond which float64 holds no whole number exactly: the metric identity, exact in
+    whole cycles, would no longer hold and times would be rounded without a word.
+
+    Examples
+    --------
+    >>> _check_exact(2.0**54, 2.0**54, "greedy")
+    Traceback (most recent call last):
+    ...
+    ValueError: its simulated time, 1.8e+16 cycles, is beyond what the greedy scheduler keeps exact (2^53 cycles); use smaller sizes or settings
+    """
+    if key >= 2.0**53:
+        raise ValueError(f"its simulated time, {t:.3g} cycles, is beyond what the {scheduler} scheduler keeps exact "
+                         f"(2^53 cycles{over}); use smaller sizes or settings")
 
 
 class _WorkStealing:
@@ -289,9 +307,7 @@ class _WorkStealing:
                 self.wake = None
         else:
             raise RuntimeError("simulation ran out of events before the root task ended")
-        if t * slots >= 2.0**53:
-            raise ValueError(f"its simulated time, {t:.3g} cycles, is beyond what the work-stealing scheduler "
-                             "keeps exact (2^53 cycles over the worker slots); use smaller sizes or settings")
+        _check_exact(t * slots, t, "work-stealing", " over the worker slots")
         return (*self.trace, self.joins.counts())
 
     def _strand_ended(self, w: int, s: int, t: float):
