@@ -141,7 +141,10 @@ class MeasurementError(ValueError):
             where.append(f"line {self.line}")
         if self.column is not None:
             where.append(f"column {self.column}")
-        return (", ".join(where) + ": " if where else "") + self.message
+        from .text import printable
+
+        # a column name or a file's value may hold control characters: escaped, not sent to a terminal
+        return printable((", ".join(where) + ": " if where else "") + self.message)
 
 
 class IdentityWarning(UserWarning):

@@ -303,3 +303,11 @@ def test_one_column_name_is_one_column_and_a_failed_select_says_what_was_asked()
     assert m.points("time")["time"].tolist() == [1.0, 2.0]
     with pytest.raises(MeasurementError, match=r"^no rows match n=5 and p=\[1, 2\]$"):  # was "split=None and {...}"
         m.select(n=5, p=[1, 2])
+
+
+def test_a_measurement_error_escapes_control_characters_of_the_file():
+    # a column named with an OSC 52 sequence (a clipboard write) reached the terminal raw
+    # when Python showed the error; the command line escaped it already
+    with pytest.raises(MeasurementError) as caught:
+        Measurements({"n": [1, 2], "p": [1, 1], "time\x1b]52;c;aGk=\x07": ["a", "b"]})
+    assert "\x1b" not in str(caught.value) and "\\x1b]52;c;aGk=\\x07" in str(caught.value)

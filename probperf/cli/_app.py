@@ -10,7 +10,6 @@ import contextlib
 import errno
 import inspect
 import os
-import re
 import signal
 import sys
 import threading
@@ -22,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..limits import NumberError, parse_expression
+from ..text import printable
 from ..limits import parse_list as limits_parse_list
 
 def _plain_flags(params):
@@ -378,26 +378,6 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 #: Exit status for bad input (docs/cli.md).
 BAD_INPUT = 2
-
-#: Characters never sent to the terminal as they are: C0 and C1 controls (ESC starts
-#: the sequences that recolour, retitle or write the clipboard, OSC 52), line and
-#: paragraph separators and the bidirectional overrides that reorder what is shown.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text) -> str:
-    r"""``text`` with every control character written as an escape (``\x1b``).
-
-    The one sanitizer for strings that reach the terminal from files or arguments
-    (column names, a model file's unit, paths, error messages quoting a file).
-
-    Examples
-    --------
-    >>> print(printable("time\x1b]52;c;aGk=\x07 [s]"))
-    time\x1b]52;c;aGk=\x07 [s]
-    """
-    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
-
 
 def shown(text) -> str:
     r""":func:`printable` and escaped for rich markup, so ``[s]`` is shown, not applied.
