@@ -920,8 +920,7 @@ class DagModel(TableModel):
         return self
 
     def _fit_runs(self, measurements: Measurements) -> None:
-        self._check_table(measurements)
-        self._check_params()
+        self._check_table(measurements)  # and the options (_check_params)
         m = measurements
         m.require("n", "p", *REQUIRED)
         frame = m.frame.reset_index(drop=True)

@@ -442,7 +442,7 @@ CLI_CASES = [
     # the fields beside the arrays are checked as a fit checks them, at load (were read as they came)
     case("predict-tampered-seed", "predict {d}/bad_seed.model --at n=200", "(ValueError: seed must be a whole number >= 0, got -1); re-fit"),
     case("predict-tampered-kernel", "predict {d}/bad_kernel.model --at n=200", "(ValueError: model spec 'lawz': unknown kernel 'lawz'"),
-    case("predict-tampered-target", "predict {d}/bad_target.model --at n=200", "(ValueError: target 'n': a parameter, not a metric;"),
+    case("predict-tampered-target", "predict {d}/bad_target.model --at n=200", "(ValueError: DirectModel(target='n'): a parameter, not a metric;"),
     case("predict-tampered-effort", "predict {d}/bad_effort.model --at n=200", "(ValueError: effort must be one of quick, default, thorough; got 'huge')"),
     # a control sequence in a file's string is shown escaped, brackets kept
     case("predict-tampered-unit", "predict {d}/escape_unit.model --at n=200",

@@ -137,13 +137,9 @@ class TableModel(Estimator):
         """A ``TypeError`` unless the runs are a :class:`Measurements` (a DataFrame's
         configuration parameters must be declared: ``Measurements(frame, config=[...])``),
         a ``ValueError`` where it has no rows (one cut from a table, ``m.rows(mask)``) or
-        the model's ``target`` is not a metric (``target="n"`` once fitted n)."""
-        from ..registry import target_problem
-
+        an option is wrong (:meth:`_check_params`: ``target="n"`` once fitted n)."""
         check_table(measurements, f"{type(self).__name__}.fit")
-        target = getattr(self, "target", "time")
-        if target_problem(target):
-            raise ValueError(f"{type(self).__name__}(target={target!r}): {target_problem(target)}")
+        self._check_params()
 
     def _check_params(self) -> None:
         """The constructor's options a table model may have (``target``, ``kernel``,
@@ -163,7 +159,7 @@ class TableModel(Estimator):
 
         target = getattr(self, "target", "time")
         if target_problem(target):
-            raise ValueError(f"target {target!r}: {target_problem(target)}")
+            raise ValueError(f"{type(self).__name__}(target={target!r}): {target_problem(target)}")
         if getattr(self, "kernel", None) is not None:
             parse(self.kernel)
         if hasattr(self, "effort"):
