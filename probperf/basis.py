@@ -122,7 +122,15 @@ class Term:
         return " ".join(parts) or "1"
 
     def evaluate(self, n, p=None) -> np.ndarray:
-        """The term's values at ``n`` (and ``p``, needed only if :attr:`uses_p`)."""
+        """The term's values at ``n`` (and ``p``, needed only if :attr:`uses_p`).
+
+        Examples
+        --------
+        >>> Term(1, 1).evaluate([2.0, 8.0]).tolist()
+        [2.0, 24.0]
+        >>> Term(0, 0, "1/p").evaluate([10.0, 10.0], p=[1, 4]).tolist()
+        [1.0, 0.25]
+        """
         n = np.asarray(n, dtype=np.float64)
         value = n**self.j if self.j != 0 else np.ones_like(n)
         if self.k:
@@ -134,6 +142,13 @@ class Term:
         return value
 
     def to_dict(self) -> dict:
+        """The term as a plain dict, the form model files store.
+
+        Examples
+        --------
+        >>> Term(2, 1, "p-1").to_dict()
+        {'j': 2.0, 'k': 1, 'worker': 'p-1'}
+        """
         return {"j": self.j, "k": self.k, "worker": self.worker}
 
 
@@ -197,13 +212,25 @@ class BasisSet:
         return any(t.uses_p for t in self.terms)
 
     def design(self, n, p=None) -> np.ndarray:
-        """Design matrix (len(n) x len(self)); ``p`` is needed only for worker terms."""
+        """Design matrix (len(n) x len(self)); ``p`` is needed only for worker terms.
+
+        Examples
+        --------
+        >>> BasisSet([Term(1, 0), Term(0, 0, "p-1")]).design([10.0, 20.0], p=[2, 4]).tolist()
+        [[10.0, 1.0], [20.0, 3.0]]
+        """
         need_log = any(t.k > 0 for t in self.terms)
         n, p = _check_inputs(n, p, self.uses_p, need_log)
         return np.column_stack([t.evaluate(n, p) for t in self.terms])
 
     def subset(self, keep: Callable[[Term], bool]) -> "BasisSet":
-        """The terms for which ``keep(term)`` is true."""
+        """The terms for which ``keep(term)`` is true.
+
+        Examples
+        --------
+        >>> serial_work().subset(lambda t: t.k == 0).names
+        ['1', 'n', 'n^2', 'n^3']
+        """
         return BasisSet([t for t in self.terms if keep(t)])
 
     def __add__(self, other: "BasisSet") -> "BasisSet":
@@ -228,12 +255,26 @@ class BasisSet:
         return f"BasisSet([{', '.join(self.names)}])"
 
     def to_json(self) -> str:
-        """JSON text (a list of ``{"j", "k", "worker"}``) for model files."""
+        """JSON text (a list of ``{"j", "k", "worker"}``) for model files.
+
+        Examples
+        --------
+        >>> BasisSet([Term(1, 1)]).to_json()
+        '[{"j": 1.0, "k": 1, "worker": "1"}]'
+        """
         return json.dumps([t.to_dict() for t in self.terms])
 
     @classmethod
     def from_json(cls, text) -> "BasisSet":
-        """Inverse of :meth:`to_json`; also accepts the already-parsed list."""
+        """Inverse of :meth:`to_json`; also accepts the already-parsed list.
+
+        Examples
+        --------
+        >>> BasisSet.from_json('[{"j": 2, "k": 0, "worker": "1"}]').names
+        ['n^2']
+        >>> BasisSet.from_json([[1, 1, "p-1"]]).names  # (j, k, worker) triples, parsed
+        ['n log2(n) (p-1)']
+        """
         data = json.loads(text) if isinstance(text, (str, bytes)) else text
         if not isinstance(data, list):
             raise ValueError("a BasisSet JSON must be a list of terms")

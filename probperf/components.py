@@ -58,19 +58,61 @@ class Features:
     table: pd.DataFrame
 
     def take(self, mask) -> "Features":
+        """The rows of ``mask`` (the runs a component is fitted on).
+
+        Examples
+        --------
+        >>> Features(pd.DataFrame({"n": [8.0, 16.0]})).take(np.array([False, True])).table["n"].tolist()
+        [16.0]
+        """
         return Features(self.table.iloc[np.flatnonzero(mask)])
 
     def usable(self) -> np.ndarray:
+        """Which rows can inform a fit: all of them (a parameter row always can).
+
+        Examples
+        --------
+        >>> Features(pd.DataFrame({"n": [8.0, 16.0]})).usable().tolist()
+        [True, True]
+        """
         return np.ones(len(self.table), dtype=bool)
 
     def fit(self, model, y, target: str):
+        """``model`` fitted to ``y`` over the table's columns (its refusal names ``target``).
+
+        Examples
+        --------
+        >>> from probperf.models import LawMixture
+        >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0, 64.0, 128.0]}))
+        >>> f.fit(LawMixture(discrepancy=False), 2 * f.table["n"].to_numpy() ** 2, "work").features_
+        ['n']
+        """
         return model.fit(self.table, y, target=target, features=list(self.table.columns))  # a refusal names it
 
     def draws(self, model, S: int, seed: int, noise: bool) -> np.ndarray:
+        """``S`` draws of ``model`` at each row (``S x N``), with or without run noise.
+
+        Examples
+        --------
+        >>> from probperf.models import LawMixture
+        >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0, 64.0, 128.0]}))
+        >>> model = f.fit(LawMixture(discrepancy=False), 2 * f.table["n"].to_numpy() ** 2, "work")
+        >>> f.draws(model, 50, seed=0, noise=False).shape
+        (50, 5)
+        """
         return model.predict(self.table, n_draws=S, seed=seed, noise=noise).draws
 
     def median(self, model) -> np.ndarray:
-        """Median prediction without observation noise."""
+        """Median prediction without observation noise.
+
+        Examples
+        --------
+        >>> from probperf.models import LawMixture
+        >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0, 64.0, 128.0]}))
+        >>> model = f.fit(LawMixture(discrepancy=False), 2 * f.table["n"].to_numpy() ** 2, "work")
+        >>> (f.median(model) / (2 * f.table["n"].to_numpy() ** 2)).round(2).tolist()
+        [1.0, 1.0, 1.0, 1.0, 1.0]
+        """
         return model.predict(self.table, n_draws=200, seed=0, noise=False).median
 
 
@@ -91,19 +133,69 @@ class Design:
     matrix: np.ndarray
 
     def take(self, mask) -> "Design":
+        """The rows of ``mask``.
+
+        Examples
+        --------
+        >>> Design(np.array([[2.0, 1.0], [4.0, 3.0]])).take(np.array([False, True])).matrix.tolist()
+        [[4.0, 3.0]]
+        """
         return Design(self.matrix[mask])
 
     def usable(self) -> np.ndarray:
+        """Which rows can inform a fit: not an all-zero row (a run without tasks).
+
+        Examples
+        --------
+        >>> Design(np.array([[2.0, 1.0], [0.0, 0.0]])).usable().tolist()
+        [True, False]
+        """
         # an all-zero design row (no tasks) cannot explain anything
         return self.matrix.sum(axis=1) > 0
 
     def fit(self, model, y, target: str):
+        """``model`` (a basis regression) fitted to ``y`` on the design.
+
+        Examples
+        --------
+        A delay of 2 per task plus 0.5 per task and extra worker:
+
+        >>> from probperf.models import BayesianBasisRegression
+        >>> d = Design(np.array([[10.0, 0.0], [10.0, 10.0], [20.0, 60.0], [40.0, 280.0]]))
+        >>> y = d.matrix @ [2.0, 0.5]
+        >>> model = d.fit(BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100), y, "delay")
+        >>> model.coef_samples_.mean(axis=0).round(1).tolist()
+        [2.0, 0.5]
+        """
         return model.fit_design(self.matrix, y)
 
     def draws(self, model, S: int, seed: int, noise: bool) -> np.ndarray:
+        """``S`` draws of ``model`` at each row (``S x N``); a design model's draws
+        are its coefficients' (``noise`` is for parameter models).
+
+        Examples
+        --------
+        >>> from probperf.models import BayesianBasisRegression
+        >>> d = Design(np.array([[10.0, 0.0], [10.0, 10.0], [20.0, 60.0], [40.0, 280.0]]))
+        >>> model = d.fit(BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100),
+        ...               d.matrix @ [2.0, 0.5], "delay")
+        >>> d.draws(model, 30, seed=0, noise=False).shape
+        (30, 4)
+        """
         return model.predict_design(self.matrix, n_draws=S, seed=seed)
 
     def median(self, model) -> np.ndarray:
+        """Median prediction at each row.
+
+        Examples
+        --------
+        >>> from probperf.models import BayesianBasisRegression
+        >>> d = Design(np.array([[10.0, 0.0], [10.0, 10.0], [20.0, 60.0], [40.0, 280.0]]))
+        >>> model = d.fit(BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100),
+        ...               d.matrix @ [2.0, 0.5], "delay")
+        >>> (d.median(model) / (d.matrix @ [2.0, 0.5])).round(2).tolist()
+        [1.0, 1.0, 1.0, 1.0]
+        """
         return model.predict_median_design(self.matrix)
 
 
@@ -154,6 +246,17 @@ class Component:
 
         ``features``: the model's parameter columns (with or without ``p``). The metric
         is ``scale * target``.
+
+        Examples
+        --------
+        The delay's law mixture sees the parameters and predicts the delay per task
+        operation (a creation or a wait), so its scale is their count:
+
+        >>> pts = pd.DataFrame({"n": [64.0], "p": [4.0]})
+        >>> parents = {"create_task": np.array([20.0]), "wait_tasks": np.array([5.0])}
+        >>> inputs, scale = BY_NAME["delay"].inputs("laws", pts, parents, ["n", "p"])
+        >>> type(inputs).__name__, list(inputs.table.columns), np.ravel(scale).tolist()
+        ('Features', ['n', 'p'], [25.0])
         """
         if self.design is not None and is_design_spec(spec):
             n, p = (points[c].to_numpy(dtype=np.float64) for c in ("n", "p"))

@@ -520,15 +520,47 @@ class ConstantMetric:
         self.value = float(value)
 
     def predict(self, X, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        """The value at every point ``X`` in every draw (``seed`` and ``noise`` change nothing).
+
+        Examples
+        --------
+        >>> pred = ConstantMetric(2.0).predict(pd.DataFrame({"n": [64, 128]}), n_draws=3)
+        >>> pred.draws.shape, pred.median.tolist()
+        ((3, 2), [2.0, 2.0])
+        """
         return Predictive(np.full((int(n_draws), len(X)), self.value), None)
 
     def predict_design(self, Phi, n_draws=DEFAULT_DRAWS, seed=None, noise=True):
+        """Draws (n_draws x N) for a design of N rows, one for all draws or one per draw.
+
+        Examples
+        --------
+        >>> ConstantMetric(2.0).predict_design(np.ones((3, 2)), n_draws=2).tolist()
+        [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]
+        >>> ConstantMetric(2.0).predict_design(np.ones((4, 3, 2)), n_draws=4).shape  # a design per draw
+        (4, 3)
+        """
         return np.full((int(n_draws), np.shape(Phi)[-2]), self.value)
 
     def predict_median_design(self, Phi):
+        """The median at each of the N rows of a design: the value.
+
+        Examples
+        --------
+        >>> ConstantMetric(2.0).predict_median_design(np.ones((3, 2))).tolist()
+        [2.0, 2.0, 2.0]
+        """
         return np.full(np.shape(Phi)[-2], self.value)
 
     def draws_pointwise(self) -> bool:
+        """True: a draw at a point does not depend on the other points asked with it
+        (see :meth:`probperf.models.base.MetricModel.draws_pointwise`).
+
+        Examples
+        --------
+        >>> ConstantMetric(2.0).draws_pointwise()
+        True
+        """
         return True  # the value wherever asked
 
 
@@ -676,6 +708,17 @@ class Prediction(Predictive):
 
         One row per point and term, with the median share and its ``level`` interval,
         and the term's own median and interval (in the time unit).
+
+        Examples
+        --------
+        >>> pts = pd.DataFrame({"n": [100], "p": [2]})
+        >>> comps = {"work": np.full((3, 1), 8.0), "delay": np.ones((3, 1)),
+        ...          "no_work": np.ones((3, 1)), "serial_work": np.full((3, 1), 8.0)}
+        >>> Prediction(comps, pts).decomposition()[["term", "share", "median"]]  # p * time = 10
+              term  share  median
+        0     work    0.8     8.0
+        1    delay    0.1     1.0
+        2  no_work    0.1     1.0
         """
         level = check_level(level)
         budget = self.draws * self.p
@@ -914,6 +957,20 @@ class DagModel(TableModel):
         every row, and the serial work: a ``serial_work`` column or rows with
         ``p == 1`` (whose ``work`` is the serial work). ``critical_path`` is used
         when present (span law).
+
+        Examples
+        --------
+        >>> from probperf.sim import generate
+        >>> runs = generate("fib", [14, 15, 16], [1, 2, 4], config={"cutoff": 4}, seed=0)
+        >>> model = DagModel(effort="quick").fit(runs)
+        >>> sorted(model.components_)
+        ['create_task', 'critical_path', 'delay', 'no_work', 'serial_work', 'wait_tasks', 'work']
+        >>> model.specs_["delay"]
+        'laws'
+        >>> DagModel().fit(Measurements({"n": [1, 2, 4], "p": [1, 2, 4], "time": [1.0, 0.6, 0.4]}))
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: column work: metric 'work' is needed but missing (a metric of traced runs: 'probperf record' writes it)
         """
         with self._fitting():  # a fit that fails leaves no fit behind
             self._fit_runs(measurements)
@@ -979,14 +1036,32 @@ class DagModel(TableModel):
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
-        a part's own (a law mixture's rate) or the calibrated or floored rates."""
+        a part's own (a law mixture's rate) or the calibrated or floored rates.
+
+        Examples
+        --------
+        >>> from probperf.sim import generate
+        >>> runs = generate("fib", [14, 15, 16], [1, 2, 4], config={"cutoff": 4}, seed=0)
+        >>> DagModel(effort="quick").fit(runs).widens_beyond()  # its law mixtures learn their growth
+        True
+        """
         self._check_fitted()
         return max(self.discrepancy_.values()) > 0 or any(widens(c) for c in self.components_.values())
 
     def calibrates(self) -> bool:
         """Whether the fit learns the discrepancy rates: ``calibrate`` as given; with
         None, when some fitted part neither widens beyond the data by itself (a law
-        mixture with a learnt rate) nor is a constant (zero included)."""
+        mixture with a learnt rate) nor is a constant (zero included).
+
+        Examples
+        --------
+        >>> DagModel(calibrate=True).calibrates()  # as given: no fit needed
+        True
+        >>> from probperf.sim import generate
+        >>> runs = generate("fib", [14, 15, 16], [1, 2, 4], config={"cutoff": 4}, seed=0)
+        >>> DagModel(effort="quick").fit(runs).calibrates()  # every part a law mixture that widens
+        False
+        """
         if self.calibrate is not None:
             return bool(self.calibrate)
         # a constant (zero included) is exact at the one setting it can be asked at
@@ -1090,6 +1165,22 @@ class DagModel(TableModel):
         **params
             Alternatively the point(s) as keywords: ``predict(n=2**22, p=36)``;
             parameters that were constant in the training data may be omitted.
+
+        Examples
+        --------
+        >>> from probperf.sim import generate
+        >>> runs = generate("fib", [14, 15, 16], [1, 2, 4], config={"cutoff": 4}, seed=0)
+        >>> model = DagModel(effort="quick").fit(runs)
+        >>> pred = model.predict(n=17, p=[2, 4])  # cutoff was constant: may be omitted
+        >>> pred.n_draws, pred.n_points
+        (1000, 2)
+        >>> parts = pred["work"].draws + pred["delay"].draws + pred["no_work"].draws
+        >>> bool(np.allclose(parts, pred.p * pred.draws))  # identity (1) in every draw
+        True
+        >>> measured = generate("fib", [17], [2, 4], config={"cutoff": 4}, seed=1).y("time")
+        >>> lo, hi = pred.interval(0.9)
+        >>> bool(np.all((lo < measured) & (measured < hi)))
+        True
         """
         from .models.mixture import discrepancy_factors
         from .models.points import check_extrapolation, check_points

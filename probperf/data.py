@@ -213,6 +213,17 @@ class Location:
     row_positions: Sequence[int] | None = None
 
     def error(self, message, row=None, column=None) -> MeasurementError:
+        """A :class:`MeasurementError` naming the file, the line of ``row`` (0-based)
+        and ``column``; without ``row``, the header line (a whole column is wrong).
+
+        Examples
+        --------
+        >>> loc = Location("runs.csv", first_line=2, header_line=1)
+        >>> str(loc.error("must be a positive integer", 0, "p"))
+        'runs.csv, line 2, column p: must be a positive integer'
+        >>> str(loc.error("unknown column", column="tme"))
+        'runs.csv, line 1, column tme: unknown column'
+        """
         if self.given and column in self.given:  # not in the file: no line holds it
             return MeasurementError(f"{column}={self.given[column]} given as a constant (--param, params=): {message}",
                                     self.source)
@@ -856,7 +867,14 @@ class Measurements:
         )
 
     def has(self, *metrics: str) -> bool:
-        """True if every named metric is present in every row."""
+        """True if every named metric is present in every row.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 20], "p": [1, 2], "time": [1.0, 0.6], "work": [1.0, None]})
+        >>> m.has("time"), m.has("time", "work")
+        (True, False)
+        """
         return all(m in self._frame and self._frame[m].notna().all() for m in metrics)
 
     def require(self, *metrics: str) -> None:
@@ -892,14 +910,31 @@ class Measurements:
                 raise self.row_error(f"metric {m!r} is needed but missing", row, m)
 
     def ranges(self) -> dict[str, tuple[float, float, int]]:
-        """``{param: (min, max, number of distinct values)}``."""
+        """``{param: (min, max, number of distinct values)}``.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 100, 200], "p": [1, 2, 4], "time": [4.0, 2.2, 2.1]})
+        >>> for name, (low, high, count) in m.ranges().items():
+        ...     print(name, low, high, count)
+        n 100 200 2
+        p 1 4 3
+        """
         return {
             c: (self._frame[c].min(), self._frame[c].max(), self._frame[c].nunique())
             for c in self.params
         }
 
     def identity_residual(self) -> np.ndarray:
-        """Relative residual of ``work + delay + no_work = p * time`` per row."""
+        """Relative residual of ``work + delay + no_work = p * time`` per row.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 10], "p": [2, 2], "time": [5.0, 5.0], "work": [8.0, 8.004],
+        ...                   "delay": [1.0, 1.0], "no_work": [1.0, 1.0]})
+        >>> m.identity_residual().round(6).tolist()
+        [0.0, 0.0004]
+        """
         return identity_residual(self._frame)
 
     # -- derived tables ------------------------------------------------------------
@@ -923,6 +958,21 @@ class Measurements:
         ------
         MeasurementError
             If nothing matches, or a named column does not exist.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 100, 200, 400], "p": [1, 2, 2, 4],
+        ...                   "time": [4.0, 2.2, 4.1, 4.3], "split": ["train", "train", "train", "test"]})
+        >>> m.select("train", p=2).frame["n"].tolist()
+        [100, 200]
+        >>> m.select(n=(150, None)).frame["time"].tolist()  # n >= 150
+        [4.1, 4.3]
+        >>> m.select(p=[1, 4]).frame["n"].tolist()
+        [100, 400]
+        >>> m.select(p=8)
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: no rows match p=8
         """
         mask = np.ones(len(self._frame), dtype=bool)
         if split is not None:
@@ -979,6 +1029,15 @@ class Measurements:
 
         The spread is kept: ``reps`` counts the repetitions and ``<metric>_std`` holds
         their standard deviation (0 for a single repetition).
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 100, 100], "p": [2, 2, 4], "time": [2.0, 2.2, 1.3]})
+        >>> a = m.aggregate()
+        >>> a.frame[["p", "time", "reps"]].values.tolist()
+        [[2.0, 2.1, 2.0], [4.0, 1.3, 1.0]]
+        >>> a.frame["time_std"].round(3).tolist()
+        [0.141, 0.0]
         """
         if how not in ("mean", "median", "min"):
             raise ValueError(f"how must be 'mean', 'median' or 'min', got {how!r}")
@@ -992,7 +1051,15 @@ class Measurements:
         return self._derive(frame)
 
     def in_seconds(self) -> "Measurements":
-        """The same table with time metrics in seconds."""
+        """The same table with time metrics in seconds.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100], "p": [2], "time": [3e9]}, unit="cycles", clock_hz=1.5e9)
+        >>> s = m.in_seconds()
+        >>> s.unit, s.frame["time"].tolist()
+        ('s', [2.0])
+        """
         if self.unit == "s":
             return self
         if not self.clock_hz:
@@ -1052,7 +1119,18 @@ class Measurements:
         return self._derive(pd.concat(frames, ignore_index=True))
 
     def with_columns(self, **columns) -> "Measurements":
-        """A copy with metric columns added or replaced (validated again)."""
+        """A copy with metric columns added or replaced (validated again).
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 200], "p": [2, 2], "time": [2.0, 4.1]})
+        >>> m.with_columns(work=[3.9, 8.0]).metrics
+        ['time', 'work']
+        >>> m.with_columns(time=[1.0])  # one value per run, or one for all
+        Traceback (most recent call last):
+        ...
+        ValueError: with_columns: time has 1 values for 2 runs
+        """
         frame = self._frame.copy()
         for k, v in columns.items():
             if isinstance(v, pd.Series):  # by position, one value per run: an index of its own would misalign
@@ -1067,7 +1145,16 @@ class Measurements:
     # -- arrays for models ---------------------------------------------------------
 
     def X(self, features: Sequence[str] | None = None) -> np.ndarray:
-        """Parameter matrix (rows x features), float64; default features: :attr:`params`."""
+        """Parameter matrix (rows x features), float64; default features: :attr:`params`.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 200], "p": [1, 4], "time": [4.0, 2.1]})
+        >>> m.X().tolist()
+        [[100.0, 1.0], [200.0, 4.0]]
+        >>> m.X("p").tolist()
+        [[1.0], [4.0]]
+        """
         features = _names(features) or list(self.params)
         for f in features:
             if f not in self._frame:
@@ -1075,12 +1162,31 @@ class Measurements:
         return self._frame[features].to_numpy(dtype=np.float64)
 
     def y(self, metric: str) -> np.ndarray:
-        """Values of one metric, float64; raises if it is missing anywhere."""
+        """Values of one metric, float64; raises if it is missing anywhere.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 200], "p": [1, 4], "time": [4.0, 2.1], "work": [4.0, None]})
+        >>> m.y("time").tolist()
+        [4.0, 2.1]
+        >>> m.y("work")
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: column work: 2nd row: metric 'work' is needed but missing
+        """
         self.require(metric)
         return self._frame[metric].to_numpy(dtype=np.float64)
 
     def to_torch(self, metric: str, features: Sequence[str] | None = None, dtype=None):
-        """``(X, y)`` as torch tensors (float64 unless ``dtype`` is given)."""
+        """``(X, y)`` as torch tensors (float64 unless ``dtype`` is given).
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [100, 200, 400], "p": [1, 4, 4], "time": [4.0, 2.1, 4.2]})
+        >>> X, y = m.to_torch("time")
+        >>> tuple(X.shape), y.tolist(), str(X.dtype)
+        ((3, 2), [4.0, 2.1, 4.2], 'torch.float64')
+        """
         import torch
 
         dtype = dtype or torch.float64

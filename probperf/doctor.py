@@ -105,7 +105,19 @@ class Report:
     relations: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``)."""
+        """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``).
+
+        Examples
+        --------
+        >>> import json
+        >>> d = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]})).to_dict()
+        >>> sorted(d)
+        ['dag_model', 'directions', 'identity', 'metrics', 'problems', 'relations', 'rows', 'unit']
+        >>> d["identity"]  # times alone: the identity is not checked, so "ok" is null
+        {'worst': None, 'row': None, 'tolerance': 0.001, 'ok': None}
+        >>> json.loads(json.dumps(d)) == d
+        True
+        """
         out = asdict(self)
         # null where the runs lack the four metrics: not checked, so neither held nor broken
         out["identity"]["ok"] = None if self.identity.worst is None else self.identity.ok

@@ -138,7 +138,16 @@ class Predictive:
         return self.draws.std(axis=0, ddof=1) if self.n_draws > 1 else np.zeros(self.n_points)
 
     def quantile(self, q) -> np.ndarray:
-        """Quantile(s) per point; ``q`` scalar gives (points,), a sequence (len(q), points)."""
+        """Quantile(s) per point; ``q`` scalar gives (points,), a sequence (len(q), points).
+
+        Examples
+        --------
+        >>> pred = Predictive(np.arange(1.0, 102.0)[:, None] * [1.0, 2.0])  # draws 1..101, and twice them
+        >>> pred.quantile(0.5).tolist()
+        [51.0, 102.0]
+        >>> pred.quantile([0.1, 0.9]).tolist()
+        [[11.0, 22.0], [91.0, 182.0]]
+        """
         try:  # text is not a number here, as for interval's level
             qs = np.array(np.nan) if isinstance(q, (str, bytes)) else np.asarray(q, dtype=np.float64)
         except (TypeError, ValueError):
@@ -148,7 +157,15 @@ class Predictive:
         return _quantiles(self.draws, qs)
 
     def interval(self, level: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
-        """Central (equal-tailed) interval holding ``level`` of the predictive mass."""
+        """Central (equal-tailed) interval holding ``level`` of the predictive mass.
+
+        Examples
+        --------
+        >>> pred = Predictive(np.arange(1.0, 102.0)[:, None] * [1.0, 2.0])  # draws 1..101, and twice them
+        >>> lo, hi = pred.interval(0.9)  # the 5 % and 95 % quantiles
+        >>> lo.round(6).tolist(), hi.round(6).tolist()
+        ([6.0, 12.0], [96.0, 192.0])
+        """
         level = check_level(level)
         lo, hi = _quantiles(self.draws, [(1 - level) / 2, (1 + level) / 2])
         return lo, hi
@@ -187,14 +204,34 @@ class Predictive:
         return (lowest / lowest.sum(axis=1, keepdims=True)).mean(axis=0)
 
     def sample(self, k: int, seed: int | None = None) -> np.ndarray:
-        """``k`` joint draws (k x points), resampled with replacement if k > n_draws."""
+        """``k`` joint draws (k x points), resampled with replacement if k > n_draws.
+
+        Examples
+        --------
+        >>> pred = Predictive(np.array([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]))
+        >>> s = pred.sample(5, seed=0)
+        >>> s.shape, bool(np.all(s[:, 1] == 10 * s[:, 0]))  # whole draws: the points stay paired
+        ((5, 2), True)
+        """
         k = whole_number(k, "k")
         rng = np.random.default_rng(whole_number(seed, "seed", none=True))
         idx = rng.choice(self.n_draws, size=k, replace=k > self.n_draws)
         return self.draws[idx]
 
     def map(self, fn, name: str | None = None) -> "Predictive":
-        """A new Predictive with ``fn`` applied to the draws (kept joint)."""
+        """A new Predictive with ``fn`` applied to the draws (kept joint).
+
+        Examples
+        --------
+        The speedup over the first point, draw by draw:
+
+        >>> time = Predictive(np.array([[2.0, 4.0], [3.0, 5.0]]), name="time")
+        >>> speedup = time.map(lambda d: d[:, :1] / d, name="speedup")
+        >>> speedup
+        Predictive(speedup: 2 draws x 2 points)
+        >>> speedup.draws.tolist()
+        [[1.0, 0.5], [1.0, 0.6]]
+        """
         if not callable(fn):
             raise TypeError(f"map takes a function of the draws, got {fn!r}"[:200])
         return Predictive(fn(self.draws), self.points, name or self.name, self.unit)
@@ -214,7 +251,17 @@ class Predictive:
         return Predictive(self.draws[:, idx], points, self.name, self.unit)
 
     def summary(self, level: float = 0.9) -> pd.DataFrame:
-        """One row per point: its parameters, ``mean``, ``median``, ``lower``, ``upper``."""
+        """One row per point: its parameters, ``mean``, ``median``, ``lower``, ``upper``.
+
+        Examples
+        --------
+        >>> points = pd.DataFrame({"n": [1024, 1024], "p": [1, 2]})
+        >>> pred = Predictive(np.arange(1.0, 102.0)[:, None] * [1.0, 0.5], points, name="time")
+        >>> pred.summary(level=0.5)
+              n  p  mean  median  lower  upper  level
+        0  1024  1  51.0    51.0   26.0   76.0    0.5
+        1  1024  2  25.5    25.5   13.0   38.0    0.5
+        """
         lo, hi = self.interval(level)
         frame = pd.DataFrame(
             {"mean": self.mean, "median": self.median, "lower": lo, "upper": hi, "level": level}

@@ -208,7 +208,16 @@ class ResultStore:
         return self.parts / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.parquet"
 
     def write(self, row: dict) -> None:
-        """Write one row as its key's part file, atomically (temp file + rename)."""
+        """Write one row as its key's part file, atomically (temp file + rename).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "grid.parquet"))
+        >>> store.write(run_task(example_square, {"x": 3}, "a"))
+        >>> len(list(store.parts.glob("*.parquet")))  # one part file per key
+        1
+        """
         self.parts.mkdir(parents=True, exist_ok=True)
         final = self._part(row["key"])
         tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
@@ -216,7 +225,17 @@ class ResultStore:
         os.replace(tmp, final)
 
     def read(self) -> pd.DataFrame:
-        """Every row stored so far (final file and parts), one per key, parts winning."""
+        """Every row stored so far (final file and parts), one per key, parts winning.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "grid.parquet"))
+        >>> store.write(run_task(example_square, {"x": 3}, "a"))
+        >>> store.write(run_task(example_square, {"x": 4}, "a"))  # the same key again: replaces
+        >>> store.read()[["x", "y", "key", "status"]].values.tolist()
+        [[4, 16, 'a', 'ok']]
+        """
         frames = []
         if self.out.exists():
             frames.append(pd.read_parquet(self.out))
@@ -232,14 +251,35 @@ class ResultStore:
         return _storable(table[order])
 
     def done_keys(self, rerun_errors: bool = False) -> set[str]:
-        """Keys already recorded (errors excluded with ``rerun_errors``)."""
+        """Keys already recorded (errors excluded with ``rerun_errors``).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "grid.parquet"))
+        >>> store.write(run_task(example_square, {"x": 3}, "a"))
+        >>> store.write(run_task(example_square, {"x": -1}, "b"))  # fails: an error row
+        >>> sorted(store.done_keys()), sorted(store.done_keys(rerun_errors=True))
+        (['a', 'b'], ['a'])
+        """
         table = self.read()
         if rerun_errors and len(table):
             table = table[table["status"] != "error"]
         return set(table["key"])
 
     def compact(self) -> pd.DataFrame:
-        """Merge the parts into the final file (atomic replace), then delete the parts."""
+        """Merge the parts into the final file (atomic replace), then delete the parts.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "grid.parquet"))
+        >>> store.write(run_task(example_square, {"x": 3}, "a"))
+        >>> store.compact()[["x", "y", "key"]].values.tolist()
+        [[3, 9, 'a']]
+        >>> store.parts.exists(), store.out.exists()
+        (False, True)
+        """
         table = self.read()
         self.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.out.with_name(f".{self.out.name}.{uuid.uuid4().hex}.tmp")

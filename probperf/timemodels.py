@@ -70,6 +70,16 @@ class DirectModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "DirectModel":
+        """Fit the model of ``kernel`` to the target over all the table's parameters.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4,
+        ...                   "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2]})
+        >>> model = DirectModel().fit(m)
+        >>> type(model.model_).__name__, model.features_
+        ('LawMixture', ['n', 'p'])
+        """
         self._check_table(measurements)
         with self._fitting():
             measurements.require("n", self.target)
@@ -105,7 +115,15 @@ class DirectModel(_TimeOnly):
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
-        for the law mixture (its discrepancy rate), not for a GP or basis regression."""
+        for the law mixture (its discrepancy rate), not for a GP or basis regression.
+
+        Examples
+        --------
+        >>> m = Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4,
+        ...                   "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2]})
+        >>> DirectModel().fit(m).widens_beyond()
+        True
+        """
         from .models.mixture import widens
 
         self._check_fitted()
@@ -166,6 +184,25 @@ class PenaltyModel(_TimeOnly):
         self.seed = seed
 
     def fit(self, measurements: Measurements) -> "PenaltyModel":
+        """Fit ``T(n)`` to the sequential times and ``A(n,p)`` to the runs with ``p > 1``
+        slower than ``T(n)/p``.
+
+        Examples
+        --------
+        >>> n = np.repeat([100.0, 200.0, 400.0, 800.0], 3)
+        >>> p = np.tile([1, 4, 8], 4)
+        >>> runs = Measurements({"n": n, "p": p, "time": 1e-3 * n / p + 0.01 * (p - 1)})
+        >>> model = PenaltyModel(kernel="laws").fit(runs)
+        >>> model.size_features_, type(model.serial_).__name__, type(model.penalty_).__name__
+        (['n'], 'LawMixture', 'LawMixture')
+
+        Runs that scale perfectly leave no penalty to model:
+
+        >>> PenaltyModel(kernel="laws").fit(Measurements({"n": n, "p": p, "time": 1e-3 * n / p}))
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: column time: the penalty model needs at least 2 runs with p > 1 slower than T(n)/p
+        """
         self._check_table(measurements)
         with self._fitting():
             m = measurements
@@ -201,7 +238,16 @@ class PenaltyModel(_TimeOnly):
 
     def widens_beyond(self) -> bool:
         """Whether the interval grows beyond the training data by a learnt error growth:
-        when both parts are law mixtures that learnt one."""
+        when both parts are law mixtures that learnt one.
+
+        Examples
+        --------
+        >>> n = np.repeat([100.0, 200.0, 400.0, 800.0], 3)
+        >>> p = np.tile([1, 4, 8], 4)
+        >>> runs = Measurements({"n": n, "p": p, "time": 1e-3 * n / p + 0.01 * (p - 1)})
+        >>> PenaltyModel(kernel="laws").fit(runs).widens_beyond()
+        True
+        """
         from .models.mixture import widens
 
         self._check_fitted()
@@ -214,7 +260,18 @@ class PenaltyModel(_TimeOnly):
 
     def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
         """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw); ``X``,
-        ``n_draws`` and ``seed`` as in :meth:`DirectModel.predict`."""
+        ``n_draws`` and ``seed`` as in :meth:`DirectModel.predict`.
+
+        Examples
+        --------
+        >>> n = np.repeat([100.0, 200.0, 400.0, 800.0], 3)
+        >>> p = np.tile([1, 4, 8], 4)
+        >>> runs = Measurements({"n": n, "p": p, "time": 1e-3 * n / p + 0.01 * (p - 1)})
+        >>> pred = PenaltyModel(kernel="laws").fit(runs).predict(n=1600, p=[1, 8])
+        >>> truth = 1e-3 * 1600 / np.array([1, 8]) + 0.01 * np.array([0, 7])  # no penalty on one worker
+        >>> (pred.median / truth).round(2).tolist()
+        [1.0, 1.0]
+        """
         pts = self._points(X, params)
         values = pts[self.features_].to_numpy(dtype=np.float64)
         check_points(values, self.features_, self.train_ranges_, self.relations_)

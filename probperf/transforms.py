@@ -78,6 +78,14 @@ class Standardizer:
     _fitted = ("mean_", "scale_")
 
     def fit(self, X):
+        """Learn each column's mean and standard deviation (1 for a constant column).
+
+        Examples
+        --------
+        >>> s = Standardizer().fit(np.array([[1.0, 4.0], [3.0, 4.0]]))
+        >>> s.mean_.tolist(), s.scale_.tolist()  # the constant column keeps scale 1
+        ([2.0, 4.0], [1.0, 1.0])
+        """
         X = np.asarray(X, dtype=np.float64)
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
@@ -86,7 +94,24 @@ class Standardizer:
         return self
 
     def transform(self, X):
+        """``(X - mean) / scale`` with the fitted columns' statistics.
+
+        Examples
+        --------
+        >>> s = Standardizer().fit(np.array([[2.0], [6.0]]))  # mean 4, scale 2
+        >>> s.transform(np.array([[4.0], [10.0]])).tolist()
+        [[0.0], [3.0]]
+        """
         return (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
 
     def inverse(self, Z):
+        """Undo :meth:`transform`: back to the original scale.
+
+        Examples
+        --------
+        >>> X = np.array([[1.0, 10.0], [3.0, 30.0]])
+        >>> s = Standardizer().fit(X)
+        >>> s.inverse(s.transform(X)).tolist() == X.tolist()
+        True
+        """
         return np.asarray(Z, dtype=np.float64) * self.scale_ + self.mean_

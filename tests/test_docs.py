@@ -186,6 +186,25 @@ def _public_callables(module):
         yield f"{module.__name__}.{name}", obj
 
 
+#: Public methods exempt from needing an example, with why.
+_METHODS_WITHOUT_EXAMPLES = {
+    # gpytorch calls a kernel's ``forward`` through ``__call__``; users never do, and
+    # its contract is gpytorch's (the kernel's class docstring shows it evaluated).
+    "probperf.models.kernels.SpectralMixture.forward",
+}
+
+
+def _public_methods(name, cls):
+    """(qualified name, function) of the public methods ``cls``'s own body defines:
+    inherited ones are checked where they are defined, properties are not callables."""
+    for attr, obj in vars(cls).items():
+        if isinstance(obj, (classmethod, staticmethod)):
+            obj = obj.__func__
+        qualname = f"{name}.{attr}"
+        if inspect.isfunction(obj) and not attr.startswith("_") and qualname not in _METHODS_WITHOUT_EXAMPLES:
+            yield qualname, obj
+
+
 _EXAMPLES = re.compile(r"^\s*Examples\s*\n\s*-{3,}", re.MULTILINE)
 
 
@@ -248,14 +267,12 @@ def _cli_commands() -> set:
 
 
 def test_public_callables_have_examples():
-    """Every public class and function has a numpydoc Examples section that runs."""
+    """Every public class, function and method of a public class has a numpydoc
+    Examples section that runs."""
     commands = _cli_commands()
-    problems = sorted(
-        f"{name}: {why}"
-        for module in public_modules()
-        for name, obj in _public_callables(module)
-        if obj not in commands and (why := example_problem(obj)) is not None
-    )
+    callables = [c for module in public_modules() for c in _public_callables(module)]
+    callables += [m for name, obj in callables if inspect.isclass(obj) for m in _public_methods(name, obj)]
+    problems = sorted(f"{name}: {why}" for name, obj in callables if obj not in commands and (why := example_problem(obj)))
     assert not problems, f"{len(problems)} public callables lack a running example:\n" + "\n".join(
         problems
     )

@@ -72,21 +72,64 @@ class Estimator:
             raise RuntimeError(f"{type(self).__name__} is not fitted; call fit() first")
 
     def save(self, path) -> None:
-        """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`)."""
+        """Write the fitted model to ``path`` (a safetensors file; see :mod:`probperf.persist`).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from probperf.models import LawMixture
+        >>> model = LawMixture().fit({"n": [8, 16, 32, 64, 128]}, [24.0, 48.0, 96.0, 192.0, 384.0])
+        >>> path = os.path.join(tempfile.mkdtemp(), "work.model")
+        >>> model.save(path)
+        >>> os.path.getsize(path) > 0
+        True
+        """
         self._check_fitted()
         persist.check_model_path(path)  # a directory, a missing folder, runs' suffix: by name
         persist.save(self, path)
 
     @classmethod
     def load(cls, path):
-        """Read a model written by :meth:`save`."""
+        """Read a model written by :meth:`save`.
+
+        Examples
+        --------
+        The loaded model predicts what the saved one did, draw for draw:
+
+        >>> import os, tempfile
+        >>> from probperf.models import BayesianBasisRegression, LawMixture
+        >>> model = LawMixture(seed=3).fit({"n": [8, 16, 32, 64, 128]}, [24.0, 48.0, 96.0, 192.0, 384.0])
+        >>> path = os.path.join(tempfile.mkdtemp(), "work.model")
+        >>> model.save(path)
+        >>> loaded = LawMixture.load(path)
+        >>> at = {"n": [256]}
+        >>> loaded.seed, bool(np.array_equal(loaded.predict(at).draws, model.predict(at).draws))
+        (3, True)
+
+        Loading through another class checks what the file holds:
+
+        >>> BayesianBasisRegression.load(path)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        probperf.persist.ModelFileError: .../work.model holds a LawMixture, not a BayesianBasisRegression
+        """
         model = persist.load(path)
         if not isinstance(model, cls):
             raise persist.ModelFileError(f"{path} holds a {type(model).__name__}, not a {cls.__name__}")
         return model
 
     def get_params(self) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
+        """Constructor parameters (scikit-learn convention).
+
+        Examples
+        --------
+        >>> from probperf.models import TwoStepLasso
+        >>> model = TwoStepLasso(n_boot=0)
+        >>> model.get_params()
+        {'n_boot': 0, 'n_folds': 5, 'seed': 0}
+        >>> TwoStepLasso(**{**model.get_params(), "seed": 1})  # a copy with one change
+        TwoStepLasso(n_boot=0, n_folds=5, seed=1)
+        """
         return persist.init_params(self)
 
     def __repr__(self) -> str:
@@ -289,6 +332,20 @@ class MetricModel(Estimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        A concrete model (:class:`~probperf.models.LawMixture`) fitted to one metric of a
+        table, or to bare arrays:
+
+        >>> from probperf.models import LawMixture
+        >>> m = Measurements({"n": [8, 16, 32, 64, 128], "p": 1, "work": [24.0, 48.0, 96.0, 192.0, 384.0]})
+        >>> model = LawMixture().fit(m, target="work", features=["n"])
+        >>> model.features_, model.target_
+        (['n'], 'work')
+        >>> LawMixture().fit(np.array([[8.0], [16.0], [32.0], [64.0]]), [24.0, 48.0, 96.0, 192.0],
+        ...                  features=["n"]).features_
+        ['n']
         """
         with self._fitting():  # a fit that fails, even on its input, leaves no fit behind
             features, Xa, y = _training_arrays(X, y, target, features)
@@ -311,6 +368,15 @@ class MetricModel(Estimator):
         noise : bool
             Include observation (run-to-run) noise. Without it the draws are of the
             latent metric, which is what feeds other models in the DAG model.
+
+        Examples
+        --------
+        >>> from probperf.models import LawMixture
+        >>> n = [8.0, 16.0, 32.0, 64.0, 128.0]
+        >>> model = LawMixture().fit({"n": n}, [3 * v for v in n])
+        >>> pred = model.predict({"n": [256.0, 512.0]}, n_draws=200, seed=1)
+        >>> pred.draws.shape, (pred.median / [768.0, 1536.0]).round(1).tolist()
+        ((200, 2), [1.0, 1.0])
         """
         self._check_fitted()
         # other columns are left out (features may be chosen at fit); NaN is refused by name

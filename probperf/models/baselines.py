@@ -91,6 +91,25 @@ class TimeModel(TableModel):
         MeasurementError
             If a metric the model needs is missing (the message names it), or the
             table is too small to fit.
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+        >>> tasks = n / 16
+        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
+        >>> model.features_
+        ['n', 'p']
+
+        A model of the DAG metrics says which one a table of times lacks:
+
+        >>> TwoStepLasso().fit(pp.Measurements({"n": [1, 2, 3], "p": [1, 1, 1], "time": [1.0, 2.0, 3.0]}))
+        Traceback (most recent call last):
+        ...
+        probperf.data.MeasurementError: column work: metric 'work' is needed but missing (a metric of traced runs: 'probperf record' writes it)
         """
         with self._fitting():
             self._check_table(measurements)
@@ -123,6 +142,20 @@ class TimeModel(TableModel):
         Returns
         -------
         Predictive
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+        >>> tasks = n / 16
+        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
+        >>> pred = model.predict(n=2**14, p=8)  # or a table: model.predict({"n": [2**14], "p": [8]})
+        >>> truth = (2**14 * 1.7 + 3 * 2**10 * 8 + 0.5 * 2**14 * 49) / 8
+        >>> pred.n_draws, round(float(pred.median[0] / truth), 3)  # n_boot=0: a point estimate
+        (1, 1.0)
         """
         self._check_fitted()
         points = self._points(X, params)
@@ -149,7 +182,24 @@ class TimeModel(TableModel):
     def fixed_config(self) -> dict:
         """The configuration the runs had one value of, which a model of n and p alone
         takes in a point (that value only) and shows with it; none where the model
-        uses the configuration."""
+        uses the configuration.
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+        >>> tasks = n / 16
+        >>> runs = {"n": n, "p": p, "cutoff": 16, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs, config=["cutoff"]))
+        >>> model.fixed_config()
+        {'cutoff': 16.0}
+        >>> model.predict(n=2**14, p=8, cutoff=32)
+        Traceback (most recent call last):
+        ...
+        ValueError: TwoStepLasso was fitted at cutoff=16 only and models n and p alone: it cannot predict cutoff=32
+        """
         if self.uses_config:
             return {}
         return {c: v[0] for c, v in self.train_points_.items() if c not in self.features_ and c not in METRICS}
@@ -470,6 +520,19 @@ class TwoStepLasso(TimeModel):
         -------
         Predictive
             Rows drawn from the bootstrap replicates' predictions.
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+        >>> tasks = n / 16
+        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
+        >>> work = model.predict_metric(n=2**14, p=8, metric="work")
+        >>> work.name, round(float(work.median[0] / (1.7 * 2**14)), 3)  # work = n (1 + 0.1 (p - 1))
+        ('work', 1.0)
         """
         self._check_fitted()
         if metric not in self.STAGES:
@@ -487,6 +550,26 @@ class TwoStepLasso(TimeModel):
 
         Terms of ``work`` multiply ``T1'(n)``; those of ``delay`` multiply the fitted
         ``create_task`` (first half) and ``wait_tasks`` (second half).
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+        >>> tasks = n / 16
+        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> coef = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs)).coefficients()
+        >>> for stage, term, value in coef[coef["coef"] > 1e-6].itertuples(index=False):
+        ...     print(f"{stage:12} {term:16} {value:.3g}")
+        serial_work  n                1
+        work         T1'*1            1
+        work         T1'*p-1          0.1
+        create_task  n                0.0625
+        wait_tasks   n                0.0625
+        delay        create_task*1    3
+        delay        create_task*p-1  3
+        no_work      n (p-1)^2        0.5
         """
         import pandas as pd
 
@@ -591,7 +674,24 @@ class CilkviewBounds(TimeModel):
                           "bound: the runs break its assumptions (idle and scheduling time bounded by the span)")
 
     def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
-        """``(lower, upper)`` time bounds per point (points as for :meth:`predict`)."""
+        """``(lower, upper)`` time bounds per point (points as for :meth:`predict`).
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), [1, 2, 4, 8]))
+        >>> tasks, span = n / 16, 50 * np.log2(n) ** 2
+        >>> runs = {"n": n, "p": p, "work": 3 * n, "delay": 2 * tasks * p, "no_work": span * (p - 1),
+        ...         "create_task": tasks, "wait_tasks": tasks, "critical_path": span}
+        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+        >>> lower, upper = CilkviewBounds().fit(pp.Measurements(runs)).bounds(n=2**16, p=[1, 8, 64])
+        >>> lower.round().tolist()  # work / p, until the span (50 log2(n)^2 = 12800) is longer
+        [196608.0, 24576.0, 12800.0]
+        >>> p = np.array([1, 8, 64])
+        >>> truth = (3 * 2**16 + 2 * 2**12 * p + 12800 * (p - 1)) / p
+        >>> bool(np.all((lower <= truth) & (truth <= upper)))
+        True
+        """
         self._check_fitted()
         return self._bounds(self._inputs(self._points(X, params)))
 
@@ -955,6 +1055,21 @@ class MultiTaskNN(_NeuralTimeModel):
         -------
         Predictive
             One row per draw, each from the network with one random dropout mask.
+
+        Examples
+        --------
+        >>> import numpy as np, probperf as pp
+        >>> n, p = np.meshgrid(2.0 ** np.arange(8, 12), [1, 2, 4]); n, p = n.ravel(), p.ravel()
+        >>> m = pp.Measurements({"n": n, "p": p, "work": n, "delay": 10.0 * p,
+        ...                      "no_work": 40.0 * p, "time": n / p + 50.0})
+        >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(m)
+        >>> work = model.predict_metric({"n": [1024], "p": [2]}, "work", n_draws=50)
+        >>> work.name, work.draws.shape
+        ('work', (50, 1))
+        >>> model.predict_metric({"n": [1024], "p": [2]}, "no_work")
+        Traceback (most recent call last):
+        ...
+        ValueError: no head for 'no_work'; the heads are ['time', 'work', 'delay']
         """
         self._check_fitted()
         if metric not in self.tasks_:

@@ -403,6 +403,17 @@ class BayesianBasisRegression(MetricModel):
         Returns
         -------
         self
+
+        Examples
+        --------
+        A delay of a constant plus a cost per extra worker, ``2 + 0.5 (p - 1)``:
+
+        >>> p = np.array([1.0, 2.0, 4.0, 8.0])
+        >>> Phi = np.c_[np.ones(4), p - 1]
+        >>> model = BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100)
+        >>> model = model.fit_design(Phi, 2 + 0.5 * (p - 1), names=["1", "p-1"])
+        >>> model.term_names_, model.coef_samples_.mean(axis=0).round(1).tolist()
+        (['1', 'p-1'], [2.0, 0.5])
         """
         with self._fitting():
             Phi, names, p = _design_inputs(Phi, names, p, self.heteroscedastic)
@@ -445,6 +456,17 @@ class BayesianBasisRegression(MetricModel):
         Phi_i(x)`` (posterior means); the result is its mean over the points, so every
         point counts equally whatever its size (the noise is relative, too). Shares sum
         to 1.
+
+        Examples
+        --------
+        >>> p = np.array([1.0, 2.0, 4.0, 8.0])
+        >>> Phi = np.c_[np.ones(4), p - 1]
+        >>> model = BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100)
+        >>> model = model.fit_design(Phi, 2 + 0.5 * (p - 1))
+        >>> model.term_shares(Phi).round(1).tolist()
+        [0.7, 0.3]
+        >>> model.term_shares(Phi[:1]).tolist()  # one worker: no cost per extra worker
+        [1.0, 0.0]
         """
         self._check_posterior()
         contrib = np.asarray(Phi, dtype=np.float64) * self.coef_samples_.mean(axis=0)
@@ -467,6 +489,15 @@ class BayesianBasisRegression(MetricModel):
             Include the multiplicative observation noise (False: draws of the median).
         p : array (N,), optional
             Worker counts, for the heteroscedastic noise (default 1).
+
+        Examples
+        --------
+        >>> p = np.array([1.0, 2.0, 4.0, 8.0])
+        >>> model = BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100).fit_design(
+        ...     np.c_[np.ones(4), p - 1], 2 + 0.5 * (p - 1))
+        >>> draws = model.predict_design(np.array([[1.0, 14.0]]), n_draws=100, seed=0)  # at p = 15
+        >>> draws.shape, round(float(np.median(draws)))
+        ((100, 1), 9)
         """
         self._check_posterior()
         Phi, n_draws = _design_and_draws(Phi, n_draws, self.coef_samples_.shape[1])
@@ -480,7 +511,16 @@ class BayesianBasisRegression(MetricModel):
         return _times_noise(median, self.sigma_samples_[idx], self.gamma_samples_[idx], p, self.p_ref_, seed)
 
     def predict_median_design(self, Phi) -> np.ndarray:
-        """Posterior median of the fitted median ``Phi @ beta`` per row of ``Phi`` (N,)."""
+        """Posterior median of the fitted median ``Phi @ beta`` per row of ``Phi`` (N,).
+
+        Examples
+        --------
+        >>> p = np.array([1.0, 2.0, 4.0, 8.0])
+        >>> model = BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100).fit_design(
+        ...     np.c_[np.ones(4), p - 1], 2 + 0.5 * (p - 1))
+        >>> model.predict_median_design(np.array([[1.0, 0.0], [1.0, 14.0]])).round().tolist()
+        [2.0, 9.0]
+        """
         return np.median(self.predict_design(Phi, n_draws=self.coef_samples_.shape[0], noise=False), axis=0)
 
     def _check_posterior(self):
@@ -488,7 +528,19 @@ class BayesianBasisRegression(MetricModel):
             raise RuntimeError("BayesianBasisRegression is not fitted; call fit() or fit_design() first")
 
     def predict(self, X, n_draws=None, seed=0, noise=True):
-        """Joint posterior-predictive draws at points ``X`` (columns ``n`` and maybe ``p``)."""
+        """Joint posterior-predictive draws at points ``X`` (columns ``n`` and maybe ``p``).
+
+        Examples
+        --------
+        >>> n = np.array([16.0, 32.0, 64.0, 128.0, 256.0])
+        >>> model = BayesianBasisRegression(basis="serial_work", inference="svi", svi_steps=50, num_samples=100)
+        >>> model = model.fit({"n": n}, 5 * n)
+        >>> model.basis_  # the terms the data need, of the 12 in serial_work
+        BasisSet([n])
+        >>> pred = model.predict({"n": [512.0, 1024.0]}, n_draws=200)
+        >>> pred.draws.shape, (pred.median / [2560.0, 5120.0]).round(1).tolist()
+        ((200, 2), [1.0, 1.0])
+        """
         self._check_posterior()
         self._check_basis()
         return super().predict(X, n_draws=n_draws, seed=seed, noise=noise)

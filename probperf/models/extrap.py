@@ -99,6 +99,15 @@ class ExtraP(TableModel):
         self.target = target
 
     def fit(self, measurements: Measurements) -> "ExtraP":
+        """Let Extra-P's modeler find the function of ``n`` (and ``p``) for the target.
+
+        Examples
+        --------
+        >>> n = np.array([2.0, 4, 8, 16, 32])
+        >>> model = ExtraP().fit(Measurements({"n": n, "p": 1, "time": 3 * n * np.log2(n)}))
+        >>> model.params_, "n^(1) * log2(n)^(1)" in model.formula_  # p does not vary: not a parameter
+        (['n'], True)
+        """
         self._check_table(measurements)
         with self._fitting():
             extrap_version()
@@ -122,7 +131,16 @@ class ExtraP(TableModel):
         return self
 
     def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
-        """Extra-P's point prediction at the points (one draw)."""
+        """Extra-P's point prediction at the points (one draw).
+
+        Examples
+        --------
+        >>> n, p = (g.ravel() for g in np.meshgrid([2.0, 4, 8, 16, 32], [1, 2, 4, 8, 16]))
+        >>> model = ExtraP().fit(Measurements({"n": n, "p": p, "time": 3 * n / p}))
+        >>> pred = model.predict(n=64, p=[1, 32])
+        >>> pred.n_draws, pred.draws[0].round(6).tolist()
+        (1, [192.0, 6.0])
+        """
         from .points import check_extrapolation
 
         points = self._points(X, params)
@@ -137,6 +155,17 @@ class ExtraP(TableModel):
         return Predictive(np.asarray(pred, dtype=float)[None, :], points.reset_index(drop=True), self.target)
 
     def save(self, path) -> None:
+        """Refused: the fitted function is Extra-P's object, which a model file (data,
+        never code) cannot hold.
+
+        Examples
+        --------
+        >>> n = np.array([2.0, 4, 8, 16, 32])
+        >>> ExtraP().fit(Measurements({"n": n, "p": 1, "time": 3 * n})).save("fit.model")
+        Traceback (most recent call last):
+        ...
+        TypeError: an Extra-P model is Extra-P's own object, not data: it cannot be saved to a model file; fit it where you predict
+        """
         raise TypeError("an Extra-P model is Extra-P's own object, not data: it cannot be saved to a "
                         "model file; fit it where you predict")
 

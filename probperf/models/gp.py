@@ -341,7 +341,23 @@ class GaussianProcessModel(MetricModel):
     # -- persistence ---------------------------------------------------------------
 
     def hyperparameters(self) -> dict[str, list]:
-        """Fitted hyper-parameters on their constrained (natural) scale, by name."""
+        """Fitted hyper-parameters on their constrained (natural) scale, by name.
+
+        Examples
+        --------
+        >>> n = 2.0 ** np.arange(4, 10)
+        >>> gp = GaussianProcessModel("rbf", n_restarts=1, adam_iters=10, lbfgs_iters=0).fit({"n": n}, 1e-6 * n)
+        >>> h = gp.hyperparameters()
+        >>> for name in sorted(h):
+        ...     print(name)
+        covar_module.base_kernel.lengthscale
+        covar_module.outputscale
+        likelihood.noise_covar.noise
+        mean_module.bias
+        mean_module.weights
+        >>> h["likelihood.noise_covar.noise"][0] >= gp.noise_floor  # a constraint, not a penalty
+        True
+        """
         self._check_fitted()
         out = {}
         for name, param, constraint in self.model_.named_parameters_and_constraints():

@@ -54,11 +54,28 @@ class NoiseProfile:
         self.center = [float(v) for v in center]
 
     def weights(self, X) -> np.ndarray:
-        """Precision of ``log y`` at the rows of ``X``, relative to the training runs'."""
+        """Precision of ``log y`` at the rows of ``X``, relative to the training runs'.
+
+        Examples
+        --------
+        >>> prof = NoiseProfile(columns=[0], slopes=[-1.0], low=[1.0], high=[8.0], center=[1.5])
+        >>> prof.weights(np.array([[2.0**1.5], [0.5]])).round(3).tolist()  # the centre; 0.5 clipped to 1
+        [1.0, 0.223]
+        """
         x = np.clip(np.asarray(X, dtype=np.float64)[:, self.columns], self.low, self.high)
         return np.exp(-(np.log2(x) - np.asarray(self.center)) @ np.asarray(self.slopes))
 
     def get_params(self) -> dict:
+        """Constructor parameters (what a model file stores).
+
+        Examples
+        --------
+        >>> prof = NoiseProfile(columns=[0], slopes=[-1.0], low=[1.0], high=[8.0], center=[1.5])
+        >>> prof.get_params()
+        {'columns': [0], 'slopes': [-1.0], 'low': [1.0], 'high': [8.0], 'center': [1.5]}
+        >>> NoiseProfile(**prof.get_params()).get_params() == prof.get_params()  # a round trip
+        True
+        """
         return {"columns": self.columns, "slopes": self.slopes, "low": self.low, "high": self.high,
                 "center": self.center}
 

@@ -180,22 +180,63 @@ class ResidualGP:
 
     def moments(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The residual expected at parameters ``X`` (log scale) and its variance there
-        (in units of the law's noise variance)."""
+        (in units of the law's noise variance).
+
+        Examples
+        --------
+        Runs at 7 workers 4 % above the law, at 8 workers 4 % below: near the runs the
+        GP predicts their offset with little variance, far beyond them the law alone
+        (mean 0) with the GP's whole share of the variance.
+
+        >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+        >>> gp = fit(X, np.tile([0.04, -0.04], 4), np.ones(8))
+        >>> mean, variance = gp.moments(np.array([[64.0, 7.0], [2.0**20, 7.0]]))
+        >>> mean.round(2).tolist(), variance.round(2).tolist(), gp.share
+        ([0.04, 0.0], [0.07, 0.9], 0.9)
+        """
         _, Ks = self._cross(X)
         return Ks.T @ self.alpha_, np.maximum(self.share - np.sum(Ks * (self.inverse_ @ Ks), axis=0), 0.0)
 
     def mean(self, X) -> np.ndarray:
-        """The residual expected at parameters ``X`` (log scale)."""
+        """The residual expected at parameters ``X`` (log scale).
+
+        Examples
+        --------
+        >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+        >>> gp = fit(X, np.tile([0.04, -0.04], 4), np.ones(8))
+        >>> gp.mean(np.array([[64.0, 7.0], [64.0, 8.0]])).round(3).tolist()
+        [0.039, -0.039]
+        """
         return self.moments(X)[0]
 
     def variance(self, X) -> np.ndarray:
-        """Its variance at each point, in units of the law's noise variance."""
+        """Its variance at each point, in units of the law's noise variance.
+
+        Examples
+        --------
+        >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+        >>> gp = fit(X, np.tile([0.04, -0.04], 4), np.ones(8))
+        >>> gp.variance(np.array([[64.0, 7.0], [2.0**20, 7.0]])).round(2).tolist()  # far out: the share
+        [0.07, 0.9]
+        """
         return self.moments(X)[1]
 
     def sample(self, X, S: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """The residual's mean at ``X`` and ``S`` joint standard deviates around it (units
         of the law's noise sd): one curve per draw, as the law's own draws are. Beyond
-        :data:`JOINT_MAX` points, independent per point (same marginals)."""
+        :data:`JOINT_MAX` points, independent per point (same marginals).
+
+        Examples
+        --------
+        >>> X = np.c_[np.repeat([16.0, 32.0, 64.0, 128.0], 2), np.tile([7.0, 8.0], 4)]
+        >>> gp = fit(X, np.tile([0.04, -0.04], 4), np.ones(8))
+        >>> at = np.array([[64.0, 7.0], [2.0**20, 7.0]])
+        >>> mean, z = gp.sample(at, 4000, np.random.default_rng(0))
+        >>> z.shape, bool(np.allclose(mean, gp.mean(at)))
+        ((4000, 2), True)
+        >>> (z.std(axis=0) / np.sqrt(gp.variance(at))).round(1).tolist()  # the deviates have its variance
+        [1.0, 1.0]
+        """
         Zs, Ks = self._cross(X)
         mean = Ks.T @ self.alpha_
         if len(X) > JOINT_MAX:
@@ -213,6 +254,13 @@ class ResidualGP:
     _fitted = ("Z_", "alpha_", "inverse_", "transform_")
 
     def get_params(self) -> dict:
+        """Constructor parameters (what a model file stores beside the fitted arrays).
+
+        Examples
+        --------
+        >>> ResidualGP(share=0.9, lengths=[4, 0.25]).get_params()
+        {'share': 0.9, 'lengths': [4.0, 0.25]}
+        """
         return {"share": self.share, "lengths": self.lengths}
 
     def _loaded(self) -> None:

@@ -85,18 +85,41 @@ class Dag:
         return int(self.cost.shape[0])
 
     def segment_task(self) -> np.ndarray:
-        """Task id of every segment."""
+        """Task id of every segment.
+
+        Examples
+        --------
+        >>> dag = Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+        ...           action=np.array([1, WAIT, END, END]))
+        >>> dag.segment_task().tolist()
+        [0, 0, 0, 1]
+        """
         return np.repeat(np.arange(self.n_tasks, dtype=np.int64), np.diff(self.seg_ptr))
 
     def parent(self) -> np.ndarray:
-        """Parent task of every task (-1 for the root)."""
+        """Parent task of every task (-1 for the root).
+
+        Examples
+        --------
+        >>> dag = Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+        ...           action=np.array([1, WAIT, END, END]))
+        >>> dag.parent().tolist()
+        [-1, 0]
+        """
         out = np.full(self.n_tasks, -1, dtype=np.int64)
         spawns = np.flatnonzero(self.action >= 0)
         out[self.action[spawns]] = self.segment_task()[spawns]
         return out
 
     def counts(self) -> dict[str, int]:
-        """``create_task``, ``wait_tasks``, ``end_task`` of one execution."""
+        """``create_task``, ``wait_tasks``, ``end_task`` of one execution.
+
+        Examples
+        --------
+        >>> from probperf.sim.apps import fib
+        >>> fib(6, cutoff=2).counts()
+        {'create_task': 6, 'wait_tasks': 3, 'end_task': 7}
+        """
         return {
             "create_task": int(np.count_nonzero(self.action >= 0)),
             "wait_tasks": int(np.count_nonzero(self.action == WAIT)),
@@ -104,7 +127,19 @@ class Dag:
         }
 
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
-        """Strand dependency edges ``(src, dst)``: continuation, create and join edges."""
+        """Strand dependency edges ``(src, dst)``: continuation, create and join edges.
+
+        Examples
+        --------
+        The root's strands 0, 1, 2 follow each other; strand 0 creates the child (its
+        strand 3), which joins the root's strand 2, after the wait:
+
+        >>> dag = Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+        ...           action=np.array([1, WAIT, END, END]))
+        >>> src, dst = dag.edges()
+        >>> list(zip(src.tolist(), dst.tolist()))
+        [(0, 1), (1, 2), (0, 3), (3, 2)]
+        """
         seg_ptr, action = self.seg_ptr, self.action
         cont = np.flatnonzero(action != END)
         spawns = np.flatnonzero(action >= 0)
@@ -119,7 +154,20 @@ class Dag:
         return src, dst
 
     def validate(self) -> "Dag":
-        """Check the layout; raises ``ValueError`` naming the first problem."""
+        """Check the layout; raises ``ValueError`` naming the first problem.
+
+        Examples
+        --------
+        >>> dag = Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+        ...           action=np.array([1, WAIT, END, END]))
+        >>> dag.validate() is dag  # returned, so that a builder can end with it
+        True
+        >>> Dag(seg_ptr=np.array([0, 3, 4]), cost=np.array([5.0, 1.0, 2.0, 10.0]),
+        ...     action=np.array([1, WAIT, WAIT, END])).validate()
+        Traceback (most recent call last):
+        ...
+        ValueError: task 0 does not end with an END segment
+        """
         seg_ptr, action, cost = self.seg_ptr, self.action, self.cost
         if seg_ptr.ndim != 1 or seg_ptr.shape[0] < 2 or seg_ptr[0] != 0:
             raise ValueError("seg_ptr must be 1-D, start at 0 and describe at least one task")

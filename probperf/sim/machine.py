@@ -102,13 +102,31 @@ class Machine:
 
     @classmethod
     def ideal(cls, **changes) -> "Machine":
-        """No overheads, no contention, no noise: the greedy-scheduler ideal."""
+        """No overheads, no contention, no noise: the greedy-scheduler ideal.
+
+        Examples
+        --------
+        >>> m = Machine.ideal(sockets=1)  # other knobs as keywords, too
+        >>> m.cores, m.steal_latency, m.strand_noise
+        (18, 0.0, 0.0)
+        """
         zero = dict(create_overhead=0.0, wait_overhead=0.0, pop_overhead=0.0, steal_latency=0.0,
                     steal_attempt=0.0, share_inflation=0.0, thief_weight=0.0, worker_inflation=0.0,
                     numa_inflation=0.0, strand_noise=0.0, run_noise=0.0)
         return cls(**{**zero, **changes})
 
     def replace(self, **changes) -> "Machine":
+        """A copy with some knobs changed, checked as a new machine is.
+
+        Examples
+        --------
+        >>> Machine().replace(sockets=1).cores
+        18
+        >>> Machine().replace(run_noise=-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: Machine.run_noise must be finite and >= 0, got -1
+        """
         return replace(self, **changes)
 
     def inflation(self, p: int, footprint: float, memory_bound: float) -> np.ndarray:
@@ -118,6 +136,14 @@ class Machine:
         with ``e = b + thief_weight (p - b)`` the effective load,
         ``pressure = coherence + (1 - coherence) * footprint / (footprint + cache)``
         and ``beyond`` the part of ``e`` past the first socket.
+
+        Examples
+        --------
+        >>> m = Machine()
+        >>> m.inflation(4, footprint=1e9, memory_bound=0.5).round(3).tolist()  # 0..4 of 4 workers busy
+        [1.0, 1.055, 1.079, 1.094, 1.104]
+        >>> m.inflation(4, footprint=1e9, memory_bound=0.0).tolist()  # no memory exposure: no contention
+        [1.0, 1.0, 1.0, 1.0, 1.0]
         """
         b = np.arange(p + 1, dtype=float)
         b = b + self.thief_weight * (p - b)
