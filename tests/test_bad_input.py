@@ -271,8 +271,8 @@ CLI_CASES = [
     # -- fit
     case("fit-target-is-a-parameter", ["fit", GAUSS, "--target", "n", "-o", "{out}.model"], "--target 'n': a parameter, not a metric"),
     case("fit-kernel-sm100000", ["fit", GAUSS, "--kernel", "sm100000", "-o", "{out}.model"], "MAX_SM_MIXTURES"),
-    case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: model spec 'bogus': unknown kernel 'bogus'"),
-    case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: model spec 'sm4.5': unknown kernel token"),
+    case("fit-kernel-unknown", ["fit", GAUSS, "--kernel", "bogus", "-o", "{out}.model"], "--kernel: unknown kernel 'bogus'"),
+    case("fit-kernel-fraction", ["fit", GAUSS, "--kernel", "sm4.5", "-o", "{out}.model"], "--kernel: unknown kernel token"),
     case("predict-a-directory", "predict {d}/out --at n=200", "a directory, not a model file"),
     # a model piped on (fit -o /dev/stdout | predict /dev/stdin) exists but is not a file
     case("predict-a-device", "predict /dev/null --at n=200",
@@ -441,7 +441,7 @@ CLI_CASES = [
     case("predict-tampered-zero-scale", "predict {d}/zero_b.model --at n=200", "re-fit"),
     # the fields beside the arrays are checked as a fit checks them, at load (were read as they came)
     case("predict-tampered-seed", "predict {d}/bad_seed.model --at n=200", "(ValueError: seed must be a whole number >= 0, got -1); re-fit"),
-    case("predict-tampered-kernel", "predict {d}/bad_kernel.model --at n=200", "(ValueError: model spec 'lawz': unknown kernel 'lawz'"),
+    case("predict-tampered-kernel", "predict {d}/bad_kernel.model --at n=200", "(ValueError: unknown kernel 'lawz' in spec 'lawz'; known kernels: sm<Q>"),
     case("predict-tampered-target", "predict {d}/bad_target.model --at n=200", "(ValueError: DirectModel(target='n'): a parameter, not a metric;"),
     case("predict-tampered-effort", "predict {d}/bad_effort.model --at n=200", "(ValueError: effort must be one of quick, default, thorough; got 'huge')"),
     # a control sequence in a file's string is shown escaped, brackets kept

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+from unittest import mock
 import re
 
 import numpy as np
@@ -117,7 +118,12 @@ def test_a_terminal_too_narrow_for_the_table_gets_a_line_per_point(shared_dir, t
     model = tmp_path / "m.model"
     assert run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "--fast", "-o", model).exit_code == 0
     points = ["--at", "n=120", "--at", "n=150"]
-    res = runner.invoke(app, ["predict", str(model), *points], env={"COLUMNS": "40"})
+    from probperf.cli import _app
+
+    # the console's width as a 40-column terminal gives it (COLUMNS alone is read once,
+    # when the console is made, if it was set then)
+    with mock.patch.object(_app.console, "_width", 40):
+        res = runner.invoke(app, ["predict", str(model), *points], env={"COLUMNS": "40"})
     rows = json.loads(run("predict", model, *points, "--format", "json").stdout)
     text = " ".join(res.stdout.split())
     assert res.exit_code == 0 and "…" not in res.stdout and all(len(line) <= 40 for line in res.stdout.splitlines())

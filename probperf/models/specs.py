@@ -120,14 +120,14 @@ def _check_kernel(text: str, kernel: str) -> None:
     >>> _check_kernel("lawz", "lawz")
     Traceback (most recent call last):
     ...
-    ValueError: model spec 'lawz': unknown kernel 'lawz' in spec 'lawz'; known kernels: sm<Q>, ...; or 'laws', 'basis', 'basis-steal'
+    ValueError: unknown kernel 'lawz' in spec 'lawz'; known kernels: sm<Q>, ...; or 'laws', 'basis', 'basis-steal'
     """
     from .kernels import _Parser
 
     try:
         _Parser(kernel).parse()
     except ValueError as exc:
-        raise ValueError(f"model spec {text!r}: {exc}; or {', '.join(repr(s) for s in (LAWS, BASIS, STEAL))}") from None
+        raise ValueError(f"{exc}; or {', '.join(repr(s) for s in (LAWS, BASIS, STEAL))}") from None
 
 
 def _check_sizes(text: str, kernel: str) -> None:
