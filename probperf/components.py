@@ -94,11 +94,11 @@ class Features:
 
         Examples
         --------
-        >>> from probperf.models import LawMixture
-        >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0, 64.0, 128.0]}))
-        >>> model = f.fit(LawMixture(discrepancy=False), 2 * f.table["n"].to_numpy() ** 2, "work")
-        >>> f.draws(model, 50, seed=0, noise=False).shape
-        (50, 5)
+        With a model of one value everywhere (a component measured at one setting):
+
+        >>> from probperf.dag import ConstantMetric
+        >>> Features(pd.DataFrame({"n": [8.0, 16.0]})).draws(ConstantMetric(3.0), 2, seed=0, noise=False).tolist()
+        [[3.0, 3.0], [3.0, 3.0]]
         """
         return model.predict(self.table, n_draws=S, seed=seed, noise=noise).draws
 
@@ -107,11 +107,9 @@ class Features:
 
         Examples
         --------
-        >>> from probperf.models import LawMixture
-        >>> f = Features(pd.DataFrame({"n": [8.0, 16.0, 32.0, 64.0, 128.0]}))
-        >>> model = f.fit(LawMixture(discrepancy=False), 2 * f.table["n"].to_numpy() ** 2, "work")
-        >>> (f.median(model) / (2 * f.table["n"].to_numpy() ** 2)).round(2).tolist()
-        [1.0, 1.0, 1.0, 1.0, 1.0]
+        >>> from probperf.dag import ConstantMetric
+        >>> Features(pd.DataFrame({"n": [8.0, 16.0]})).median(ConstantMetric(3.0)).tolist()
+        [3.0, 3.0]
         """
         return model.predict(self.table, n_draws=200, seed=0, noise=False).median
 
@@ -175,12 +173,9 @@ class Design:
 
         Examples
         --------
-        >>> from probperf.models import BayesianBasisRegression
-        >>> d = Design(np.array([[10.0, 0.0], [10.0, 10.0], [20.0, 60.0], [40.0, 280.0]]))
-        >>> model = d.fit(BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100),
-        ...               d.matrix @ [2.0, 0.5], "delay")
-        >>> d.draws(model, 30, seed=0, noise=False).shape
-        (30, 4)
+        >>> from probperf.dag import ConstantMetric
+        >>> Design(np.array([[10.0, 0.0], [20.0, 60.0]])).draws(ConstantMetric(3.0), 2, seed=0, noise=False).tolist()
+        [[3.0, 3.0], [3.0, 3.0]]
         """
         return model.predict_design(self.matrix, n_draws=S, seed=seed)
 
@@ -189,12 +184,9 @@ class Design:
 
         Examples
         --------
-        >>> from probperf.models import BayesianBasisRegression
-        >>> d = Design(np.array([[10.0, 0.0], [10.0, 10.0], [20.0, 60.0], [40.0, 280.0]]))
-        >>> model = d.fit(BayesianBasisRegression(inference="svi", svi_steps=50, num_samples=100),
-        ...               d.matrix @ [2.0, 0.5], "delay")
-        >>> (d.median(model) / (d.matrix @ [2.0, 0.5])).round(2).tolist()
-        [1.0, 1.0, 1.0, 1.0]
+        >>> from probperf.dag import ConstantMetric
+        >>> Design(np.array([[10.0, 0.0], [20.0, 60.0]])).median(ConstantMetric(3.0)).tolist()
+        [3.0, 3.0]
         """
         return model.predict_median_design(self.matrix)
 

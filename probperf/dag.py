@@ -1183,12 +1183,8 @@ class DagModel(TableModel):
         True
         """
         from .models.mixture import discrepancy_factors
-        from .models.points import check_extrapolation, check_points
 
-        pts = self._points(X, params)  # an unfitted model says so
-        values = pts[self.features_].to_numpy(dtype=np.float64)
-        check_points(values, self.features_, self.train_ranges_, self.relations_)
-        check_extrapolation(values, self.features_, self.train_ranges_)
+        pts = self._points_in_reach(X, params)  # an unfitted model says so; its parts do not judge alone
         S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(whole_number(self.seed if seed is None else seed, "seed"))
         p = pts["p"].to_numpy(dtype=np.float64)

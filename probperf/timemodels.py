@@ -17,7 +17,7 @@ from .data import TIME_METRICS, Measurements, MeasurementError, one_worker_basel
 from .limits import draw_count
 from .models.base import TableModel
 from .models import specs
-from .models.points import check_extrapolation, check_points, relations
+from .models.points import relations
 from .models.specs import build
 from .predict import Predictive, check_level, whole_number
 
@@ -272,10 +272,7 @@ class PenaltyModel(_TimeOnly):
         >>> (pred.median / truth).round(2).tolist()
         [1.0, 1.0]
         """
-        pts = self._points(X, params)
-        values = pts[self.features_].to_numpy(dtype=np.float64)
-        check_points(values, self.features_, self.train_ranges_, self.relations_)
-        check_extrapolation(values, self.features_, self.train_ranges_)
+        pts = self._points_in_reach(X, params)  # its A(n,p) does not judge them alone
         S = draw_count(n_draws, 1000)
         seed = self._draw_seed(seed)
         p = pts["p"].to_numpy()

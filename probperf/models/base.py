@@ -236,6 +236,19 @@ class TableModel(Estimator):
         self._check_fitted()  # every predict starts here: an unfitted model says so
         return prediction_points(X, params, self.features_, getattr(self, "defaults_", {}), relations_of(self))
 
+    def _points_in_reach(self, X, params) -> pd.DataFrame:
+        """:meth:`_points`, checked against the whole table (its ranges and relations,
+        :func:`~probperf.models.points.check_points` and
+        :func:`~probperf.models.points.check_extrapolation`): for a model whose parts
+        are fitted on subsets of its runs, which must not judge the points alone."""
+        from .points import check_extrapolation, check_points
+
+        pts = self._points(X, params)
+        values = pts[self.features_].to_numpy(dtype=np.float64)
+        check_points(values, self.features_, self.train_ranges_, self.relations_)
+        check_extrapolation(values, self.features_, self.train_ranges_)
+        return pts
+
 
 def _training_arrays(X, y, target, features) -> tuple[list, np.ndarray, np.ndarray]:
     """The feature names, the ``X`` array and ``y`` of :meth:`MetricModel.fit`, checked."""

@@ -94,14 +94,12 @@ class TimeModel(TableModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
-        >>> tasks = n / 16
-        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
-        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
-        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
-        >>> model.features_
+        On simulated traced runs (:meth:`predict` shows a fit checked against a closed form):
+
+        >>> import probperf as pp
+        >>> from probperf.sim import generate
+        >>> runs = generate("fib", [14, 15, 16], [1, 2, 4], config={"cutoff": 4}, seed=0)
+        >>> TwoStepLasso(n_boot=0).fit(runs).features_
         ['n', 'p']
 
         A model of the DAG metrics says which one a table of times lacks:
@@ -145,13 +143,7 @@ class TimeModel(TableModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
-        >>> tasks = n / 16
-        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
-        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
-        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
+        >>> model = TwoStepLasso(n_boot=0).fit(_closed_form_runs())  # the class example's runs
         >>> pred = model.predict(n=2**14, p=8)  # or a table: model.predict({"n": [2**14], "p": [8]})
         >>> truth = (2**14 * 1.7 + 3 * 2**10 * 8 + 0.5 * 2**14 * 49) / 8
         >>> pred.n_draws, round(float(pred.median[0] / truth), 3)  # n_boot=0: a point estimate
@@ -186,13 +178,7 @@ class TimeModel(TableModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
-        >>> tasks = n / 16
-        >>> runs = {"n": n, "p": p, "cutoff": 16, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
-        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
-        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs, config=["cutoff"]))
+        >>> model = TwoStepLasso(n_boot=0).fit(_closed_form_runs(cutoff=16))  # the class example's, at one cut-off
         >>> model.fixed_config()
         {'cutoff': 16.0}
         >>> model.predict(n=2**14, p=8, cutoff=32)
@@ -218,6 +204,26 @@ class TimeModel(TableModel):
     def _columns(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ``n`` and ``p`` columns of a raw feature matrix."""
         return X[:, self.features_.index("n")], X[:, self.features_.index("p")]
+
+
+def _closed_form_runs(**config) -> Measurements:
+    """Traced runs at n = 2^8..2^12, p = 1, 2, 4 whose DAG metrics follow known laws
+    (work ``n (1 + 0.1 (p - 1))``, ``n / 16`` tasks created and waited for, delay
+    ``3 p`` per task, idle time ``0.5 n (p - 1)^2``): the examples' known answer.
+    ``config``: configuration parameters held at one value.
+
+    Examples
+    --------
+    >>> runs = _closed_form_runs(cutoff=16)
+    >>> len(runs), runs.config, float(runs.frame["time"].iloc[0])  # n = 256, p = 1: 256 + 3 * 16
+    (15, ['cutoff'], 304.0)
+    """
+    n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
+    tasks = n / 16
+    runs = {"n": n, "p": p, **config, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
+            "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
+    runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
+    return Measurements(runs, config=list(config))
 
 
 def _check_single_config(measurements: Measurements, model: str) -> None:
@@ -382,14 +388,11 @@ class TwoStepLasso(TimeModel):
 
     Examples
     --------
-    >>> import numpy as np, probperf as pp
-    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]); n, p = n.ravel(), p.ravel()
-    >>> work = n * (1 + 0.1 * (p - 1)); tasks = n / 16; delay = 3 * tasks * p
-    >>> no_work = 0.5 * n * (p - 1) ** 2
-    >>> m = pp.Measurements({"n": n, "p": p, "work": work, "delay": delay,
-    ...     "no_work": no_work, "create_task": tasks, "wait_tasks": tasks,
-    ...     "time": (work + delay + no_work) / p})
-    >>> model = TwoStepLasso(n_boot=0).fit(m)
+    Traced runs whose metrics follow known laws (:func:`_closed_form_runs`): work
+    ``n (1 + 0.1 (p - 1))``, ``n / 16`` tasks, delay ``3 p`` per task, idle time
+    ``0.5 n (p - 1)^2``; the prediction at ``n = 2^14, p = 8`` recovers them:
+
+    >>> model = TwoStepLasso(n_boot=0).fit(_closed_form_runs())
     >>> truth = (2**14 * 1.7 + 3 * 2**10 * 8 + 0.5 * 2**14 * 49) / 8
     >>> round(float(model.predict(n=2**14, p=8).median[0] / truth), 2)
     1.0
@@ -523,13 +526,7 @@ class TwoStepLasso(TimeModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
-        >>> tasks = n / 16
-        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
-        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
-        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-        >>> model = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs))
+        >>> model = TwoStepLasso(n_boot=0).fit(_closed_form_runs())  # the class example's runs
         >>> work = model.predict_metric(n=2**14, p=8, metric="work")
         >>> work.name, round(float(work.median[0] / (1.7 * 2**14)), 3)  # work = n (1 + 0.1 (p - 1))
         ('work', 1.0)
@@ -553,13 +550,7 @@ class TwoStepLasso(TimeModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(8, 13), [1, 2, 4]))
-        >>> tasks = n / 16
-        >>> runs = {"n": n, "p": p, "work": n * (1 + 0.1 * (p - 1)), "delay": 3 * tasks * p,
-        ...         "no_work": 0.5 * n * (p - 1) ** 2, "create_task": tasks, "wait_tasks": tasks}
-        >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-        >>> coef = TwoStepLasso(n_boot=0).fit(pp.Measurements(runs)).coefficients()
+        >>> coef = TwoStepLasso(n_boot=0).fit(_closed_form_runs()).coefficients()  # the class example's runs
         >>> for stage, term, value in coef[coef["coef"] > 1e-6].itertuples(index=False):
         ...     print(f"{stage:12} {term:16} {value:.3g}")
         serial_work  n                1
@@ -619,19 +610,13 @@ class CilkviewBounds(TimeModel):
 
     Examples
     --------
-    A program whose idle time is bounded by its span (``no_work = span * (p - 1)``), as
-    Cilkview's upper bound assumes: the band holds beyond the largest training ``n``.
+    The bounds need the span: runs traced without the critical path are refused (a
+    program whose bounds hold beyond the data is in :meth:`bounds`).
 
-    >>> import numpy as np, probperf as pp
-    >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), [1, 2, 4, 8]))
-    >>> tasks, span = n / 16, 50 * np.log2(n) ** 2
-    >>> runs = {"n": n, "p": p, "work": 3 * n, "delay": 2 * tasks * p, "no_work": span * (p - 1),
-    ...         "create_task": tasks, "wait_tasks": tasks, "critical_path": span}
-    >>> runs["time"] = (runs["work"] + runs["delay"] + runs["no_work"]) / p
-    >>> lower, upper = CilkviewBounds().fit(pp.Measurements(runs)).bounds({"n": 2**16, "p": 8})
-    >>> truth = (3 * 2**16 + 2 * 2**12 * 8 + 50 * 16**2 * 7) / 8
-    >>> bool(lower[0] <= truth <= upper[0])
-    True
+    >>> CilkviewBounds().fit(_closed_form_runs())
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: column critical_path: metric 'critical_path' is needed but missing ...
     """
 
     uses_config = False
@@ -678,6 +663,9 @@ class CilkviewBounds(TimeModel):
 
         Examples
         --------
+        A program whose idle time is bounded by its span (``no_work = span * (p - 1)``),
+        as Cilkview's upper bound assumes: the band holds beyond the largest training ``n``.
+
         >>> import numpy as np, probperf as pp
         >>> n, p = (g.ravel() for g in np.meshgrid(2.0 ** np.arange(10, 15), [1, 2, 4, 8]))
         >>> tasks, span = n / 16, 50 * np.log2(n) ** 2
@@ -1003,11 +991,8 @@ class MultiTaskNN(_NeuralTimeModel):
 
     Examples
     --------
-    >>> import numpy as np, probperf as pp
-    >>> n, p = np.meshgrid(2.0 ** np.arange(8, 12), [1, 2, 4]); n, p = n.ravel(), p.ravel()
-    >>> m = pp.Measurements({"n": n, "p": p, "work": n, "delay": 10.0 * p,
-    ...                      "no_work": 40.0 * p, "time": n / p + 50.0})
-    >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(m)
+    >>> runs = _closed_form_runs()  # traced runs whose metrics follow known laws
+    >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(runs)
     >>> model.tasks_
     ['time', 'work', 'delay']
     """
@@ -1058,11 +1043,7 @@ class MultiTaskNN(_NeuralTimeModel):
 
         Examples
         --------
-        >>> import numpy as np, probperf as pp
-        >>> n, p = np.meshgrid(2.0 ** np.arange(8, 12), [1, 2, 4]); n, p = n.ravel(), p.ravel()
-        >>> m = pp.Measurements({"n": n, "p": p, "work": n, "delay": 10.0 * p,
-        ...                      "no_work": 40.0 * p, "time": n / p + 50.0})
-        >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(m)
+        >>> model = MultiTaskNN(tasks=["work", "delay"], n_search=1, max_epochs=20).fit(_closed_form_runs())
         >>> work = model.predict_metric({"n": [1024], "p": [2]}, "work", n_draws=50)
         >>> work.name, work.draws.shape
         ('work', (50, 1))
