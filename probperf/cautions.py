@@ -18,7 +18,7 @@ import numpy as np
 
 from . import userwarn
 from .limits import is_whole
-from .selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor
+from .selection import FAR_FACTOR, MIN_DISTINCT, RANGE_RTOL, far_factor, kind_ranges, training_ranges
 
 
 class ExtrapolationWarning(UserWarning):
@@ -69,9 +69,11 @@ def messages(model, points, pred) -> list[str]:
     ...                                                          Predictive(np.ones((50, 1))))]
     ['n=10000 is 100x the largest training value', 'n=10000 lies beyond the training data']
     """
-    return (far_beyond(points, getattr(model, "train_ranges_", {})) + not_finite(points, pred)
+    return (far_beyond(points, getattr(model, "train_ranges_", {})) + beyond_own_kind(model, points)
+            + not_finite(points, pred)
             + unreliable_mean(points, pred) + on_critical_path(points, pred) + fixed_width(model, points)
-            + unmeasured_setting(model, points) + unwhole_setting(model, points) + few_worker_counts(model, points))
+            + unmeasured_setting(model, points) + unwhole_setting(model, points) + few_worker_counts(model, points)
+            + getattr(model, "_cautions", lambda points: [])(points))  # a model's own (cilkview: runs above its band)
 
 
 def not_finite(points, pred) -> list[str]:
@@ -147,35 +149,104 @@ def far_beyond(points, ranges) -> list[str]:
     >>> far_beyond(pd.DataFrame({"n": [2.0**21, 2.0**24, 2.0**22]}), {"n": [4096, 65536]})[0].split("predictions")[1]
     ' (and 2 more points)'
     """
+    return [line for c, (lo, hi, *_) in ranges.items() if c in points and hi > 0
+            for line in [_far_line(c, points[c].to_numpy(dtype=float), lo, hi)] if line]
+
+
+def _far_line(c: str, x: np.ndarray, lo: float, hi: float, below_too: bool = True,
+              of: str = "training value", why: str = "") -> str:
+    """:func:`far_beyond`'s message on parameter ``c`` at values ``x`` against its range
+    ``lo..hi`` ("" when none lies far): "{c}=... is 20x the largest {of} (...)", then
+    the interval's caveat and ``why``. ``below_too``: any value below ``lo`` counts."""
+    factor = far_factor(lo, hi)
+    spans = ("" if factor == FAR_FACTOR else ", the only one measured" if lo == hi
+             else f", more than the range {lo:g}..{hi:g} spans")
+    above = x > factor * hi * (1 + RANGE_RTOL)  # a measured value written with a rounding error is no step
+    # below: past the rounding of a value typed as shown (doctor prints 6 digits)
+    below = (x < lo * (1 - SHOWN_RTOL)) if lo > 0 and below_too else np.zeros(len(x), dtype=bool)
+    if not (above.any() or below.any()):
+        return ""
+    with np.errstate(divide="ignore"):  # x = 0 below a positive range: infinitely far
+        distance = np.where(above, x / hi, np.where(below, lo / np.maximum(x, 0.0), 0.0))
+    k = int(np.argmax(distance))
+    if above[k]:
+        where = f"{x[k] / hi:.4g}x the largest {of} ({hi:g}){spans}"
+    else:
+        ratio = f"1/{lo / x[k]:.4g} of" if x[k] * 1.0005 < lo else "just below"  # 1/1 would say nothing
+        where = ((ratio if x[k] > 0 else "far below") + f" the smallest {of} ({lo:g}): "
+                 "below the measured range, where no forward validation looks (it predicts larger values from "
+                 "smaller),")
+    more = more_points(int(above.sum() + below.sum()) - 1)
+    # many more workers than measured: what no run showed is the first thing to fear
+    workers = ("; nor does it hold overheads that grow only past the measured workers (contention, steals): "
+               "runs at more workers are what would show them") if c == "p" and above[k] else ""
+    there = " the interval" if below[k] else ": the interval"  # the below text ends in its own comma
+    return (f"{c}={number_text(x[k])} is {where}{there} there rests on the model's form (its laws "
+            f"or kernel), not on validated predictions{more}{workers}{why}")
+
+
+#: The runs of each kind (:func:`probperf.selection.kind_ranges`), as the cautions name them.
+KIND_RUNS = {"serial": "p = 1", "parallel": "p > 1"}
+
+
+def kinds_apart(runs: dict, names) -> list[tuple[str, str, list, list]]:
+    """``(kind, parameter, kind's range, whole range)`` wherever one kind of run (serial,
+    p = 1; parallel, p > 1) stops short of the whole table in a parameter by more than
+    :func:`~probperf.selection.far_factor` allows, so that predictions of that kind at
+    the table's own largest values are far beyond their kind's runs
+    (:func:`beyond_own_kind`). ``runs``: parameter -> values, one per run.
+
+    Examples
+    --------
+    >>> runs = {"n": [4096, 8192, 16384, 32768, 4096, 4096], "p": [1, 1, 1, 1, 2, 6]}
+    >>> kinds_apart(runs, ["n", "p"])
+    [('parallel', 'n', [4096.0, 4096.0], [4096.0, 32768.0])]
+    >>> kinds_apart({"n": [64, 2048, 128, 4096], "p": [1, 1, 4, 4]}, ["n", "p"])  # 2048 -> 4096: near
+    []
+    """
+    names = [c for c in names if c in runs]
+    if "p" not in names:
+        return []
+    X = np.column_stack([np.asarray(runs[c], dtype=float) for c in names])
+    whole, kinds = training_ranges(X, names), kind_ranges(X, names)
+    return [(kind, c, box[c][:2], whole[c][:2]) for kind, box in kinds.items() for c in names
+            if c != "p" and box[c][1] > 0 and whole[c][1] > far_factor(*box[c][:2]) * box[c][1] * (1 + RANGE_RTOL)]
+
+
+def beyond_own_kind(model, points) -> list[str]:
+    """A message per parameter when points with p > 1 lie far above the runs with p > 1
+    (serial points above the serial runs) though not above the whole table, which
+    :func:`far_beyond` judges: the laws share their size terms between the kinds
+    (:func:`probperf.selection.kind_ranges`), so the overheads' growth at those sizes
+    is the serial runs' carried over, which no held-out run checked. Above only: below
+    a kind's range the table's smaller runs of the other kind still bracket the point.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> runs = {"n": [4096, 8192, 16384, 32768, 4096, 4096], "p": [1, 1, 1, 1, 2, 6]}
+    >>> model = SimpleNamespace(train_points_=runs, features_=["n", "p"],
+    ...                         train_ranges_={"n": [4096, 32768, 4], "p": [1, 6, 3]})
+    >>> beyond_own_kind(model, pd.DataFrame({"n": [65536, 65536], "p": [1, 8]}))[0].split(":")[0]
+    'n=2^16 is 16x the largest value with p > 1 (4096), the only one measured'
+    """
+    runs, names = getattr(model, "train_points_", None) or {}, getattr(model, "features_", [])
+    if "p" not in points:
+        return []
     out = []
-    for c, (lo, hi, *_) in ranges.items():
-        if c not in points or not hi > 0:
+    serial = points["p"].to_numpy(dtype=float) <= 1
+    for kind, c, (lo, hi), (_, top) in kinds_apart(runs, names):
+        if c not in points:
             continue
-        factor = far_factor(lo, hi)
-        spans = "" if factor == FAR_FACTOR else f", more than the range {lo:g}..{hi:g} spans"
-        x = points[c].to_numpy(dtype=float)
-        above = x > factor * hi * (1 + RANGE_RTOL)  # a measured value written with a rounding error is no step
-        # below: past the rounding of a value typed as shown (doctor prints 6 digits)
-        below = (x < lo * (1 - SHOWN_RTOL)) if lo > 0 else np.zeros(len(x), dtype=bool)
-        if not (above.any() or below.any()):
-            continue
-        with np.errstate(divide="ignore"):  # x = 0 below a positive range: infinitely far
-            distance = np.where(above, x / hi, np.where(below, lo / np.maximum(x, 0.0), 0.0))
-        k = int(np.argmax(distance))
-        if above[k]:
-            where = f"{x[k] / hi:.4g}x the largest training value ({hi:g}){spans}"
-        else:
-            ratio = f"1/{lo / x[k]:.4g} of" if x[k] * 1.0005 < lo else "just below"  # 1/1 would say nothing
-            where = ((ratio if x[k] > 0 else "far below") + f" the smallest training value ({lo:g}): "
-                     "below the measured range, where no forward validation looks (it predicts larger values from "
-                     "smaller),")
-        more = more_points(int(above.sum() + below.sum()) - 1)
-        # many more workers than measured: what no run showed is the first thing to fear
-        workers = ("; nor does it hold overheads that grow only past the measured workers (contention, steals): "
-                   "runs at more workers are what would show them") if c == "p" and above[k] else ""
-        there = " the interval" if below[k] else ": the interval"  # the below text ends in its own comma
-        out.append(f"{c}={number_text(x[k])} is {where}{there} there rests on the model's form (its laws "
-                   f"or kernel), not on validated predictions{more}{workers}")
+        x = points[c].to_numpy(dtype=float)[serial if kind == "serial" else ~serial]
+        x = x[x <= far_factor(*model.train_ranges_[c][:2]) * top * (1 + RANGE_RTOL)]  # far_beyond speaks of the rest
+        other = KIND_RUNS["parallel" if kind == "serial" else "serial"]
+        shows = "the serial time" if kind == "serial" else "how the overheads grow"
+        line = _far_line(c, x, lo, hi, below_too=False, of=f"value with {KIND_RUNS[kind]}",
+                         why=f"; the runs with {other} reach {c}={number_text(top)}, but {shows} with {c} shows only "
+                             f"in runs with {KIND_RUNS[kind]}: measure some at larger {c}")
+        out += [line] if line else []
     return out
 
 
@@ -329,16 +400,32 @@ def few_worker_counts(model, points) -> list[str]:
     if "p" not in points:
         return []
     p = training_values(model, "p")
-    counts = np.unique(p[p > 1])
     x = points["p"].to_numpy(dtype=float)
-    far = x[x > counts[-1] * (1 + RANGE_RTOL)] if len(counts) else x[:0]
-    if len(counts) >= MIN_DISTINCT or not len(far):
+    far = x[x > p.max() * (1 + RANGE_RTOL)] if len(p) else x[:0]
+    few = few_workers(p)
+    if not few or not len(far):
         return []
+    return [f"p={number_text(far.max())} is beyond the measured workers, and {few}"]
+
+
+def few_workers(p) -> str:
+    """What is wrong when the runs with more than one worker (``p``: every run's worker
+    count) had fewer than MIN_DISTINCT worker counts, but some ("" otherwise): said by
+    :func:`few_worker_counts` and by ``probperf doctor``.
+
+    Examples
+    --------
+    >>> few_workers([1, 1, 4, 16]).split(":")[0], few_workers([1, 2, 4, 8]), few_workers([1, 1])
+    ('the runs with more than one worker had only 2 worker counts (4, 16)', '', '')
+    """
+    p = np.asarray(p, dtype=float)
+    counts = np.unique(p[p > 1])
+    if not len(counts) or len(counts) >= MIN_DISTINCT:
+        return ""
     shown = ", ".join(number_text(v) for v in counts)
-    return [f"p={number_text(far.max())} is beyond the measured workers, and the runs with more than one worker had "
-            f"only {len(counts)} worker count{'s' if len(counts) > 1 else ''} ({shown}): how the overheads grow "
-            f"with the workers is fitted to them without a check; measure at least {MIN_DISTINCT} worker counts "
-            "above one"]
+    return (f"the runs with more than one worker had only {len(counts)} worker count{'s' if len(counts) > 1 else ''} "
+            f"({shown}): how the overheads grow with the workers is fitted to them without a check; measure at "
+            f"least {MIN_DISTINCT} worker counts above one")
 
 
 #: How the caution about an unreliable mean begins (:func:`unreliable_mean`).

@@ -103,6 +103,9 @@ class Report:
     identity: Identity
     problems: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
+    #: Why ``fit`` (auto) models time directly although the DAG model is usable ("" when
+    #: it fits the DAG model, or cannot): :func:`probperf.registry.why_not_dag`.
+    auto_direct: str = ""
 
     def to_dict(self) -> dict:
         """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``).
@@ -112,7 +115,7 @@ class Report:
         >>> import json
         >>> d = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]})).to_dict()
         >>> sorted(d)
-        ['dag_model', 'directions', 'identity', 'metrics', 'problems', 'relations', 'rows', 'unit']
+        ['auto_direct', 'dag_model', 'directions', 'identity', 'metrics', 'problems', 'relations', 'rows', 'unit']
         >>> d["identity"]  # times alone: the identity is not checked, so "ok" is null
         {'worst': None, 'row': None, 'tolerance': 0.001, 'ok': None}
         >>> json.loads(json.dumps(d)) == d
@@ -160,7 +163,7 @@ def diagnose(m: Measurements) -> Report:
     # predicts for that value. n and p at one value, or anything at two, limit predictions.
     problems = [d.note for d in directions
                 if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
-    problems += _missing(m)
+    problems += kinds_limits(m) + _missing(m)
     averaged = averaged_runs(m)
     if averaged:
         problems.append(averaged)
@@ -179,8 +182,10 @@ def diagnose(m: Measurements) -> Report:
                         "the same run?")
     from . import registry
 
-    return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics,
-                  dag_model=not registry.dag_lacks(registry.traced_runs(m)[0]), identity=identity, problems=problems, relations=_relations(m))
+    usable = not registry.dag_lacks(registry.traced_runs(m)[0])
+    return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics, dag_model=usable,
+                  identity=identity, problems=problems, relations=_relations(m),
+                  auto_direct=registry.why_not_dag(m) if usable else "")
 
 
 #: At most this share of the runs (and at least one run) may break a relation that
@@ -410,6 +415,38 @@ def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:
     lo, hi = VALUE_RANGE
     return [(c, float(m.frame[c].min()), float(m.frame[c].max())) for c in m.metrics
             if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+
+
+def kinds_limits(m: Measurements) -> list[str]:
+    """Sentences for the worker counts that limit predictions beyond them, as ``predict``
+    warns (:mod:`probperf.cautions`): fewer than MIN_DISTINCT worker counts above one
+    (:func:`~probperf.cautions.few_workers`), and one kind of run, serial or with p > 1,
+    that stops short of the table's sizes (:func:`~probperf.cautions.kinds_apart`).
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [4096, 8192, 16384, 4096, 4096], "p": [1, 1, 1, 2, 6],
+    ...                   "time": [1.0, 2, 4, 0.6, 0.3]})
+    >>> for line in kinds_limits(m):
+    ...     print(line)
+    the runs with more than one worker had only 2 worker counts (2, 6): how the overheads grow with the workers is fitted to them without a check; measure at least 3 worker counts above one
+    the runs with p > 1 reach n=2^12 only, the table n=2^14: with p > 1 predict warns above n=2^12, where how the overheads grow with n is carried over from the runs with p = 1; measure runs with p > 1 at larger n
+    """
+    from .cautions import KIND_RUNS, few_workers, kinds_apart, number_text
+
+    if "p" not in m.params:
+        return []
+    runs = {c: m.frame[c].to_numpy(dtype=float) for c in m.params}
+    few = few_workers(runs["p"]) if m.frame["p"].nunique() >= MIN_DISTINCT else ""  # else: too few values of p at all
+    out = [few] if few else []
+    for kind, c, (lo, hi), (_, top) in kinds_apart(runs, m.params):
+        shows = "the serial time" if kind == "serial" else "how the overheads grow"
+        other = KIND_RUNS["parallel" if kind == "serial" else "serial"]
+        out.append(f"the runs with {KIND_RUNS[kind]} reach {c}={number_text(hi)} only, the table {c}={number_text(top)}: "
+                   f"with {KIND_RUNS[kind]} predict warns above {c}={number_text(far_factor(lo, hi) * hi)}, where "
+                   f"{shows} with {c} is carried over from the runs with {other}; measure runs with "
+                   f"{KIND_RUNS[kind]} at larger {c}")
+    return out
 
 
 def _missing(m: Measurements) -> list[str]:

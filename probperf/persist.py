@@ -85,9 +85,13 @@ FORMAT = "probperf-model"
 #: against the whole table (its A(n,p), fitted on the runs with p > 1, no longer judges
 #: them alone); a version 13 reader would refuse the field. A version 9-13 file's
 #: penalty part checks its own points, as written.
-VERSION = 14
+#: Version 15: law mixtures carry ``kind_ranges_``, the boxes of their serial and
+#: parallel runs (:func:`probperf.selection.kind_ranges`), and widen by the distance
+#: beyond a point's own kind; a version 14 reader would refuse the field. A version
+#: 9-14 file widens by the whole box, as written.
+VERSION = 15
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12", "13", "14")
+READS = ("9", "10", "11", "12", "13", "14", "15")
 
 _REGISTRY: dict[str, type] = {}
 

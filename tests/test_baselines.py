@@ -276,7 +276,7 @@ def test_cilkview_upper_bound_fails_when_no_work_grows_quadratically(train):
     assert truth({"n": 2**18, "p": 64})[0] > upper[0]
 
 
-def test_cilkview_says_when_its_upper_bound_lies_below_its_own_runs(train):
+def test_cilkview_says_when_its_upper_bound_lies_below_its_own_runs(train, tmp_path):
     """Simulated sort: scheduling delay the span does not bound puts every training run
     above the band, which was reported as a 90 % interval without a word. The paper's
     runs (train), whose band holds, are fitted silently."""
@@ -285,12 +285,18 @@ def test_cilkview_says_when_its_upper_bound_lies_below_its_own_runs(train):
     from probperf import sim
 
     runs = sim.generate("sort", [2**12, 2**13, 2**14, 2**15], [1, 2, 3, 4, 5, 6], reps=2, seed=0)
-    with pytest.warns(UserWarning, match=r"^cilkview: 48 of 48 training runs take longer than the fitted upper bound: "
-                                         r"the runs break its assumptions"):
-        CilkviewBounds().fit(runs)
+    said = r"^cilkview: 48 of 48 training runs take longer than the fitted upper bound: the runs break its assumptions"
+    with pytest.warns(UserWarning, match=said):
+        model = CilkviewBounds().fit(runs)
+    # and again with each prediction, inside the data too, and from a saved model
+    with pytest.warns(UserWarning, match=said):
+        model.predict(n=2**13, p=4)
+    model.save(tmp_path / "c.model")
+    with pytest.warns(UserWarning, match=said):
+        persist.load(tmp_path / "c.model").predict(n=2**13, p=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        CilkviewBounds().fit(train)
+        CilkviewBounds().fit(train).predict(n=2**13, p=4)
 
 
 def test_cilkview_draws_span_the_band(train, extrapolation):

@@ -26,10 +26,10 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("│", " "))
 
 
-def dag_frame(off_by=0.0, bad_row=2, workers=(1, 2, 4)):
-    """Traced runs on 4 sizes x 3 ``workers`` whose identity holds exactly, except
+def dag_frame(off_by=0.0, bad_row=2, workers=(1, 2, 4, 8)):
+    """Traced runs on 4 sizes x the ``workers`` whose identity holds exactly, except
     ``bad_row``, where work + delay + no_work is ``1 + off_by`` times p * time."""
-    n = np.repeat([1024, 2048, 4096, 8192], 3)
+    n = np.repeat([1024, 2048, 4096, 8192], len(workers))
     p = np.tile(workers, 4)
     time = 1e-6 * n / p + 0.01 * p
     work = 1e-6 * n * (1 + 0.05 * (p - 1))
@@ -41,13 +41,13 @@ def dag_frame(off_by=0.0, bad_row=2, workers=(1, 2, 4)):
 
 
 def test_distinct_counts_ranges_and_far_limits():
-    frame = dag_frame().assign(cutoff=np.tile([8, 16], 6))
+    frame = dag_frame().assign(cutoff=np.repeat([8, 16, 8, 16], 4))  # both kinds at both
     report = diagnose(Measurements(frame, config=["cutoff"]))
     got = {d.name: (d.distinct, d.low, d.high, d.extrapolates, d.far) for d in report.directions}
-    # 16x the largest value, or the range's own ratio where smaller (8 for n, 4 for p)
-    assert got == {"n": (4, 1024, 8192, True, 8 * 8192), "p": (3, 1, 4, True, 4 * 4),
+    # 16x the largest value, or the range's own ratio where smaller (8 for n and p)
+    assert got == {"n": (4, 1024, 8192, True, 8 * 8192), "p": (4, 1, 8, True, 8 * 8),
                    "cutoff": (2, 8, 16, False, None)}
-    assert report.rows == 12 and report.dag_model
+    assert report.rows == 16 and report.dag_model
     assert report.problems == ["only 2 values of cutoff (8..16): cannot predict cutoff outside that range; "
                                "measure at least 3 values of cutoff"]
 
@@ -92,7 +92,7 @@ def test_a_12_percent_identity_error_is_reported_as_12_percent():
     assert report.identity.worst == pytest.approx(0.12, rel=1e-9)
     assert report.identity.row == 5 and not report.identity.ok
     assert report.problems == [
-        "identity work + delay + no_work = p * time off by 12 % in run 6 of 12 (tolerance 0.1 %): "
+        "identity work + delay + no_work = p * time off by 12 % in run 6 of 16 (tolerance 0.1 %): "
         "was the tracer on for the whole run, and are time and the DAG metrics from the same run?"]
 
 
@@ -154,7 +154,7 @@ def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
     dag_frame().assign(time=lambda f: f["time"].where(f.index != 4)).to_csv(traced, index=False)
     res = run("doctor", traced)
     assert res.exit_code == 0 and "nothing missing" not in res.stdout
-    assert ("time is missing in 1 of 12 runs (the first at line 6): the DAG model does not need it (its time is "
+    assert ("time is missing in 1 of 16 runs (the first at line 6): the DAG model does not need it (its time is "
             "(work + delay + no_work) / p), so fit keeps these runs; a model of time alone (--model direct) "
             "refuses them") in " ".join(res.stdout.split())
 
@@ -186,7 +186,7 @@ def test_a_choice_coded_0_1_2_in_one_column_is_pointed_out(tmp_path):
 def test_without_n_it_says_how_to_give_it():
     report = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]}))
     assert [d.name for d in report.directions] == ["p"]
-    assert report.problems[0].startswith("no problem size: parameter 'n' is needed but missing "
+    assert report.problems[1].startswith("no problem size: parameter 'n' is needed but missing "
                                          "(give it as a column; the commands that read runs, and 'probperf "
                                          "record', take --param n=VALUE")
 
@@ -209,12 +209,12 @@ def test_cli_table_and_json(tmp_path):
 
 def test_cli_looks_at_the_training_rows_like_fit(tmp_path):
     path = tmp_path / "runs.csv"
-    frame = dag_frame().assign(split=["train"] * 9 + ["test"] * 3)  # n = 8192 is the test
+    frame = dag_frame().assign(split=["train"] * 12 + ["test"] * 4)  # n = 8192 is the test
     frame.to_csv(path, index=False)
     data = json.loads(run("doctor", path, "--format", "json").stdout)
-    assert data["rows"] == 9 and data["directions"][0]["high"] == 4096
+    assert data["rows"] == 12 and data["directions"][0]["high"] == 4096
     everything = json.loads(run("doctor", path, "--format", "json", "--split", "").stdout)
-    assert everything["rows"] == 12
+    assert everything["rows"] == 16
 
 
 @pytest.mark.parametrize("content, message", [
@@ -287,8 +287,8 @@ def test_values_that_fit_refuses_are_said_before_the_fit():
     # fit's laws refuse positive values beyond VALUE_RANGE (1e-150..1e150); validate said
     # so, doctor now lists it among what limits the predictions
     n = [10, 20, 40, 80]
-    report = diagnose(Measurements({"n": n * 3, "p": [1] * 4 + [2] * 4 + [4] * 4,
-                                    "time": [1e-200] + [x / 4 for x in n] + [x / 2 for x in n] + [x / 3 for x in n[1:]]}))
+    report = diagnose(Measurements({"n": n * 4, "p": [1] * 4 + [2] * 4 + [4] * 4 + [8] * 4,
+                                    "time": [1e-200] + [x / p for p in (4, 2, 3, 5) for x in n][1:]}))
     assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the laws of fit refuse; "
                                "give them in another unit"]
 
@@ -299,3 +299,53 @@ def test_json_says_an_unchecked_identity_is_neither_held_nor_broken(tmp_path):
     pd.DataFrame({"n": [64, 128, 256], "p": [1, 2, 4], "time": [1.0, 1.1, 1.3]}).to_csv(path, index=False)
     data = json.loads(run("doctor", path, "--format", "json").stdout)
     assert data["identity"] == {"worst": None, "row": None, "tolerance": 0.001, "ok": None}
+
+
+def test_doctor_names_what_predict_warns_of_at_two_multi_worker_counts():
+    # p = 1, 4, 16: three values of p, so p extrapolates, but the overheads that only
+    # several workers show rest on two counts; doctor says it before predict does
+    frame = dag_frame(workers=(1, 4, 16))
+    report = diagnose(Measurements(frame))
+    few = ("the runs with more than one worker had only 2 worker counts (4, 16): how the overheads grow with the "
+           "workers is fitted to them without a check; measure at least 3 worker counts above one")
+    assert report.problems == [few]
+    model = DirectModel().fit(Measurements(frame))
+    with pytest.warns(UserWarning) as caught:
+        model.predict(n=4096, p=32)
+    assert f"p=32 is beyond the measured workers, and {few}" in [str(w.message) for w in caught]
+    # with 1, 2, 4, 8 nothing of the kind is said
+    assert diagnose(Measurements(dag_frame())).problems == []
+
+
+def test_doctor_and_predict_say_when_the_parallel_runs_stop_short_of_the_serial_ones():
+    # session 46's hunt: serial runs at 4 sizes, runs with p > 1 at the smallest only;
+    # at p > 1 the overheads' growth with n is the serial runs' carried over
+    frame = dag_frame()
+    frame = frame[(frame.n == 1024) | (frame.p == 1)]
+    report = diagnose(Measurements(frame))
+    assert report.problems == [
+        "the runs with p > 1 reach n=2^10 only, the table n=2^13: with p > 1 predict warns above n=2^10, where how "
+        "the overheads grow with n is carried over from the runs with p = 1; measure runs with p > 1 at larger n"]
+    model = DirectModel().fit(Measurements(frame))
+    with pytest.warns(UserWarning) as caught:
+        model.predict(n=[4096, 4096], p=[1, 4])
+    said = [str(w.message) for w in caught if "value with p > 1" in str(w.message)]
+    assert said == ["n=2^12 is 4x the largest value with p > 1 (1024), the only one measured: the interval there "
+                    "rests on the model's form (its laws or kernel), not on validated predictions; the runs with "
+                    "p = 1 reach n=2^13, but how the overheads grow with n shows only in runs with p > 1: measure "
+                    "some at larger n"]
+
+
+def test_doctor_says_when_fit_models_time_directly_though_the_dag_model_is_usable(tmp_path):
+    # one size, traced: fit (auto) models time directly (registry.SINGLE_SIZE_DIRECT);
+    # doctor said "DAG model: usable" and no more
+    frame = dag_frame().query("n == 4096")
+    report = diagnose(Measurements(frame))
+    assert report.dag_model and report.auto_direct == (
+        "only p varies (one size), where time modelled directly with its laws of the workers predicts better "
+        "(fit --model dag for the decomposition)")
+    path = tmp_path / "one.csv"
+    frame.to_csv(path, index=False)
+    assert "DAG model: usable, but fit (auto) models time directly: only p varies (one size)" in one_line(
+        run("doctor", path).stdout)
+    assert diagnose(Measurements(dag_frame())).auto_direct == ""  # several sizes: the DAG model it is

@@ -278,6 +278,13 @@ def test_parquet_keeps_unit_clock_and_config(tmp_path):
     assert (back.unit, back.clock_hz, back.config) == ("cycles", 3e9, ["cutoff"])
     pd.testing.assert_frame_equal(back.frame, m.frame)
     assert read_parquet(tmp_path / "m.parquet", config=[]).config == ["cutoff"]
+    # a rate given wins over the recorded one, but with a word (a slip rescales every time)
+    with pytest.warns(UserWarning, match=r"m\.parquet: the file records a clock rate of 3e\+09 Hz; the rate given, "
+                                         r"2e\+09 Hz, replaces it$"):
+        assert read_parquet(tmp_path / "m.parquet", clock_hz=2e9).in_seconds().frame["time"].tolist() == [5e-9, 1e-8]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same rate again says nothing
+        assert read_parquet(tmp_path / "m.parquet", clock_hz=3e9).clock_hz == 3e9
 
 
 def test_parquet_nan_is_an_error_null_is_missing(tmp_path):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from safetensors.numpy import save_file
 from typer.testing import CliRunner
 
 from probperf import persist
@@ -1102,3 +1104,51 @@ def test_the_penalty_model_judges_the_workers_on_the_whole_table_not_its_penalty
     model.save(tmp_path / "m.model")
     again = persist.load(tmp_path / "m.model").predict(n=2.0**14, p=4, n_draws=400)
     assert again.median[0] == pred.median[0]
+
+
+def _serial_and_parallel_runs(parallel_sizes, seed=0):
+    """Time 1e-6 n / p + 2e-4 (p - 1) with 2 % noise: serial runs at 2^10..2^14, runs
+    on 2, 4, 8 workers at ``parallel_sizes``, twice each."""
+    rng = np.random.default_rng(seed)
+    rows = [(n, 1.0) for n in 2.0 ** np.arange(10, 15)] + [(n, p) for n in parallel_sizes for p in (2.0, 4.0, 8.0)]
+    X = np.array(rows * 2)
+    return X, (1e-6 * X[:, 0] / X[:, 1] + 2e-4 * (X[:, 1] - 1)) * np.exp(0.02 * rng.standard_normal(len(X)))
+
+
+def test_a_point_with_p_above_one_widens_by_its_distance_beyond_the_runs_with_p_above_one(tmp_path):
+    # session 46's hunt: runs with p > 1 at n = 2^10 only, serial runs up to 2^14; at
+    # n = 2^14, p = 4 the whole box holds the point, but its overheads' growth with n is
+    # 4 doublings beyond the runs that show it (probperf.selection.kind_ranges)
+    X, y = _serial_and_parallel_runs([2.0**10])
+    model = LawMixture().fit(X, y)
+    assert model.kind_ranges_["parallel"]["n"] == [1024.0, 1024.0, 1]
+    assert model.kind_ranges_["serial"]["n"] == [1024.0, 16384.0, 5]
+    box_only = copy.deepcopy(model)
+    box_only.kind_ranges_ = {}  # as a model file of version 14 or before: the whole box alone
+    at = np.array([[2.0**14, 4.0]])
+    (lo, hi), (lo_box, hi_box) = model.predict(at, seed=0).interval(0.9), box_only.predict(at, seed=0).interval(0.9)
+    assert lo[0] < lo_box[0] and hi[0] > 1.1 * hi_box[0]
+    # a serial point at a measured serial size is as near as before: same draws
+    serial = np.array([[2.0**14, 1.0]])
+    np.testing.assert_array_equal(model.predict(serial, seed=0).draws, box_only.predict(serial, seed=0).draws)
+    # a file without the field (version 14) reads as the whole box alone
+    model.save(tmp_path / "m.model")
+    kind, config, tensors = persist.load_state(tmp_path / "m.model")
+    config["state"]["fitted"].pop("kind_ranges_")
+    text = json.dumps(config)
+    meta = {"format": persist.FORMAT, "version": "14", "kind": kind, "config": text, "sha256": persist._digest(text, tensors)}
+    save_file(tensors, str(tmp_path / "v14.model"), metadata=meta)
+    back = persist.load(tmp_path / "v14.model")
+    assert back.kind_ranges_ == {}
+    np.testing.assert_array_equal(back.predict(at, seed=0).draws, box_only.predict(at, seed=0).draws)
+
+
+def test_on_a_full_grid_each_kind_of_run_spans_the_whole_box_and_nothing_changes():
+    X, y = _serial_and_parallel_runs(2.0 ** np.arange(10, 15))
+    model = LawMixture().fit(X, y)
+    assert {kind: box["n"][:2] for kind, box in model.kind_ranges_.items()} == {"serial": [1024.0, 16384.0],
+                                                                                 "parallel": [1024.0, 16384.0]}
+    box_only = copy.deepcopy(model)
+    box_only.kind_ranges_ = {}
+    at = np.array([[2.0**16, 4.0], [2.0**16, 1.0], [2.0**12, 16.0]])
+    np.testing.assert_array_equal(model.predict(at, seed=0).draws, box_only.predict(at, seed=0).draws)

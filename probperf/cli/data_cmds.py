@@ -193,7 +193,9 @@ def _verdicts(report) -> list[str]:
         resid = (f"largest residual {percent(identity.worst)} (tolerance {percent(identity.tolerance)})"
                  f"{'' if identity.ok else ' [red]too large[/]'}")
     lines = [f"metrics: {shown(', '.join(report.metrics))}",
-             f"DAG model: {'[green]usable[/]' if report.dag_model else 'not usable (see below)'}",
+             "DAG model: " + ("not usable (see below)" if not report.dag_model else "[green]usable[/]"
+                              + (f", but fit (auto) models time directly: {shown(report.auto_direct)}"
+                                 if report.auto_direct else "")),
              f"identity work + delay + no_work = p * time: {resid}",
              *(shown(r) for r in report.relations)]
     if not report.problems:

@@ -646,17 +646,25 @@ class CilkviewBounds(TimeModel):
         self._check_band(measurements)
 
     def _check_band(self, measurements) -> None:
-        """Say how many training runs lie above the fitted upper bound: a band its own
-        runs leave is no bound there (delay and no_work the span does not bound,
-        see the class's text), and beyond the data it holds no better."""
+        """Say at the fit what :meth:`_cautions` says at each prediction."""
         from .. import userwarn
 
-        frame = measurements.frame
-        _, upper = self._bounds(self._inputs(frame))
-        above = int(np.sum(frame["time"].to_numpy(float) > upper))
-        if above:
-            userwarn.warn(f"cilkview: {above} of {len(frame)} training runs take longer than the fitted upper "
-                          "bound: the runs break its assumptions (idle and scheduling time bounded by the span)")
+        for line in self._cautions(None):
+            userwarn.warn(line)
+
+    def _cautions(self, points) -> list[str]:
+        """How many training runs lie above the fitted upper bound, said with every
+        prediction (:func:`probperf.cautions.messages`), not only at the fit: a band its
+        own runs leave is no bound there (delay and no_work the span does not bound, see
+        the class's text), and beyond the data it holds no better. From the runs the
+        model keeps (``train_points_``), so a loaded model says it too."""
+        import pandas as pd
+
+        runs = pd.DataFrame(self.train_points_)
+        _, upper = self._bounds(self._inputs(runs))
+        above = int(np.sum(runs["time"].to_numpy(float) > upper))
+        return [f"cilkview: {above} of {len(runs)} training runs take longer than the fitted upper bound: the runs "
+                "break its assumptions (idle and scheduling time bounded by the span)"] if above else []
 
     def bounds(self, X=None, **params) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)`` time bounds per point (points as for :meth:`predict`).

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import parallel
 from . import noise as noise_profile
-from ..selection import distance_directions, doublings_beyond, forward_splits
+from ..selection import distance_directions, doublings_beyond, forward_splits, kind_ranges, training_ranges
 from .laws import MIN_WEIGHT, REFUSALS, candidate_laws, fitted_law, law_weights, t_logpdf
 
 #: Upper end of the discrepancy rate's grid, log units at one training span beyond the
@@ -455,22 +455,10 @@ def _nested_part(split, cands, X, names, logy, w, weightings, directions):
             return None
         logws[k] = logw - np.logaddexp.reduce(logw)
     # the raw distance; nested_rate_loglik raises it to each growth form's power
-    distance = doublings_beyond(X[te], names, training_ranges(X[tr], names), per_span=growth_setting()[0],
-                                directions=directions)
+    distance = doublings_beyond(X[te], names, training_ranges(Xtr, names), per_span=growth_setting()[0],
+                                directions=directions, kinds=kind_ranges(Xtr, names))
     return preds, logws, logy[te], distance
 
 
-def training_ranges(X, names) -> dict:
-    """Training range and number of distinct values of each parameter.
-
-    Examples
-    --------
-    >>> training_ranges(np.array([[1.0, 8.0], [4.0, 8.0], [2.0, 8.0]]), ["n", "p"])
-    {'n': [1.0, 4.0, 3], 'p': [8.0, 8.0, 1]}
-    """
-    return {c: [float(X[:, i].min()), float(X[:, i].max()), int(len(np.unique(X[:, i])))]
-            for i, c in enumerate(names)}
-
-
 __all__ = ["discrepancy_rate", "discrepancy_growths", "discrepancy_loglik", "nested_predictives", "nested_rate_loglik",
-           "posterior_rate", "growth_rows", "growth_forms", "growth_setting", "growth_context", "training_ranges"]
+           "posterior_rate", "growth_rows", "growth_forms", "growth_setting", "growth_context"]

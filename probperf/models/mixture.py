@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import persist
 from . import discrepancy as disc, laws, noise as noise_profile, residual, rowsets
-from ..selection import distance_directions, doublings_beyond
+from ..selection import distance_directions, doublings_beyond, kind_ranges, training_ranges
 from .base import MetricModel
 from .laws import MIN_WEIGHT, REFUSALS, VALUE_RANGE, candidate_laws, fitted_law, law_weights, noise_weights, readable, resolution
 from .points import check_extrapolation, check_points, relations
@@ -235,6 +235,11 @@ class LawMixture(MetricModel):
         :data:`~probperf.models.laws.WEIGHTINGS`' comment).
     ranges_ : dict
         Training range and number of distinct values of each parameter.
+    kind_ranges_ : dict
+        The same for the serial (p = 1) and the parallel runs (p > 1), when the runs
+        hold both (:func:`probperf.selection.kind_ranges`; {} otherwise and in model
+        files saved before it): a point's distance beyond the data is also its distance
+        beyond its own kind's runs.
     relations_ : dict
         Each varying parameter that the others make in every training run (``ppn`` next
         to ``p`` and ``nnodes``, a copy of ``n``): the laws leave it out, so a point must
@@ -372,7 +377,7 @@ class LawMixture(MetricModel):
     def _fit_laws(self, X, y):
         self._check_values(X, y)
         names, logy = self.features_, np.log(y)
-        self.ranges_ = disc.training_ranges(X, names)
+        self.ranges_, self.kind_ranges_ = training_ranges(X, names), kind_ranges(X, names)
         self.relations_ = relations(X, names)
         self.directions_ = distance_directions(X, names)
         cands = candidate_laws(X, names, one_worker=self.one_worker_level)
@@ -438,7 +443,7 @@ class LawMixture(MetricModel):
             power, rate, weight = self.discrepancy_.T
             form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
             d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
-                                 directions=self.directions_)
+                                 directions=self.directions_, kinds=self.kind_ranges_)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
@@ -513,7 +518,7 @@ class LawMixture(MetricModel):
                                     "spread": (1.0 / np.sqrt(w)).tolist()}
         return table
 
-    _fitted = ("ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
+    _fitted = ("ranges_", "kind_ranges_", "relations_", "directions_", "scores_", "weights_", "laws_", "discrepancy_", "weightings_",
                "distance_per_span_", "noise_")
 
     def _loaded(self) -> None:
@@ -522,6 +527,7 @@ class LawMixture(MetricModel):
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
         self.noise_ = getattr(self, "noise_", None)  # a file written before noise profiles: none, as then
+        self.kind_ranges_ = getattr(self, "kind_ranges_", {})  # a file written before them: the whole box, as then
         if self.noise_ is not None and not isinstance(self.noise_, noise_profile.NoiseProfile):
             raise persist.ModelFileError("noise profile is not a NoiseProfile; re-fit the model")
 
