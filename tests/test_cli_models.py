@@ -688,15 +688,19 @@ def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
         ["65536", "4", "1", "4"], ["65536", "8", "2", "4"], ["65536", "12", "3", "4"], ["65536", "16", "4", "4"]]
     res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=8")  # two of three left out: said
     assert res.exit_code == 2 and "give one of p, ppn too" in res.stderr
-    # ranks per node were whole in every run: a layout that would need 1.5 is refused, by name
-    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=4,p=6")
-    assert res.exit_code == 2 and res.stderr.strip() == (
-        "error: --at n=2^16,nodes=4,p=6: ppn worked out from the others is 1.5, not whole as every training value "
-        "of ppn is; give a point where it is")
-    # a fraction given where every run had a whole value: predicted, and said
+    # a fraction where every run had a whole value, given or worked out from the others
+    # (ranks per node at nodes=4, p=6): predicted, and said, as model.predict does
     res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=0.5,ppn=4,p=2")
     assert res.exit_code == 0 and ("warning: nodes=0.5 is not whole, though every training value of nodes is "
                                    "(and no run can have it)") in res.stderr
+    res = run("predict", mpi_runs / "mpi.model", "--at", "n=2**16,nodes=4,p=6", "--format", "csv")
+    assert res.exit_code == 0 and ("warning: ppn=1.5 is not whole, though every training value of ppn is "
+                                   "(and no run can have it)") in res.stderr
+    assert res.stdout.splitlines()[1].split(",")[:4] == ["65536", "6", "4", "1.5"]
+    from probperf import persist
+
+    with pytest.warns(UserWarning, match=r"^ppn=1\.5 is not whole"):
+        persist.load(mpi_runs / "mpi.model").predict(n=2**16, nodes=4, p=6)
     # 16 / 3 as Python divides it, not through exp and log
     from probperf import persist
     from probperf.models.points import complete_points, relations_of
@@ -978,3 +982,18 @@ def test_explain_keeps_every_law_name_whole_at_80_columns(shared_dir, tmp_path):
     assert res.exit_code == 0, res.output
     assert "…" not in res.stdout and "mixture" in res.stdout
     assert max(len(line) for line in res.stdout.splitlines()) <= 80
+
+
+def test_explain_shows_each_law_as_json_names_it_brackets_included(mpi_runs):
+    # a law's bracketed form ("[n^1 nodes^...]") was read as rich markup and vanished
+    # from the --explain table, though JSON and fit showed it
+    from unittest import mock
+
+    from probperf.cli import _app
+
+    at = ["--at", "n=2**16,nodes=2,ppn=4", "--explain"]
+    names = [law["law"] for law in json.loads(run("predict", mpi_runs / "mpi.model", *at, "--format", "json").stdout)[0]["laws"]]
+    assert any("[" in name for name in names), names  # the fixture's law carries one
+    with mock.patch.object(_app.console, "_width", 250):  # one line per law
+        table = run("predict", mpi_runs / "mpi.model", *at).stdout
+    assert all(name in table for name in names if name != "mixture")

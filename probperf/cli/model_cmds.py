@@ -326,7 +326,6 @@ def checked_points(model, rows, option: str):
     import pandas as pd
 
     from ..models.points import complete_points, relations_of
-    from ..plot import unwhole
     from ..predict import prediction_points
 
     frame = pd.DataFrame(rows)
@@ -338,13 +337,10 @@ def checked_points(model, rows, option: str):
     if unknown:
         raise ValueError(f"{option}: the model has no parameter {unknown[0]!r}; "
                          f"its parameters are {', '.join(features)}")
-    # a parameter the others make in every run (p = nnodes * ppn) may be left out
-    given = frame.notna()
+    # a parameter the others make in every run (p = nnodes * ppn) may be left out; worked
+    # out as a fraction (ppn at nnodes=4, p=6) it is predicted and warned of, as a fraction
+    # typed is (probperf.cautions.unwhole_setting) and as model.predict does: one rule
     frame = complete_points(frame, relations_of(model))
-    for i, c in unwhole(model, frame, given)[:1]:
-        raise ValueError(f"{option} {point_text(pd.Series(rows[i]))}: {c} worked out from the others is "
-                         f"{frame[c].iloc[i]:.6g}, not whole as every training value of {c} is; give a point "
-                         f"where it is")
     defaults = {**(getattr(model, "defaults_", None) or {}), **fixed}
     missing = [c for c in features if c not in frame.columns and c not in defaults]
     if missing:  # a parameter constant in training may be left out; the others not
@@ -627,9 +623,10 @@ def _print_laws(laws, level, unit="s"):
         table.add_column(shown(c), justify="right", overflow="fold", no_wrap=c != "law")
 
     def add(r, law=None):
-        table.add_row(*(number_text(r[c]) for c in params), law or r["law"], f"{r['weight']:.1%}",
+        # shown: a law's bracketed form ("[n^1 nnodes^6e-05]") is text, not rich markup (it vanished)
+        table.add_row(*(number_text(r[c]) for c in params), shown(law or r["law"]), f"{r['weight']:.1%}",
                       "" if law else number_text(r["median"]),
-                      "" if law else f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")
+                      "" if law else shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]"))
 
     small = []  # the point's laws under MIN_SHOWN_WEIGHT, listed only if there is one
     for r in laws.to_dict("records"):
@@ -658,14 +655,14 @@ def _print_decomposition(decomp, level, unit="s", models=""):
             *(number_text(r[c]) for c in params),
             r["term"],
             f"{r['share']:.1%}",
-            f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]",
+            shown(f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]"),  # "[inf, ...]" is no markup tag
             number_text(r["median"]),
-            f"[{number_text(r['lower'])}, {number_text(r['upper'])}]",
+            shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]"),
         )
     # each share is a median over the draws, of a different draw each time: they need
     # not add up (the shares of any one draw do)
     table.caption = "shares: medians over the draws, which need not add up to 100 %" + (
-        f"\nterms' models (their heaviest law): {models}" if models else "")
+        f"\nterms' models (their heaviest law): {shown(models)}" if models else "")
     console.print(table)
 
 
