@@ -103,6 +103,8 @@ class Report:
     identity: Identity
     problems: list[str] = field(default_factory=list)
     relations: list[str] = field(default_factory=list)
+    #: The clock rate of times in cycles, where the runs carry one (None otherwise).
+    clock_hz: float | None = None
     #: Why ``fit`` (auto) models time directly although the DAG model is usable ("" when
     #: it fits the DAG model, or cannot): :func:`probperf.registry.why_not_dag`.
     auto_direct: str = ""
@@ -115,7 +117,7 @@ class Report:
         >>> import json
         >>> d = diagnose(Measurements({"p": [1, 2, 4], "time": [4.0, 2.1, 1.2]})).to_dict()
         >>> sorted(d)
-        ['auto_direct', 'dag_model', 'directions', 'identity', 'metrics', 'problems', 'relations', 'rows', 'unit']
+        ['auto_direct', 'clock_hz', 'dag_model', 'directions', 'identity', 'metrics', 'problems', 'relations', 'rows', 'unit']
         >>> d["identity"]  # times alone: the identity is not checked, so "ok" is null
         {'worst': None, 'row': None, 'tolerance': 0.001, 'ok': None}
         >>> json.loads(json.dumps(d)) == d
@@ -185,6 +187,7 @@ def diagnose(m: Measurements) -> Report:
     usable = not registry.dag_lacks(registry.traced_runs(m)[0])
     return Report(rows=len(m), unit=m.unit, directions=directions, metrics=m.metrics, dag_model=usable,
                   identity=identity, problems=problems, relations=_relations(m),
+                  clock_hz=m.clock_hz if m.unit == "cycles" else None,
                   auto_direct=registry.why_not_dag(m) if usable else "")
 
 

@@ -349,3 +349,13 @@ def test_doctor_says_when_fit_models_time_directly_though_the_dag_model_is_usabl
     assert "DAG model: usable, but fit (auto) models time directly: only p varies (one size)" in one_line(
         run("doctor", path).stdout)
     assert diagnose(Measurements(dag_frame())).auto_direct == ""  # several sizes: the DAG model it is
+
+
+def test_doctor_names_the_clock_rate_of_times_in_cycles_as_validate_does(tmp_path):
+    from probperf.formats import write_parquet
+
+    path = write_parquet(Measurements({"n": [1e3, 2e3, 4e3], "p": [1, 2, 4], "time": [3e9, 2e9, 1e9]},
+                                      unit="cycles", clock_hz=2e9), tmp_path / "c.parquet")
+    assert "3 runs, times in cycles at 2e+09 Hz" in run("doctor", path).stdout
+    assert "cycles at 2e+09 Hz" in one_line(run("validate", path).stdout)
+    assert json.loads(run("doctor", path, "--format", "json").stdout)["clock_hz"] == 2e9

@@ -27,6 +27,17 @@ def _fmt(x) -> str:
     return f"{float(x):.6g}"
 
 
+def _unit_text(unit: str, clock_hz) -> str:
+    """The time unit as validate and doctor say it: ``cycles at 2e+09 Hz`` where a rate is known.
+
+    Examples
+    --------
+    >>> _unit_text("cycles", 2e9), _unit_text("s", None)
+    ('cycles at 2e+09 Hz', 's')
+    """
+    return unit + (f" at {_fmt(clock_hz)} Hz" if unit == "cycles" and clock_hz else "")
+
+
 def _summary(m, title: str) -> Table:
     table = Table(title=title, show_header=True)
     table.add_column("item")
@@ -37,8 +48,7 @@ def _summary(m, title: str) -> Table:
         # a blank label (a CSV's empty cell) is named, not shown as nothing
         table.add_row("split", ", ".join(f"{shown(k) if str(k).strip() else '(no label)'} {v}"
                                          for k, v in counts.items()) + " (fit and doctor use train)")
-    unit = m.unit + (f" at {_fmt(m.clock_hz)} Hz" if m.unit == "cycles" and m.clock_hz else "")
-    table.add_row("time unit", unit)
+    table.add_row("time unit", _unit_text(m.unit, m.clock_hz))
     for name, (lo, hi, k) in m.ranges().items():
         span = _fmt(lo) if lo == hi else f"{_fmt(lo)} .. {_fmt(hi)}"
         table.add_row(f"parameter {shown(name)}", f"{span} ({k} distinct)")
@@ -172,7 +182,7 @@ def doctor(
 def _directions(report, title: str) -> Table:
     from ..doctor import value
 
-    table = Table(title=f"{title}: {counted(report.rows, 'run')}, times in {shown(report.unit)}")
+    table = Table(title=f"{title}: {counted(report.rows, 'run')}, times in {shown(_unit_text(report.unit, report.clock_hz))}")
     for name in ("parameter", "distinct", "range", "extrapolate", "far warning beyond"):
         table.add_column(name, justify="left" if name == "parameter" else "right")
     for d in report.directions:
