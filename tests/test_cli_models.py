@@ -997,3 +997,18 @@ def test_explain_shows_each_law_as_json_names_it_brackets_included(mpi_runs):
     with mock.patch.object(_app.console, "_width", 250):  # one line per law
         table = run("predict", mpi_runs / "mpi.model", *at).stdout
     assert all(name in table for name in names if name != "mixture")
+
+
+def test_beyond_counts_the_distance_beyond_a_points_own_kind_of_run(tmp_path):
+    # serial runs at n = 2^10..2^13, runs with p > 1 at 2^10 only: at n = 2^12 a point
+    # with p = 4 is inside the table but 4x beyond the runs with p > 1, which its warning
+    # says; beyond says it too (it was 1.0, so a script reading beyond missed the row)
+    rows = [(n, 1, 1e-6 * n) for n in (2**10, 2**11, 2**12, 2**13)] + [(2**10, p, 1e-6 * 2**10 / p + 1e-5 * p)
+                                                                      for p in (2, 4, 8)]
+    data, model = tmp_path / "runs.csv", tmp_path / "m.model"
+    pd.DataFrame(rows * 2, columns=["n", "p", "time"]).to_csv(data, index=False)
+    assert run("fit", data, "-q", "-o", model).exit_code == 0
+    res = run("predict", model, "--at", "n=2**12,p=1", "--at", "n=2**12,p=4", "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert [r["beyond"] for r in json.loads(res.stdout)] == [1.0, 4.0]
+    assert "n=2^12 is 4x the largest value with p > 1 (1024)" in res.stderr

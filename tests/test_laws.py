@@ -1152,3 +1152,21 @@ def test_on_a_full_grid_each_kind_of_run_spans_the_whole_box_and_nothing_changes
     box_only.kind_ranges_ = {}
     at = np.array([[2.0**16, 4.0], [2.0**16, 1.0], [2.0**12, 16.0]])
     np.testing.assert_array_equal(model.predict(at, seed=0).draws, box_only.predict(at, seed=0).draws)
+
+
+@pytest.mark.parametrize("edit", ["transposed", "flattened", "negative rate"])
+def test_a_model_file_whose_discrepancy_rows_are_reshaped_is_refused(tmp_path, edit):
+    # helper-61's audit: a transposed (3, 2) table loaded as (2, 3) rows of the wrong
+    # fields and changed the draws beyond the data (mean 0.006 -> 599 s at n = 2^20)
+    n = np.repeat([64.0, 128.0, 256.0, 512.0, 1024.0], 2)
+    model = LawMixture().fit({"n": n}, 3 * n * np.exp(0.02 * np.random.default_rng(0).standard_normal(10)))
+    model.save(tmp_path / "m.model")
+    kind, config, tensors = persist.load_state(tmp_path / "m.model")
+    rows = tensors["discrepancy_"]
+    assert rows.shape[1] == 3 and len(rows) > 1
+    tensors["discrepancy_"] = {"transposed": rows.T.copy(), "flattened": np.tile(rows.ravel(), 2),
+                               "negative rate": rows * np.array([1.0, -1.0, 1.0])}[edit]
+    persist.save_state(tmp_path / "bad.model", kind, config, tensors)
+    with pytest.raises(persist.ModelFileError, match=r"discrepancy_ of shape .* is not rows of \(power > 0, rate >= 0, "
+                                                     r"weight >= 0\); re-fit the model"):
+        persist.load(tmp_path / "bad.model")

@@ -17,7 +17,8 @@ from .. import registry
 from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, TRAIN_SPLIT, metric_label
 from ..limits import MAX_DRAWS, MAX_EXACT_INT, MAX_SIM_SEED
 from ..predict import level_text
-from ..cautions import ExtrapolationWarning, column_texts, few_tail_draws, number_text, point_text, without_mean_caution
+from ..cautions import (ExtrapolationWarning, column_texts, few_tail_draws, kinds_apart, number_text, point_text,
+                        without_mean_caution)
 from ._app import (app, bad_input, console, fail, number, parse_assignments, parse_points, require_stdout,
                    say_written, shown, split_rows, warn)
 from . import reading as reading_options
@@ -254,7 +255,8 @@ def predict(
     unit = getattr(model, "unit_", "s")
     rows = _json_rows(summary)
     reliable = pred.mean_reliable
-    for row, beyond, sound in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame), reliable):
+    kinds = kinds_apart(getattr(model, "train_points_", None) or {}, getattr(model, "features_", []))
+    for row, beyond, sound in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame, kinds), reliable):
         row["target"] = pred.name or "time"  # what the numbers are of: a metric model's file says it nowhere else
         row["unit"] = "count" if pred.name in COUNT_METRICS else unit  # seconds, clock cycles or a task count
         row["beyond"] = beyond  # which rows the far-out warnings are about
@@ -477,11 +479,14 @@ def _attach(rows, key, table, as_json):
         row[key] = as_json(block)
 
 
-def beyond_factor(ranges, points) -> list[float]:
+def beyond_factor(ranges, points, kinds=()) -> list[float]:
     """Per point, how far it lies outside the training range, as the largest factor over
     its parameters: above a range ``x / largest``, below it ``smallest / x``; 1 inside
     (below a range that reaches 0, or at a value of 0 or less, no factor measures the
     distance). The far-out warnings name one point and a count; this names each.
+    ``kinds``: where one kind of run stops short of the table
+    (:func:`probperf.cautions.kinds_apart`), a point of that kind above its own runs'
+    largest value is that factor beyond too, as its warning says.
 
     Examples
     --------
@@ -490,8 +495,16 @@ def beyond_factor(ranges, points) -> list[float]:
     [1.0, 16.0, 2.0]
     >>> beyond_factor({"c": [0, 4, 5]}, pd.DataFrame({"c": [400, 0]}))
     [100.0, 1.0]
+    >>> beyond_factor({"n": [1024, 4096, 3], "p": [1, 8, 4]}, pd.DataFrame({"n": [4096, 4096], "p": [1, 8]}),
+    ...               kinds=[("parallel", "n", [1024.0, 1024.0], [1024.0, 4096.0])])  # p > 1 at n = 1024 only
+    [1.0, 4.0]
     """
     out = np.ones(len(points))
+    for kind, c, (_, hi), _ in kinds:
+        if c in points and "p" in points and hi > 0:
+            x, p = points[c].to_numpy(dtype=float), points["p"].to_numpy(dtype=float)
+            mine = (p <= 1) if kind == "serial" else (p > 1)
+            out = np.maximum(out, np.where(mine & (x > hi), x / hi, 1.0))
     for c, (lo, hi, *_) in ranges.items():
         if c not in points:
             continue

@@ -522,7 +522,14 @@ class LawMixture(MetricModel):
                "distance_per_span_", "noise_")
 
     def _loaded(self) -> None:
-        self.discrepancy_ = np.asarray(self.discrepancy_, dtype=np.float64).reshape(-1, 3)
+        rows = np.asarray(self.discrepancy_, dtype=np.float64)
+        # rows (power, rate, weight), as fitted: another shape was reshaped into rows of
+        # wrong fields and predicted (a transposed table changed the draws beyond the data)
+        if rows.ndim != 2 or rows.shape[1] != 3 or not np.all(np.isfinite(rows)) or np.any(rows[:, 0] <= 0) \
+                or np.any(rows[:, 1:] < 0) or (len(rows) and not rows[:, 2].sum() > 0):
+            raise persist.ModelFileError(f"discrepancy_ of shape {rows.shape} is not rows of (power > 0, rate >= 0, "
+                                         "weight >= 0); re-fit the model")
+        self.discrepancy_ = rows
         self.weights_ = {k: float(v) for k, v in self.weights_.items()}
         if set(self.laws_) != set(self.weights_):
             raise persist.ModelFileError("law weights and laws disagree; re-fit the model")
