@@ -916,6 +916,13 @@ class DagModel(TableModel):
 
     def _loaded(self) -> None:
         super()._loaded()
+        scales = np.asarray(self.discrepancy_scales_, dtype=np.float64)
+        # rows (factor, weight), as fitted: a transposed table would swap the fields unsaid
+        if scales.ndim != 2 or scales.shape[1] != 2 or not len(scales) or not np.all(np.isfinite(scales)) \
+                or np.any(scales < 0) or not scales[:, 1].sum() > 0:
+            raise persist.ModelFileError(f"discrepancy_scales_ of shape {scales.shape} is not rows of (factor >= 0, "
+                                         f"weight >= 0); {persist.REFIT}")
+        self.discrepancy_scales_ = scales
         # A version 10 file with the hold asked for it in the twin form (session 30),
         # which this code no longer has; version 11 files carry span_inflated_.
         if getattr(self, "monotone_beyond_", False) and not hasattr(self, "span_inflated_"):

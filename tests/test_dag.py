@@ -903,3 +903,18 @@ def test_constructor_options_are_checked_at_fit():
                              ({"models": ["laws"]}, "models maps a component to its spec")]:
         with pytest.raises((ValueError, TypeError), match=message):
             DagModel(**options).fit(runs)
+
+
+def test_a_model_file_whose_scale_factors_are_transposed_is_refused(fitted, tmp_path):
+    # (factor, weight) rows read transposed would swap the fields without a word
+    fitted.save(tmp_path / "m.model")
+    kind, config, tensors = persist.load_state(tmp_path / "m.model")
+    scales = tensors["discrepancy_scales_"]
+    assert scales.ndim == 2 and scales.shape[1] == 2
+    for bad in (scales.T.copy(), scales[:, :1].copy(), -scales):
+        persist.save_state(tmp_path / "bad.model", kind, config, {**tensors, "discrepancy_scales_": bad})
+        with pytest.raises(persist.ModelFileError, match=r"discrepancy_scales_ of shape .* is not rows of "
+                                                         r"\(factor >= 0, weight >= 0\); re-fit the model"):
+            persist.load(tmp_path / "bad.model")
+    persist.save_state(tmp_path / "good.model", kind, config, tensors)  # the file as written loads
+    assert np.array_equal(persist.load(tmp_path / "good.model").discrepancy_scales_, fitted.discrepancy_scales_)
