@@ -482,6 +482,7 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int, cut: str =
     :data:`MIN_DISTINCT` sizes or worker counts lie below the cuts, too few runs lie
     on either side, or the sub-fit fails (then with a warning naming ``purpose``)."""
     from . import userwarn
+    from .models.points import unreachable  # here: the models import this module
 
     frame = measurements.frame
     sizes, workers = np.unique(frame["n"]), np.unique(frame["p"])
@@ -498,7 +499,13 @@ def _forward_subfit(estimator, measurements, purpose: str, seed: int, cut: str =
     except Exception as exc:  # a sub-fit that fails leaves the intervals as they are, loudly
         userwarn.warn(f"DagModel: {purpose} skipped ({exc})", RuntimeWarning)
         return None
-    return sub_model, frame.loc[~inside], n_cut, p_cut
+    held = frame.loc[~inside]
+    # held-out runs at a setting the sub-fit saw too few values of (a cut-off varied only
+    # at the largest size) are no test of it: left out, as the full model would refuse
+    # them too; the fit failed on them (session 46's hunt)
+    held = held.loc[~unreachable(held[sub_model.features_].to_numpy(dtype=np.float64), sub_model.features_,
+                                 sub_model.train_ranges_)]
+    return (sub_model, held, n_cut, p_cut) if len(held) >= 3 else None
 
 
 #: Factors tried by :func:`discrepancy_scale`: 0 (the parts' own mixtures only) and a

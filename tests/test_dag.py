@@ -918,3 +918,24 @@ def test_a_model_file_whose_scale_factors_are_transposed_is_refused(fitted, tmp_
             persist.load(tmp_path / "bad.model")
     persist.save_state(tmp_path / "good.model", kind, config, tensors)  # the file as written loads
     assert np.array_equal(persist.load(tmp_path / "good.model").discrepancy_scales_, fitted.discrepancy_scales_)
+
+
+def test_a_cut_off_varied_only_at_the_largest_size_is_fitted(tmp_path):
+    # session 46's hunt: the forward validations' sub-fit, on the sizes below the
+    # largest, saw one cut-off, and its held-out runs at other cut-offs made the whole
+    # fit fail ("only 1 distinct value of 'quick_cutoff' ... cannot predict 128"); those
+    # runs test nothing of the sub-fit and are left out of it
+    from probperf.models.points import unreachable
+    from probperf.sim import generate
+
+    base = generate("sort", [2**10, 2**11, 2**12, 2**13], [1, 2, 3, 4], seed=0).frame
+    varied = generate("sort", [2**13], [1, 2, 3, 4], config={"quick_cutoff": [128, 256, 1024]}, seed=1).frame
+    runs = Measurements(pd.concat([base, varied], ignore_index=True),
+                        config=["quick_cutoff", "merge_cutoff", "insertion_cutoff"])
+    model = DagModel(seed=0).fit(runs)
+    truth = generate("sort", [2**14], [4], config={"quick_cutoff": [128, 512]}, reps=2, seed=2)
+    lo, hi = model.predict(truth.frame[model.features_], n_draws=500).interval(0.9)
+    assert np.all((lo < truth.y("time")) & (truth.y("time") < hi))
+    # the rows left out are exactly those check_extrapolation refuses
+    assert unreachable(np.array([[2.0**13, 128.0], [2.0**12, 512.0]]), ["n", "quick_cutoff"],
+                       {"n": [2.0**10, 2.0**12, 3], "quick_cutoff": [512.0, 512.0, 1]}).tolist() == [True, False]

@@ -256,16 +256,38 @@ def check_extrapolation(X, names, ranges) -> None:
     ValueError: only 1 distinct value of 'p' in the training data (8): cannot predict p=36; measure at least 3 values of p
     """
     X = np.asarray(X, dtype=np.float64)
+    for i, c, (lo, hi, k), outside in _outside_few(X, names, ranges):
+        if outside.any():
+            seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
+            raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:.10g}; "
+                             f"measure at least {MIN_DISTINCT} values of {c}")
+
+
+def unreachable(X, names, ranges) -> np.ndarray:
+    """Which rows of ``X`` :func:`check_extrapolation` refuses: for a forward
+    validation, whose held-out runs a sub-fit on fewer values of a parameter cannot
+    predict (a cut-off varied only at the largest size), to leave them out rather than
+    fail the fit.
+
+    Examples
+    --------
+    >>> unreachable(np.array([[64.0, 8.0], [64.0, 36.0]]), ["n", "p"], {"n": [8, 32, 3], "p": [8, 8, 1]}).tolist()
+    [False, True]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros(len(X), dtype=bool)
+    for *_, outside in _outside_few(X, names, ranges):
+        out |= outside
+    return out
+
+
+def _outside_few(X, names, ranges):
+    """``(column, name, range, rows outside it)`` per parameter with fewer than
+    MIN_DISTINCT training values."""
     for i, c in enumerate(names):
-        if c not in ranges or len(ranges[c]) < 3:
-            continue
-        lo, hi, k = ranges[c]
-        if k < MIN_DISTINCT:
-            outside = (X[:, i] < lo * (1 - RANGE_RTOL)) | (X[:, i] > hi * (1 + RANGE_RTOL))
-            if outside.any():
-                seen = f"only {k} distinct value{'s' if k > 1 else ''} of {c!r} in the training data ({_range(lo, hi)})"
-                raise ValueError(f"{seen}: cannot predict {c}={X[outside, i][0]:.10g}; "
-                                 f"measure at least {MIN_DISTINCT} values of {c}")
+        if c in ranges and len(ranges[c]) >= 3 and ranges[c][2] < MIN_DISTINCT:
+            lo, hi, _ = ranges[c]
+            yield i, c, ranges[c], (X[:, i] < lo * (1 - RANGE_RTOL)) | (X[:, i] > hi * (1 + RANGE_RTOL))
 
 
 def _range(lo, hi) -> str:
