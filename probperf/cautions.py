@@ -73,6 +73,7 @@ def messages(model, points, pred) -> list[str]:
             + not_finite(points, pred)
             + unreliable_mean(points, pred) + on_critical_path(points, pred) + fixed_width(model, points)
             + unmeasured_setting(model, points) + unwhole_setting(model, points) + few_worker_counts(model, points)
+            + unchecked_beyond(model, points)
             + getattr(model, "_cautions", lambda points: [])(points))  # a model's own (cilkview: runs above its band)
 
 
@@ -406,6 +407,40 @@ def few_worker_counts(model, points) -> list[str]:
     if not few or not len(far):
         return []
     return [f"p={number_text(far.max())} is beyond the measured workers, and {few}"]
+
+
+def unchecked_beyond(model, points) -> list[str]:
+    """A message per parameter when points lie above a training range of exactly
+    MIN_DISTINCT values (3 sizes): such a parameter may be extrapolated, but no forward
+    split held its largest value out (:func:`probperf.selection.forward_splits` needs
+    MIN_DISTINCT + 1 values: MIN_DISTINCT to fit on, one held out), so neither the laws'
+    weights nor how far the interval widens were checked beyond them (session 46's
+    hunt: sort on 3 sizes, 2-4x beyond, inside the far limit, missed 7 of 14 points
+    without a word). ``p`` is :func:`few_worker_counts`' where that speaks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_ranges_={"n": [4096, 16384, 3], "p": [1, 16, 5]},
+    ...                     train_points_={"n": [4096, 8192, 16384], "p": [1, 2, 16]})
+    >>> unchecked_beyond(m, pd.DataFrame({"n": [2.0**15, 8192], "p": [8, 32]}))[0].split(":")[0]
+    'n=2^15 is beyond the measured values of n (up to 2^14), and the runs had only 3 of them'
+    >>> unchecked_beyond(m, pd.DataFrame({"n": [8192], "p": [32]}))  # p has 5 values: checked
+    []
+    """
+    out = []
+    for c, (lo, hi, *k) in getattr(model, "train_ranges_", {}).items():
+        if c not in points or not k or k[0] != MIN_DISTINCT or (c == "p" and few_workers(training_values(model, "p"))):
+            continue
+        x = points[c].to_numpy(dtype=float)
+        above = x[x > hi * (1 + RANGE_RTOL)]
+        if len(above):
+            out.append(f"{c}={number_text(above.max())} is beyond the measured values of {c} (up to {number_text(hi)}), "
+                       f"and the runs had only {MIN_DISTINCT} of them: no forward validation held the largest out (it "
+                       f"needs {MIN_DISTINCT + 1}), so neither the laws' weights nor the interval's widening were "
+                       f"checked past them; measure at least {MIN_DISTINCT + 1} values of {c}")
+    return out
 
 
 def few_workers(p) -> str:

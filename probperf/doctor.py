@@ -165,6 +165,7 @@ def diagnose(m: Measurements) -> Report:
     # predicts for that value. n and p at one value, or anything at two, limit predictions.
     problems = [d.note for d in directions
                 if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
+    problems += _unchecked(m, directions)
     problems += kinds_limits(m) + _missing(m)
     averaged = averaged_runs(m)
     if averaged:
@@ -418,6 +419,23 @@ def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:
     lo, hi = VALUE_RANGE
     return [(c, float(m.frame[c].min()), float(m.frame[c].max())) for c in m.metrics
             if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+
+
+def _unchecked(m: Measurements, directions) -> list[str]:
+    """Sentences for directions of exactly MIN_DISTINCT values, extrapolated without a
+    check, as ``predict`` warns beyond them (:func:`~probperf.cautions.unchecked_beyond`;
+    ``p`` where :func:`~probperf.cautions.few_workers` does not speak already)."""
+    from .cautions import few_workers
+
+    out = []
+    for d in directions:
+        if d.extrapolates and d.distinct == MIN_DISTINCT and not (d.name == "p" and few_workers(m.frame["p"])):
+            many = _WORDS.get(d.name, (None, f"values of {d.name}"))[1]
+            out.append(f"only {d.distinct} {many} ({value(d.low)}..{value(d.high)}): {d.name} may be extrapolated, but "
+                       f"no forward validation checks it (one needs {MIN_DISTINCT + 1}: {MIN_DISTINCT} to fit on, one "
+                       f"held out), and predict warns beyond {value(d.high)}; measure at least {MIN_DISTINCT + 1} "
+                       f"values of {d.name}")
+    return out
 
 
 def kinds_limits(m: Measurements) -> list[str]:

@@ -872,7 +872,8 @@ def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
 
 def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
     # solver 0/1/2: the laws read it as an amount; doctor said so, and now fit does too,
-    # and predict warns past one span of the codes (0..2: beyond 4)
+    # and predict warns past one span of the codes (0..2: beyond 4), and at any code
+    # beyond 2 that no forward split checked
     frame = pd.read_csv(grid_runs / "runs.csv")
     frame = pd.concat([frame.assign(solver=s, time=frame["time"] * (1 + 0.2 * s)) for s in (0, 1, 2)])
     frame.to_csv(grid_runs / "coded.csv", index=False)
@@ -882,7 +883,9 @@ def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
     near = run("predict", grid_runs / "coded.model", "--at", "n=2**14,p=4,solver=3")
     far = run("predict", grid_runs / "coded.model", "--at", "n=2**14,p=4,solver=5")
     assert near.exit_code == far.exit_code == 0
-    assert "solver=" not in near.stderr
+    # 3 is within the far limit, but 3 codes leave no forward split to check beyond 2: said
+    assert "solver=3 is 1.5x" not in near.stderr and ("warning: solver=3 is beyond the measured values of solver "
+                                                      "(up to 2), and the runs had only 3 of them") in near.stderr
     assert "warning: solver=5 is 2.5x the largest training value (2), more than the range 0..2 spans" in far.stderr
 
 

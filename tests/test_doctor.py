@@ -359,3 +359,21 @@ def test_doctor_names_the_clock_rate_of_times_in_cycles_as_validate_does(tmp_pat
     assert "3 runs, times in cycles at 2e+09 Hz" in run("doctor", path).stdout
     assert "cycles at 2e+09 Hz" in one_line(run("validate", path).stdout)
     assert json.loads(run("doctor", path, "--format", "json").stdout)["clock_hz"] == 2e9
+
+
+def test_three_sizes_extrapolate_unchecked_and_both_doctor_and_predict_say_so():
+    # helper-60's hunt: sort on 3 sizes, 2-4x beyond them (inside the far limit), missed
+    # 7 of 14 points without a word; a forward split needs 4 sizes (3 to fit, 1 held out)
+    frame = dag_frame().query("n <= 4096")
+    report = diagnose(Measurements(frame))
+    assert report.problems == [
+        "only 3 problem sizes (1024..4096): n may be extrapolated, but no forward validation checks it (one needs 4: "
+        "3 to fit on, one held out), and predict warns beyond 4096; measure at least 4 values of n"]
+    model = DirectModel().fit(Measurements(frame))
+    with pytest.warns(UserWarning) as caught:
+        model.predict(n=[2048, 8192], p=[2, 2])
+    said = [str(w.message) for w in caught if "no forward validation" in str(w.message)]
+    assert said == ["n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no "
+                    "forward validation held the largest out (it needs 4), so neither the laws' weights nor the "
+                    "interval's widening were checked past them; measure at least 4 values of n"]
+    assert not any("no forward validation" in line for line in diagnose(Measurements(dag_frame())).problems)
