@@ -40,6 +40,14 @@ def dag_frame(off_by=0.0, bad_row=2, workers=(1, 2, 4, 8)):
                          "create_task": n / 64, "wait_tasks": n / 64})
 
 
+def warned(frame, about: str, **point) -> list[str]:
+    """The warnings about ``about`` of a time-only model of ``frame`` predicting at ``point``."""
+    model = DirectModel().fit(Measurements(frame))
+    with pytest.warns(UserWarning) as caught:
+        model.predict(**point)
+    return [str(w.message) for w in caught if about in str(w.message)]
+
+
 def test_distinct_counts_ranges_and_far_limits():
     frame = dag_frame().assign(cutoff=np.repeat([8, 16, 8, 16], 4))  # both kinds at both
     report = diagnose(Measurements(frame, config=["cutoff"]))
@@ -326,11 +334,7 @@ def test_doctor_and_predict_say_when_the_parallel_runs_stop_short_of_the_serial_
     assert report.problems == [
         "the runs with p > 1 reach n=2^10 only, the table n=2^13: with p > 1 predict warns above n=2^10, where how "
         "the overheads grow with n is carried over from the runs with p = 1; measure runs with p > 1 at larger n"]
-    model = DirectModel().fit(Measurements(frame))
-    with pytest.warns(UserWarning) as caught:
-        model.predict(n=[4096, 4096], p=[1, 4])
-    said = [str(w.message) for w in caught if "value with p > 1" in str(w.message)]
-    assert said == ["n=2^12 is 4x the largest value with p > 1 (1024), the only one measured: the interval there "
+    assert warned(frame, "value with p > 1", n=[4096, 4096], p=[1, 4]) == ["n=2^12 is 4x the largest value with p > 1 (1024), the only one measured: the interval there "
                     "rests on the model's form (its laws or kernel), not on validated predictions; the runs with "
                     "p = 1 reach n=2^13, but how the overheads grow with n shows only in runs with p > 1: measure "
                     "some at larger n"]
@@ -369,11 +373,7 @@ def test_three_sizes_extrapolate_unchecked_and_both_doctor_and_predict_say_so():
     assert report.problems == [
         "only 3 problem sizes (1024..4096): n may be extrapolated, but no forward validation checks it (one needs 4: "
         "3 to fit on, one held out), and predict warns beyond 4096; measure at least 4 values of n"]
-    model = DirectModel().fit(Measurements(frame))
-    with pytest.warns(UserWarning) as caught:
-        model.predict(n=[2048, 8192], p=[2, 2])
-    said = [str(w.message) for w in caught if "no forward validation" in str(w.message)]
-    assert said == ["n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no "
+    assert warned(frame, "no forward validation", n=[2048, 8192], p=[2, 2]) == ["n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no "
                     "forward validation held the largest out (it needs 4), so neither the laws' weights nor the "
                     "interval's widening were checked past them; measure at least 4 values of n"]
     assert not any("no forward validation" in line for line in diagnose(Measurements(dag_frame())).problems)
