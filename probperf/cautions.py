@@ -430,9 +430,11 @@ def unchecked_beyond(model, points) -> list[str]:
     []
     """
     out = []
-    for c, (lo, hi, *k) in getattr(model, "train_ranges_", {}).items():
-        if c not in points or not k or k[0] != MIN_DISTINCT or (c == "p" and few_workers(training_values(model, "p"))):
+    ranges = getattr(model, "train_ranges_", {})
+    for c in unchecked(ranges, training_values(model, "p")):
+        if c not in points:
             continue
+        hi = ranges[c][1]
         x = points[c].to_numpy(dtype=float)
         above = x[x > hi * (1 + RANGE_RTOL)]
         if len(above):
@@ -441,6 +443,21 @@ def unchecked_beyond(model, points) -> list[str]:
                        f"needs {MIN_DISTINCT + 1}), so neither the laws' weights nor the interval's widening were "
                        f"checked past them; measure at least {MIN_DISTINCT + 1} values of {c}")
     return out
+
+
+def unchecked(ranges, p) -> list[str]:
+    """The parameters of ``ranges`` (name -> ``[min, max, distinct]``) extrapolated with
+    no forward split to check them: exactly MIN_DISTINCT values, ``p`` only where
+    :func:`few_workers` (``p``: every run's worker count) does not speak already. The
+    one rule of :func:`unchecked_beyond` and ``probperf doctor``.
+
+    Examples
+    --------
+    >>> unchecked({"n": [1, 4, 3], "p": [1, 3, 3], "c": [1, 9, 5]}, [1, 2, 3]), unchecked({"p": [2, 8, 3]}, [2, 4, 8])
+    (['n'], ['p'])
+    """
+    return [c for c, (_, _, *k) in ranges.items()
+            if k and k[0] == MIN_DISTINCT and not (c == "p" and few_workers(p))]
 
 
 def few_workers(p) -> str:

@@ -423,13 +423,15 @@ def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:
 
 def _unchecked(m: Measurements, directions) -> list[str]:
     """Sentences for directions of exactly MIN_DISTINCT values, extrapolated without a
-    check, as ``predict`` warns beyond them (:func:`~probperf.cautions.unchecked_beyond`;
-    ``p`` where :func:`~probperf.cautions.few_workers` does not speak already)."""
-    from .cautions import few_workers
+    check, as ``predict`` warns beyond them (:func:`~probperf.cautions.unchecked`, the
+    rule both apply)."""
+    from .cautions import unchecked
 
+    names = unchecked({d.name: [d.low, d.high, d.distinct] for d in directions},
+                      m.frame["p"] if "p" in m.frame else [])
     out = []
     for d in directions:
-        if d.extrapolates and d.distinct == MIN_DISTINCT and not (d.name == "p" and few_workers(m.frame["p"])):
+        if d.name in names:
             many = _WORDS.get(d.name, (None, f"values of {d.name}"))[1]
             out.append(f"only {d.distinct} {many} ({value(d.low)}..{value(d.high)}): {d.name} may be extrapolated, but "
                        f"no forward validation checks it (one needs {MIN_DISTINCT + 1}: {MIN_DISTINCT} to fit on, one "
