@@ -334,10 +334,10 @@ def test_doctor_and_predict_say_when_the_parallel_runs_stop_short_of_the_serial_
     assert report.problems == [
         "the runs with p > 1 reach n=2^10 only, the table n=2^13: with p > 1 predict warns above n=2^10, where how "
         "the overheads grow with n is carried over from the runs with p = 1; measure runs with p > 1 at larger n"]
-    assert warned(frame, "value with p > 1", n=[4096, 4096], p=[1, 4]) == ["n=2^12 is 4x the largest value with p > 1 (1024), the only one measured: the interval there "
-                    "rests on the model's form (its laws or kernel), not on validated predictions; the runs with "
-                    "p = 1 reach n=2^13, but how the overheads grow with n shows only in runs with p > 1: measure "
-                    "some at larger n"]
+    assert warned(frame, "value with p > 1", n=[4096, 4096], p=[1, 4]) == [
+        "n=2^12 is 4x the largest value with p > 1 (1024), the only one measured: the interval there rests on the "
+        "model's form (its laws or kernel), not on validated predictions; the runs with p = 1 reach n=2^13, but how "
+        "the overheads grow with n shows only in runs with p > 1: measure some at larger n"]
 
 
 def test_doctor_says_when_fit_models_time_directly_though_the_dag_model_is_usable(tmp_path):
@@ -373,7 +373,8 @@ def test_three_sizes_extrapolate_unchecked_and_both_doctor_and_predict_say_so():
     assert report.problems == [
         "only 3 problem sizes (1024..4096): n may be extrapolated, but no forward validation checks it (one needs 4: "
         "3 to fit on, one held out), and predict warns beyond 4096; measure at least 4 values of n"]
-    assert warned(frame, "no forward validation", n=[2048, 8192], p=[2, 2]) == ["n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no "
-                    "forward validation held the largest out (it needs 4), so neither the laws' weights nor the "
-                    "interval's widening were checked past them; measure at least 4 values of n"]
+    assert warned(frame, "no forward validation", n=[2048, 8192], p=[2, 2]) == [
+        "n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no forward "
+        "validation held the largest out (it needs 4), so neither the laws' weights nor the interval's widening "
+        "were checked past them; measure at least 4 values of n"]
     assert not any("no forward validation" in line for line in diagnose(Measurements(dag_frame())).problems)
