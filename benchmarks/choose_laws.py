@@ -323,6 +323,13 @@ converged weights are the optimum of the held-out score they are chosen on, and 
 score lower one level out: the early stop's pull toward uniform weights is worth
 keeping. Its code (SQUAREM, with a test of the optimality conditions) is at commit
 16f872d; the stacking's EM, from uniform weights and 500 steps, stays as it was.
+
+``+drift`` (session 47, registered 2026-11-29 02:50 UTC before any run, commit ca05f97
+where its code is) gave every law mixture's discrepancy a signed drift beside its
+spread, learnt by the same nested splits (probperf/models/discrepancy.py, after
+RATE_GRID): 0.172 against 0.189 with ``--time-only`` and 0.751 against 0.806 on the
+simulated DAG sets of seed 0, rejected on both paths by the rule fixed before the runs
+(results/choose_laws_time_only_drift.md, choose_laws_drift.md).
 """
 
 from __future__ import annotations
@@ -415,7 +422,7 @@ SCALES["+scale3w"] = SCALES["+scale"] + (2.828, 4.0)  # the same, reaching 4
 #: checked_curvature), in time modelled directly (TIME_CHECKED) and in the DAG parts
 #: (dag.PART_CHECKED_CURVATURE), the affine exponential law, the laws' residual GPs in the DAG parts and in time modelled directly, the law
 #: power(p-1)+loglog(n), the idle time per (p-1) T_inf, the one-worker laws
-SWITCHES = (("+drift", disc, "DRIFT"), ("+shift", laws, "SHIFTED_COUNTS"), ("+log1p", laws, "LOG1P_COUNTS"), ("+steal", dag, "PART_STEAL_LAW"), ("+workbnd", dag, "WORK_BOUNDED"), ("+affp", laws, "AFFINE_WORKERS"), ("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
+SWITCHES = (("+shift", laws, "SHIFTED_COUNTS"), ("+log1p", laws, "LOG1P_COUNTS"), ("+steal", dag, "PART_STEAL_LAW"), ("+workbnd", dag, "WORK_BOUNDED"), ("+affp", laws, "AFFINE_WORKERS"), ("+explin", laws, "EXP_LINEAR_CONFIG"), ("+spaninfl", dag, "SPAN_INFLATED"), ("+mono", dag, "MONOTONE_BEYOND"), ("+idlebnd", dag, "IDLE_BOUNDED"), ("+partsat", dag, "PART_SATURATING"), ("+partaffpow", dag, "PART_AFFINE_POWER"), ("+affpar", laws, "AFFINE_PARALLEL_SIZE"), ("+affpowp", laws, "AFFINE_POWER_P"), ("+affpow", laws, "AFFINE_POWER"), ("+parthet", dag, "PART_NOISE_PROFILE"), ("+hetnv", laws, "NOISE_PROFILE"), ("+lower", laws, "LOWER_ORDER"), ("+amd", laws, "AMDAHL"), ("+chkall", laws, "CHECKED_SHAPES"),
             ("+timechk", sys.modules[__name__], "TIME_CHECKED"), ("+chk", dag, "PART_CHECKED_CURVATURE"),
             ("+affexp", laws, "AFFINE_EXP"), ("+partgp", dag, "PART_RESIDUAL_GP"), ("+gp", laws, "RESIDUAL_GP"),
             ("+pm1ll", laws, "PM1_LOGLOG"), ("+idle", components, "IDLE_PER_SPAN"),

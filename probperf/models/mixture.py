@@ -386,11 +386,9 @@ class LawMixture(MetricModel):
         precision = noise_weights(y, resolution(y))
         weightings = self._weightings()
         if self.discrepancy:
-            rows, probs = self._discrepancy(cands, X, logy, precision, weightings)
-            self.discrepancy_, self.drift_ = rows[:, :3], rows[:, 3]
+            self.discrepancy_, probs = self._discrepancy(cands, X, logy, precision, weightings)
         else:  # no nested splits to judge a noise profile by: none
             self.noise_, self.discrepancy_, probs = None, np.zeros((0, 3)), {weightings[0]: 1.0}
-            self.drift_ = np.zeros(0)
         if self.noise_ is not None:
             precision = precision * self.noise_.weights(X)
         self.weightings_ = {k: float(prob) for k, prob in probs.items()}
@@ -446,8 +444,7 @@ class LawMixture(MetricModel):
             form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
             d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
                                  directions=self.directions_, kinds=self.kind_ranges_)
-            drift = getattr(self, "drift_", np.zeros(len(rate)))[form, None]  # DRIFT; experiment, not saved
-            out = out + (drift + rate[form, None] * z) * d[None, :] ** power[form, None]
+            out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
