@@ -72,7 +72,8 @@ def messages(model, points, pred) -> list[str]:
     return (far_beyond(points, getattr(model, "train_ranges_", {})) + beyond_own_kind(model, points)
             + not_finite(points, pred)
             + unreliable_mean(points, pred) + on_critical_path(points, pred) + fixed_width(model, points)
-            + unmeasured_setting(model, points) + unwhole_setting(model, points) + few_worker_counts(model, points)
+            + unmeasured_setting(model, points) + unwhole_setting(model, points) + coded_setting(model, points)
+            + few_worker_counts(model, points)
             + unchecked_beyond(model, points)
             + getattr(model, "_cautions", lambda points: [])(points))  # a model's own (cilkview: runs above its band)
 
@@ -345,6 +346,57 @@ def unwhole_setting(model, points) -> list[str]:
         if off.any():
             out.append(f"{c}={number_text(x[off][0])} is not whole, though every training value of {c} is "
                        "(and no run can have it)")
+    return out
+
+
+def coded_values(values) -> int:
+    """``k`` when the distinct ``values`` are exactly 0, 1, ..., k with 2 <= k <= 9 (a
+    solver 0/1/2: choices coded as numbers, or a small amount such as a level), else 0.
+
+    Examples
+    --------
+    >>> coded_values([0, 1, 2, 1]), coded_values([0, 1]), coded_values([1, 2, 3]), coded_values([])
+    (2, 0, 0, 0)
+    """
+    values = np.unique(np.asarray(values, dtype=float))
+    k = len(values) - 1
+    return k if 2 <= k <= 9 and np.array_equal(values, np.arange(k + 1)) else 0
+
+
+def coded_choice(c: str, k: int) -> str:
+    """What a parameter ``c`` of the values 0..k (:func:`coded_values`) means to the
+    laws, as ``doctor`` and ``fit`` say it and ``predict`` repeats it.
+
+    Examples
+    --------
+    >>> coded_choice("solver", 2).split(":")[0]
+    'solver takes only the values 0, 1, 2'
+    """
+    return (f"{c} takes only the values {', '.join(str(i) for i in range(k + 1))}: if they name "
+            "choices (an algorithm) rather than amounts, give one 0/1 column per choice but one "
+            f"(the laws read one column as an amount: {c}=1 between 0 and {k}, and {c}={k + 1} "
+            "predicted without a word)")
+
+
+def coded_setting(model, points) -> list[str]:
+    """A message per configuration parameter of ``points`` whose training values were
+    0, 1, ..., k (:func:`coded_choice`): ``fit`` said it once, but a model is predicted
+    from later, and where the codes name choices its answer at a *measured* code can be
+    far off (a solver whose middle code is the slowest, read as an amount).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_points_={"n": [1, 2, 3], "solver": [0, 1, 2], "depth": [1, 2, 3]})
+    >>> [line.split(":")[0] for line in coded_setting(m, pd.DataFrame({"n": [4], "solver": [1], "depth": [2]}))]
+    ['as fitted, solver takes only the values 0, 1, 2']
+    """
+    out = []
+    for c in points.columns:
+        k = 0 if c in ("n", "p") else coded_values(training_values(model, c))
+        if k:
+            out.append(f"as fitted, {coded_choice(c, k)}")
     return out
 
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .cautions import coded_choice, coded_values
 from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
 from .models.laws import VALUE_RANGE
@@ -356,7 +357,7 @@ def repeat_spread(m: Measurements) -> str:
     --------
     >>> m = Measurements({"n": [8, 8, 16, 16], "p": [2, 2, 2, 2], "time": [1.1, 110.0, 2.0, 2.2]})
     >>> repeat_spread(m)
-    'runs of one setting differ by up to 100x in time (1.1 and 110 s at n=8, p=2; 1 of 2 settings with repeats): a run in another unit, or of another computation? every model takes the spread as noise, which widens the intervals everywhere; fix or drop such runs'
+    'runs of one setting differ by up to 100x in time (1.1 and 110 s at n=8, p=2; 1 of 2 settings with repeats): a run in another unit, or of another computation? every model takes the spread as noise, which pulls the fit and distorts the intervals everywhere (wider or narrower); fix or drop such runs'
     >>> repeat_spread(Measurements({"n": [8, 8], "p": [1, 1], "time": [1.0, 1.5]}))
     ''
     """
@@ -377,7 +378,7 @@ def repeat_spread(m: Measurements) -> str:
             f"{value(hi[top])} {m.unit} at {where}; {len(wide)} of {int(repeated.sum())} settings "
             "with repeats): "
             "a run in another unit, or of another computation? every model takes the spread as noise, which "
-            "widens the intervals everywhere; fix or drop such runs")
+            "pulls the fit and distorts the intervals everywhere (wider or narrower); fix or drop such runs")
 
 
 def coded_choices(m: Measurements) -> list[str]:
@@ -394,16 +395,8 @@ def coded_choices(m: Measurements) -> list[str]:
     >>> coded_choices(m)
     ['solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, and solver=3 predicted without a word)']
     """
-    out = []
-    for c in m.config:
-        values = np.unique(m.frame[c].to_numpy(dtype=float))
-        if 3 <= len(values) <= 10 and np.array_equal(values, np.arange(len(values))):
-            k = len(values) - 1
-            out.append(f"{c} takes only the values {', '.join(str(i) for i in range(k + 1))}: if they name "
-                       "choices (an algorithm) rather than amounts, give one 0/1 column per choice but one "
-                       f"(the laws read one column as an amount: {c}=1 between 0 and {k}, and {c}={k + 1} "
-                       "predicted without a word)")
-    return out
+    codes = {c: coded_values(m.frame[c]) for c in m.config}
+    return [coded_choice(c, k) for c, k in codes.items() if k]
 
 
 def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:

@@ -871,8 +871,8 @@ def test_a_point_asked_twice_gets_one_answer(shared_dir, tmp_path):
 
 
 def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
-    # solver 0/1/2: the laws read it as an amount; doctor said so, and now fit does too,
-    # and predict warns past one span of the codes (0..2: beyond 4), and at any code
+    # solver 0/1/2: the laws read it as an amount; doctor said so, fit does too, predict
+    # repeats it at every point, and warns past one span of the codes (0..2: beyond 4), and at any code
     # beyond 2 that no forward split checked
     frame = pd.read_csv(grid_runs / "runs.csv")
     frame = pd.concat([frame.assign(solver=s, time=frame["time"] * (1 + 0.2 * s)) for s in (0, 1, 2)])
@@ -887,6 +887,12 @@ def test_fit_repeats_doctors_caution_about_choices_coded_as_numbers(grid_runs):
     assert "solver=3 is 1.5x" not in near.stderr and ("warning: solver=3 is beyond the measured values of solver "
                                                       "(up to 2), and the runs had only 3 of them") in near.stderr
     assert "warning: solver=5 is 2.5x the largest training value (2), more than the range 0..2 spans" in far.stderr
+    # at a measured code too, from the saved model: where the codes name choices, the
+    # laws' answer there can be far off (a middle code that is the slowest)
+    measured = run("predict", grid_runs / "coded.model", "--at", "n=2**14,p=4,solver=1")
+    assert measured.exit_code == 0 and "is beyond" not in measured.stderr
+    assert ("warning: as fitted, solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather "
+            "than amounts") in " ".join(measured.stderr.split())
 
 
 def test_a_delay_without_tasks_is_refused_and_rows_keep_their_lines(tmp_path):
