@@ -77,17 +77,31 @@ def test_too_many_runs_or_no_varying_parameter_get_no_gp():
     assert residual.fit(np.ones((10, 1)), r[:10], np.ones(10)) is None
 
 
-def test_a_mixture_on_more_runs_than_the_cap_gives_no_law_a_gp():
+def test_a_mixture_on_more_settings_than_the_cap_gives_no_law_a_gp():
     """Decided on all the runs: the splits (fewer runs each) must weigh the same laws
     that predict, so none of them gets a GP either."""
+    sizes = 2.0 ** np.linspace(8, 13, 41)  # 41 sizes x 5 worker counts: 205 settings
+    n, p = np.repeat(sizes, len(WORKERS)), np.tile(WORKERS, len(sizes))
+    assert residual.settings(np.c_[n, p]) == 205 > residual.MAX_ROWS
+    model = LawMixture(residual_gp=True).fit(np.c_[n, p], rounds(n, p), features=["n", "p"])
+    assert all(law.residual is None for law in model.laws_.values())
+
+
+def test_repeats_of_one_setting_share_one_gp_input():
+    """7 runs of each of the 30 settings (210 runs: above the cap in runs, not in
+    settings): the laws get GPs on the 30 settings, and the step in the workers is
+    followed at the largest size as with one run each (a third repetition once took the
+    GPs away and left laws 40 % off at measured settings)."""
     reps = residual.MAX_ROWS // (len(SIZES) * len(WORKERS)) + 1
     n = np.repeat(SIZES, len(WORKERS) * reps)
     p = np.tile(WORKERS, len(SIZES) * reps)
-    assert len(n) > residual.MAX_ROWS
-    model = LawMixture(residual_gp=True).fit(np.c_[n, p], rounds(n, p), features=["n", "p"])
-    assert all(law.residual is None for law in model.laws_.values())
-    small = LawMixture(residual_gp=True).fit(np.c_[n, p][::reps], rounds(n, p)[::reps], features=["n", "p"])
-    assert any(law.residual is not None for law in small.laws_.values())
+    assert len(n) > residual.MAX_ROWS and residual.settings(np.c_[n, p]) == 30
+    y = rounds(n, p) * np.exp(0.01 * np.random.default_rng(0).standard_normal(len(n)))
+    model = LawMixture(residual_gp=True).fit(np.c_[n, p], y, features=["n", "p"])
+    assert all(len(law.residual.alpha_) == 30 for law in model.laws_.values())
+    pts = {"n": [2.0**13] * 5, "p": WORKERS.tolist()}
+    err = np.abs(model.predict(pts, n_draws=2000).median / rounds(2.0**13, WORKERS) - 1)
+    assert np.max(err) < 0.02, err
 
 
 def test_a_coarser_held_out_run_widens_only_the_independent_noise(with_gp):

@@ -156,7 +156,7 @@ class LawMixture(MetricModel):
         without); the DAG model turns it on for its parts (:data:`probperf.dag.ONE_WORKER_LEVEL`).
     residual_gp : bool or None
         Give every law a GP on its log residuals (:mod:`probperf.models.residual`),
-        unless the mixture is fitted on more than ``residual.MAX_ROWS`` runs; None:
+        unless the mixture is fitted on more than ``residual.MAX_ROWS`` settings; None:
         :data:`~probperf.models.laws.RESIDUAL_GP` (on). The DAG model decides for its parts
         (:data:`probperf.dag.PART_RESIDUAL_GP`, off).
     weighting : {"stacking", "evidence", "averaged"} or None
@@ -302,7 +302,7 @@ class LawMixture(MetricModel):
         # and its predictions from laws without)
         wanted = laws.RESIDUAL_GP if self.residual_gp is None else bool(self.residual_gp)
         columns = ()
-        if wanted and len(y) <= residual.MAX_ROWS:  # the varying parameters no other two make
+        if wanted and residual.settings(X) <= residual.MAX_ROWS:  # the varying parameters no other two make
             distinct = {c: len(np.unique(X[:, i])) for i, c in enumerate(self.features_)}
             columns = tuple(self.features_.index(t[1]) for t in power_terms(X, self.features_, distinct))
         # checked before any context is set: a refusal leaves none behind
