@@ -320,19 +320,17 @@ def settings(X: np.ndarray) -> int:
     return len(np.unique(np.asarray(X, dtype=np.float64), axis=0))
 
 
-def _grouped(Z: np.ndarray, r: np.ndarray, w: np.ndarray) -> tuple:
-    """The runs' repeats of one input pooled: the distinct inputs, the residuals' weighted
-    means there and their summed weights, the weighted sum of squares within the
-    settings, and the log-determinant term the pooling takes out of the runs' noise
-    (``sum log W - sum log w``). Why it is exact: with one GP value per setting, the
-    runs' likelihood is the means' (noise ``(1 - s) / W``) times a within-setting part
-    that depends on the noise alone (:func:`fit`)."""
-    Zu, group = np.unique(Z, axis=0, return_inverse=True)
-    group = group.ravel()
+def _grouped(group: np.ndarray, r: np.ndarray, w: np.ndarray) -> tuple:
+    """The runs' repeats of one input (``group``: each run's setting) pooled: the
+    residuals' weighted means per setting and their summed weights, the weighted sum of
+    squares within the settings, and the log-determinant term the pooling takes out of
+    the runs' noise (``sum log W - sum log w``). Why it is exact: with one GP value per
+    setting, the runs' likelihood is the means' (noise ``(1 - s) / W``) times a
+    within-setting part that depends on the noise alone (:func:`fit`)."""
     W = np.bincount(group, weights=w)
     mean = np.bincount(group, weights=w * r) / W
     within = float(np.sum(w * (r - mean[group]) ** 2))
-    return Zu, mean, W, within, float(np.sum(np.log(W)) - np.sum(np.log(w)))
+    return mean, W, within, float(np.sum(np.log(W)) - np.sum(np.log(w)))
 
 
 def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> ResidualGP | None:
@@ -373,12 +371,15 @@ def fit(X: np.ndarray, r: np.ndarray, w: np.ndarray, columns=None) -> ResidualGP
     N, d = Z.shape
     if d == 0 or N < 3:
         return None
-    M = len(np.unique(Z, axis=0))
+    # the distinct inputs, once per row set (every candidate law is fitted on the same rows)
+    Zu, group = rowsets.computed(X, ("gp settings", None if columns is None else tuple(columns)),
+                                 lambda: np.unique(Z, axis=0, return_inverse=True))
+    M = len(Zu)
     if M > MAX_ROWS:
         return None
     if M == N:  # no repeats: the runs one by one (the numbers as before pooling)
         return _fit_runs(X, r, w, columns)
-    Zu, mean, W, within, pooled_logdet = _grouped(Z, r, w)
+    mean, W, within, pooled_logdet = _grouped(group.ravel(), r, w)
     key = np.ascontiguousarray(np.concatenate([Zu.ravel(), W]), dtype=np.float64).tobytes()
     points, logdet, Binv = _factors(key, (M, d))
     noise = np.array([1.0 - share for share, _ in points])
