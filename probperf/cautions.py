@@ -406,7 +406,9 @@ def unmeasured_setting(model, points) -> list[str]:
     counts) were never measured together, naming the first such point. Such a parameter
     cannot be extrapolated (predict refuses beyond its range), and between its values or
     in a new combination the model's answer is its form's guess, which for a category
-    means nothing.
+    means nothing. A model that says so (``spans_unmeasured``) spans there the nearest
+    measured settings of its configuration parameters too
+    (:func:`probperf.unmeasured.with_neighbours`), and the message names them.
 
     Examples
     --------
@@ -414,23 +416,43 @@ def unmeasured_setting(model, points) -> list[str]:
     >>> from types import SimpleNamespace
     >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 4], "tree": [0, 1, 2], "flat": [0, 1, 2]},
     ...                     train_points_={"n": [1, 8, 1, 8], "tree": [0, 0, 1, 1], "flat": [0, 1, 0, 0]})
-    >>> lines = unmeasured_setting(m, pd.DataFrame({"n": [5, 5, 5], "tree": [1, 1, 0.5], "flat": [0, 1, 0]}))
-    >>> [line.split(" was never measured")[0] for line in lines]  # n=5 is a size between sizes: not flagged
+    >>> points = pd.DataFrame({"n": [5, 5, 5], "tree": [1, 1, 0.5], "flat": [0, 1, 0]})
+    >>> [line.split(" was never measured")[0] for line in unmeasured_setting(m, points)]  # n=5: between sizes
     ['tree=1, flat=1 (and 1 more point)']
+    >>> m.spans_unmeasured = True
+    >>> unmeasured_setting(m, points)[0].split("guess")[1]
+    ', and its interval spans the nearest measured settings too (tree=0, flat=1; tree=1, flat=0)'
     """
-    ranges, runs = getattr(model, "train_ranges_", {}), getattr(model, "train_points_", {})
-    few = [c for c, (lo, hi, distinct, *_) in ranges.items() if 1 < distinct < MIN_DISTINCT and c in runs and c in points]
+    from .unmeasured import few_valued, is_measured, measured_settings
+
+    few = few_valued(model, points)
     if not few:
         return []
-    measured = np.array([runs[c] for c in few], dtype=float).T
-    new = [point for point in points[few].to_numpy(dtype=float)
-           if not np.any(np.all(np.isclose(measured, point, rtol=RANGE_RTOL, atol=0), axis=1))]
-    if not new:
+    setting = points[few].to_numpy(dtype=float)
+    new = np.flatnonzero(~is_measured(setting, measured_settings(model, few)))
+    if not len(new):
         return []
-    setting = ", ".join(f"{c}={number_text(x)}" for c, x in zip(few, new[0]))
-    more = more_points(len(new) - 1)
-    return [f"{setting}{more} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
-            "training runs): the prediction there is the model's guess"]
+    first = points.iloc[new[0]]
+    text = ", ".join(f"{c}={number_text(first[c])}" for c in few) + more_points(len(new) - 1)
+    return [f"{text} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
+            "training runs): the prediction there is the model's guess" + _spanned(model, first)]
+
+
+def _spanned(model, point) -> str:
+    """What a model that spans unmeasured settings (``spans_unmeasured``) adds at
+    ``point``: its nearest measured settings, when its configuration alone was not
+    measured."""
+    from .unmeasured import few_valued, is_measured, measured_settings, nearest_settings
+
+    columns = few_valued(model, point.index, laws_too=False) if getattr(model, "spans_unmeasured", False) else []
+    if not columns:
+        return ""
+    setting, measured = point[columns].to_numpy(dtype=float), measured_settings(model, columns)
+    if is_measured(setting[None], measured)[0]:
+        return ""
+    near = "; ".join(", ".join(f"{c}={number_text(x)}" for c, x in zip(columns, row))
+                     for row in nearest_settings(setting, measured))
+    return f", and its interval spans the nearest measured settings too ({near})"
 
 
 def few_worker_counts(model, points) -> list[str]:

@@ -34,7 +34,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from . import cautions, parallel, persist, progress
+from . import cautions, parallel, persist, progress, unmeasured
 from .components import BY_NAME, WIRING, Features
 from .data import COUNT_METRICS, DAG_METRICS, Measurements, one_setting, one_worker_baseline
 from .designs import delay_design, no_work_design, work_design  # noqa: F401  (public here too)
@@ -850,6 +850,9 @@ class DagModel(TableModel):
     ['delay', 'no_work', 'work']
     """
 
+    #: at a setting of few-valued configuration parameters that no run had, the interval
+    #: spans the nearest measured settings too (:mod:`probperf.unmeasured`)
+    spans_unmeasured = True
     _fitted = ("specs_", "selection_", "size_features_", "relations_", "has_span_", "discrepancy_learnt_",
                "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_")
 
@@ -1192,19 +1195,20 @@ class DagModel(TableModel):
         from .models.mixture import discrepancy_factors
 
         pts = self._points_in_reach(X, params)  # an unfitted model says so; its parts do not judge alone
+        table, rows = unmeasured.with_neighbours(self, pts)  # a setting no run had spans its nearest
         S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(whole_number(self.seed if seed is None else seed, "seed"))
-        p = pts["p"].to_numpy(dtype=np.float64)
+        p = table["p"].to_numpy(dtype=np.float64)
         grid, weights = self.discrepancy_scales_.T
         factors = np.random.default_rng(seeds["scale"]).choice(grid, size=S, p=weights / weights.sum())
         with discrepancy_factors(factors):  # one factor per draw, shared by the parts
-            comps = self._draw_parts(pts, S, seeds)
+            comps = self._draw_parts(table, S, seeds)
             held = [k for k in ("work", "delay")  # a model that does not say is not held
                     if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
             p_max = self.train_ranges_["p"][1]
             far = p > p_max if self._monotone() and held else np.zeros(len(p), dtype=bool)
             if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
-                edge = self._draw_parts(pts.assign(p=np.minimum(p, p_max)), S, seeds, held)
+                edge = self._draw_parts(table.assign(p=np.minimum(p, p_max)), S, seeds, held)
                 drawn = comps.get("work")
                 for name in held:
                     comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])
@@ -1214,7 +1218,7 @@ class DagModel(TableModel):
                                                           comps["critical_path"])
         span = comps.pop("critical_path", None)
         if any(self.discrepancy_.values()):
-            d = extrapolation_distance(pts, self.train_ranges_)
+            d = extrapolation_distance(table, self.train_ranges_)
             parts = widen(comps["work"], comps["delay"], comps["no_work"], d, self.discrepancy_, seeds["discrepancy"])
             comps.update(zip(("work", "delay", "no_work"), parts))
         work, delay, no_work = comps["work"], comps["delay"], comps["no_work"]
@@ -1232,6 +1236,7 @@ class DagModel(TableModel):
         blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
         if blown.any():
             comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
+        comps = {k: unmeasured.pick(v, rows, seeds["setting"]) for k, v in comps.items()}  # one choice per draw
         return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
@@ -1279,10 +1284,10 @@ def component_seeds(seed: int) -> dict[str, int]:
     Examples
     --------
     >>> s = component_seeds(0)
-    >>> len(set(s.values())) == len(s) == len(COMPONENTS) + 3, s == component_seeds(0)
+    >>> len(set(s.values())) == len(s) == len(COMPONENTS) + 4, s == component_seeds(0)
     (True, True)
     """
-    names = [*SEEDED, "discrepancy", "calibration", "scale"]
+    names = [*SEEDED, "discrepancy", "calibration", "scale", "setting"]
     children = np.random.SeedSequence(int(seed)).spawn(len(names))
     return {k: int(c.generate_state(1)[0]) for k, c in zip(names, children)}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import cautions, persist
+from . import cautions, persist, unmeasured
 from .data import TIME_METRICS, Measurements, MeasurementError, one_worker_baseline
 from .limits import draw_count
 from .models.base import TableModel
@@ -61,6 +61,9 @@ class DirectModel(_TimeOnly):
     ([1.0, 2.0, 2], 1)
     """
 
+    #: at a setting of few-valued configuration parameters that no run had, the interval
+    #: spans the nearest measured settings too (:mod:`probperf.unmeasured`)
+    spans_unmeasured = True
     _fitted = ("model_",)
 
     def __init__(self, kernel: str = "laws", target: str = "time", effort: str = "default", seed: int = 0):
@@ -109,8 +112,12 @@ class DirectModel(_TimeOnly):
         True
         """
         pts = self._points(X, params)
-        pred = self.model_.predict(pts, n_draws=n_draws, seed=self._draw_seed(seed))
-        pred.unit = self.unit_ if self.target in TIME_METRICS else None  # a count has none
+        table, rows = unmeasured.with_neighbours(self, pts)  # a setting no run had spans its nearest
+        seed = self._draw_seed(seed)
+        drawn = self.model_.predict(table, n_draws=n_draws, seed=seed)
+        unit = self.unit_ if self.target in TIME_METRICS else None  # a count has none
+        pred = Predictive(unmeasured.pick(drawn.draws, rows, np.random.SeedSequence(seed).spawn(1)[0]), pts,
+                          drawn.name, unit)
         return cautions.warn(self, pts, pred)
 
     def widens_beyond(self) -> bool:

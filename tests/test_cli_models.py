@@ -554,8 +554,14 @@ def test_predict_warns_at_a_setting_of_a_two_valued_parameter_never_measured(tmp
     res = run("predict", model, "--at", "n=4000,p=2,tree=0.5,flat=0")
     assert res.exit_code == 0, res.output
     assert f"warning: flat=0, tree=0.5 {said}" in res.output
-    res = run("predict", model, "--at", "n=4000,p=2,tree=1,flat=1")
-    assert f"flat=1, tree=1 {said}" in res.output
+    res = run("predict", model, "--at", "n=4000,p=2,tree=1,flat=1", "--format", "json")
+    assert f"flat=1, tree=1 {said}: the prediction there is the model's guess, and its interval spans the nearest " \
+           "measured settings too (flat=0, tree=1; flat=1, tree=0)" in res.stderr
+    # tree doubles the time, flat does nothing: whether flat's absence of effect or
+    # tree's effect holds at the combination, the runs cannot tell; the interval spans
+    # both nearest settings' times (0.002 s, 0.004 s), not the laws' product alone
+    row = json.loads(res.stdout)[0]
+    assert row["lower"] < 0.002 * 1.02 and row["upper"] > 0.004 * 0.98, row
     res = run("predict", model, "--at", "n=3000,p=3,tree=1,flat=0")
     assert res.exit_code == 0 and said not in res.output  # n and p between measured values: as always
 

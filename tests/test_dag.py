@@ -939,3 +939,29 @@ def test_a_cut_off_varied_only_at_the_largest_size_is_fitted(tmp_path):
     # the rows left out are exactly those check_extrapolation refuses
     assert unreachable(np.array([[2.0**13, 128.0], [2.0**12, 512.0]]), ["n", "quick_cutoff"],
                        {"n": [2.0**10, 2.0**12, 3], "quick_cutoff": [512.0, 512.0, 1]}).tolist() == [True, False]
+
+
+def test_a_combination_of_cut_offs_no_run_had_spans_the_nearest_measured_ones():
+    # two cut-offs at two values each, three of the four pairs measured: the laws'
+    # product of the two effects at the fourth is a guess, so every joint draw there
+    # comes from the pair asked or from one nearest measured pair (unmeasured.py),
+    # all components from the same one: the identity holds per draw, and the
+    # interval holds the simulated runs of both nearest pairs at that size and count
+    from probperf.cautions import ExtrapolationWarning
+    from probperf.sim import generate
+
+    pairs = [(256, 256), (1024, 256), (256, 1024)]
+    frame = pd.concat([generate("sort", [2**11, 2**12, 2**13, 2**14], [1, 2, 3, 4, 6],
+                                config={"quick_cutoff": q, "merge_cutoff": m}, seed=0).frame for q, m in pairs],
+                      ignore_index=True)
+    model = DagModel(effort="quick", seed=0).fit(
+        Measurements(frame, config=["quick_cutoff", "merge_cutoff", "insertion_cutoff"]))
+    with pytest.warns(ExtrapolationWarning, match=r"spans the nearest measured settings too \(quick_cutoff=256, "
+                      r"merge_cutoff=2\^10; quick_cutoff=2\^10, merge_cutoff=256\)"):
+        pred = model.predict(n=2**14, p=6, quick_cutoff=1024, merge_cutoff=1024, n_draws=1000)
+    parts = pred["work"].draws + pred["delay"].draws + pred["no_work"].draws
+    assert np.allclose(parts, pred.p * pred.draws)
+    lo, hi = pred.interval(0.9)
+    for q, m in pairs[1:]:
+        runs = generate("sort", [2**14], [6], config={"quick_cutoff": q, "merge_cutoff": m}, reps=2, seed=1).y("time")
+        assert np.all((lo < runs) & (runs < hi)), (q, m, runs, lo, hi)
