@@ -171,7 +171,7 @@ def diagnose(m: Measurements) -> Report:
     averaged = averaged_runs(m)
     if averaged:
         problems.append(averaged)
-    spread = repeat_spread(m)
+    spread = repeat_spread(m) or disturbed_runs(m)  # a run in another unit is far off too: said once
     if spread:
         problems.append(spread)
     problems += coded_choices(m)
@@ -377,8 +377,91 @@ def repeat_spread(m: Measurements) -> str:
     return (f"runs of one setting differ by up to {wide.max():.3g}x in time ({value(lo[top])} and "
             f"{value(hi[top])} {m.unit} at {where}; {len(wide)} of {int(repeated.sum())} settings "
             "with repeats): "
-            "a run in another unit, or of another computation? every model takes the spread as noise, which "
-            "pulls the fit and distorts the intervals everywhere (wider or narrower); fix or drop such runs")
+            f"a run in another unit, or of another computation? {TAKEN_AS_NOISE}; fix or drop such runs")
+
+
+#: What a run far from its setting's others does to every model (said by both checks).
+TAKEN_AS_NOISE = "every model takes the spread as noise, which pulls the fit and distorts the intervals everywhere " \
+                 "(wider or narrower)"
+
+#: Chance that :func:`disturbed_runs` names a run of a table whose repeats differ only by
+#: normal noise at the table's own spread: a family-wise rate over all its repeated runs
+#: (a Bonferroni bound), so a large table is not flagged more often than a small one.
+#: Why (first principles): the note costs a look; at 1 % a clean table is almost never
+#: flagged, while a run 4x off among repeats 3 % apart lies some 40 of their sds out.
+DISTURBED_ALPHA = 0.01
+#: ... and the run must differ from its setting's others by more than this factor:
+#: repeats of one program at one setting rarely differ by 2x (the comment of
+#: MAX_REPEAT_SPREAD), so a nearer run is a spread the table's noise estimate may just
+#: understate (noisier small runs beside quiet large ones), not a disturbed run.
+DISTURBED_FACTOR = 2.0
+
+
+def _others_mean(values, setting, k) -> np.ndarray:
+    """Per run, the mean of ``values`` over the other runs of its ``setting`` (``k``
+    runs each)."""
+    return (np.bincount(setting, weights=values)[setting] - values) / (k - 1)
+
+
+def disturbed_runs(m: Measurements) -> str:
+    """A sentence when a run lies far from the other runs of its setting, measured by
+    the table's own repeat spread, else ``""``: more than DISTURBED_FACTOR away and
+    beyond the Bonferroni bound of DISTURBED_ALPHA over the runs with repeats (another
+    job, a frequency change, a cold cache; session 47's hunt: a 4x run among repeats 3 %
+    apart was not flagged by :func:`repeat_spread`, meant for units, and widened the
+    intervals 3x). The spread is the median log difference of two runs of one setting
+    over all such pairs (robust to the few runs flagged), and a run's deviation is
+    from the mean of its setting's others (with two runs, either may be the one),
+    less the rounding of the times (:func:`probperf.models.laws.resolution`).
+
+    Examples
+    --------
+    >>> n = [8, 8, 8, 16, 16, 16, 32, 32, 32]
+    >>> time = [1.0, 1.03, 0.98, 2.0, 2.05, 8.1, 4.0, 3.9, 4.1]
+    >>> disturbed_runs(Measurements({"n": n, "p": [2] * 9, "time": time})).split(":")[0]
+    'a run is far from the other runs of its setting (8.1 s at n=16, p=2 against 2.02 s for the others, 4x, where two runs of one setting in this table typically differ by 3 %; 1 of 3 settings with repeats)'
+    >>> disturbed_runs(Measurements({"n": n, "p": [2] * 9, "time": time[:5] + [2.6] + time[6:]}))  # 1.3x: not
+    ''
+    """
+    from scipy.stats import norm
+
+    from .models.laws import resolution
+
+    if "time" not in m.frame:
+        return ""
+    runs = m.frame[[*m.params, "time"]].dropna()
+    runs = runs[runs["time"] > 0]
+    setting = runs.groupby(m.params, sort=False).ngroup().to_numpy()
+    k = np.bincount(setting)[setting]
+    runs, setting, k = runs[k > 1], setting[k > 1], k[k > 1]
+    if not len(runs):
+        return ""
+    t = runs["time"].to_numpy(dtype=float)
+    y = np.log(t)
+    pairs = np.concatenate([np.abs(y[a][:, None] - y[a][None, :])[np.triu_indices(len(a), 1)]
+                            for a in (np.flatnonzero(setting == g) for g in np.unique(setting))])
+    sigma = np.median(pairs) / (np.sqrt(2.0) * norm.ppf(0.75))  # a pair's difference has sd sigma sqrt(2)
+    others = _others_mean(y, setting, k)
+    # rounded times may hide half a quantum each way: each run is moved by it toward
+    # the others, and the others toward it, before the deviation is measured
+    half = resolution(t) / 2.0
+    lower, upper = np.log(t - half), np.log(t + half)
+    off = np.maximum(0.0, np.where(y > others, lower - _others_mean(upper, setting, k),
+                                   _others_mean(lower, setting, k) - upper))
+    with np.errstate(divide="ignore", invalid="ignore"):  # identical repeats: any deviation left is far
+        z = off / (sigma * np.sqrt(1.0 + 1.0 / (k - 1)))
+    far = (z > norm.ppf(1.0 - DISTURBED_ALPHA / (2.0 * len(t)))) & (off > np.log(DISTURBED_FACTOR))
+    if not far.any():
+        return ""
+    i = int(np.argmax(np.where(far, off, -np.inf)))
+    # a setting is counted once: beside a run far off, the others' deviations from
+    # means that hold it are far too
+    where = ", ".join(f"{c}={value(runs[c].iloc[i])}" for c in m.params)
+    return (f"a run is far from the other runs of its setting ({value(t[i])} {m.unit} at {where} against "
+            f"{np.exp(others[i]):.3g} {m.unit} for the others, {np.exp(abs(y[i] - others[i])):.2g}x, where two runs of one setting "
+            f"in this table typically differ by {np.expm1(np.median(pairs)) * 100:.2g} %; "
+            f"{len(np.unique(setting[far]))} of {len(np.unique(setting))} settings with repeats): a disturbed run (another job, a frequency change)? {TAKEN_AS_NOISE}; "
+            "check or drop such runs")
 
 
 def coded_choices(m: Measurements) -> list[str]:

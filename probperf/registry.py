@@ -539,10 +539,11 @@ def fit(measurements: Measurements, target: str = "time", model: str = AUTO, ker
     measurements, left = dag_runs(measurements, target, model)
     if left:  # said, never dropped without a word (the CLI says it with the file's name)
         userwarn.warn(left, ModelChoiceWarning)
-    from .doctor import averaged_runs, coded_choices, repeat_spread
+    from .doctor import averaged_runs, coded_choices, disturbed_runs, repeat_spread
 
-    # doctor's cautions, said at the fit
-    for line in [*coded_choices(measurements), averaged_runs(measurements), repeat_spread(measurements)]:
+    # doctor's cautions, said at the fit (a run in another unit is far off too: said once)
+    for line in [*coded_choices(measurements), averaged_runs(measurements),
+                 repeat_spread(measurements) or disturbed_runs(measurements)]:
         if line:
             userwarn.warn(line)
     name = choose(measurements, target) if model == AUTO else model
