@@ -639,10 +639,11 @@ def identity_residual(frame: pd.DataFrame) -> np.ndarray:
         return np.full(len(frame), np.nan)
     if all(pd.api.types.is_integer_dtype(frame[c]) for c in needed):
         return _exact_residual(frame)
-    total = sum(frame[m].to_numpy(dtype=float) for m in IDENTITY_METRICS)
-    budget = frame["p"].to_numpy(dtype=float) * frame["time"].to_numpy(dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (total - budget) / budget
+    budget = frame["p"].to_numpy(dtype=float), frame["time"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # each part over p, then over time: p * time or the sum of parts near the top of
+        # float64 overflowed to inf, and an inf budget made the residual NaN, unchecked
+        return sum(frame[m].to_numpy(dtype=float) / budget[0] / budget[1] for m in IDENTITY_METRICS) - 1.0
 
 
 def _exact_residual(frame: pd.DataFrame) -> np.ndarray:
@@ -656,6 +657,12 @@ def _exact_residual(frame: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def _percent_off(x: float) -> str:
+    """A relative residual in percent, to 3 decimals, as a power past a million percent
+    (a time of 1e-310 s is 1e307 % off: 300 digits otherwise)."""
+    return f"{x * 100:+.3f}%" if abs(x) < 1e4 else f"{x * 100:+.3g}%"
+
+
 def _check_identity(frame, loc, strict, rtol):
     resid = identity_residual(frame)
     off = np.abs(resid) > rtol
@@ -663,7 +670,7 @@ def _check_identity(frame, loc, strict, rtol):
         return
     row = int(np.flatnonzero(off)[0])
     msg = (
-        f"work + delay + no_work differs from p * time by {resid[row]:+.3%} "
+        f"work + delay + no_work differs from p * time by {_percent_off(resid[row])} "
         f"(tolerance {rtol:.3%}); {int(off.sum())} row(s) affected"
     )
     if strict:

@@ -21,7 +21,7 @@ import numpy as np
 from .cautions import coded_choice, coded_values
 from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
 from .limits import MAX_EXACT_INT
-from .models.laws import VALUE_RANGE
+from .models.laws import PARAM_MAX, VALUE_RANGE
 from .selection import MIN_DISTINCT, far_factor
 
 #: Tolerance of ``work + delay + no_work = p * time`` (relative, largest over runs):
@@ -111,7 +111,7 @@ class Report:
     auto_direct: str = ""
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready data (an infinite residual becomes the string ``"inf"``).
+        """Plain JSON-ready data (an infinite residual or far limit becomes the string ``"inf"``).
 
         Examples
         --------
@@ -130,6 +130,10 @@ class Report:
         worst = self.identity.worst
         if worst is not None and not np.isfinite(worst):
             out["identity"]["worst"] = str(worst)
+        for d in out["directions"]:  # a far limit past float64 (16 x 1e308) is no limit: as "inf"
+            for k in ("low", "high", "far"):
+                if d[k] is not None and not np.isfinite(d[k]):
+                    d[k] = str(d[k])
         return out
 
 
@@ -158,9 +162,9 @@ def diagnose(m: Measurements) -> Report:
     >>> report.problems[0]
     'only one worker count (8): cannot predict other p; measure at least 3 values of p'
     """
-    from .models.base import check_table
+    from .models.base import DIAGNOSE, check_table
 
-    check_table(m, "diagnose")
+    check_table(m, DIAGNOSE)
     directions = [_direction(name, lo, hi, k) for name, (lo, hi, k) in m.ranges().items()]
     # A configuration parameter held at one value is a choice, not a gap: the model
     # predicts for that value. n and p at one value, or anything at two, limit predictions.
@@ -176,8 +180,7 @@ def diagnose(m: Measurements) -> Report:
         problems.append(spread)
     problems += coded_choices(m)
     problems += _broken_relations(m)
-    problems += [f"{name} has values beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g} ({low:g} .. {high:g}), which the "
-                 "laws of fit refuse; give them in another unit" for name, low, high in beyond_law_range(m)]
+    problems += beyond_law_range(m)
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
@@ -482,19 +485,22 @@ def coded_choices(m: Measurements) -> list[str]:
     return [coded_choice(c, k) for c, k in codes.items() if k]
 
 
-def beyond_law_range(m: Measurements) -> list[tuple[str, float, float]]:
-    """``(metric, min, max)`` of each metric with a positive value beyond
-    :data:`~probperf.models.laws.VALUE_RANGE`, which fit's laws refuse (said by
-    ``validate`` and ``doctor`` before a fit fails on it).
+def beyond_law_range(m: Measurements) -> list[str]:
+    """A sentence per column with values the fits refuse (said by ``validate`` and
+    ``doctor`` before a fit fails on it): a metric with a positive value beyond
+    :data:`~probperf.models.laws.VALUE_RANGE`, a parameter with one above
+    :data:`~probperf.models.laws.PARAM_MAX`.
 
     Examples
     --------
-    >>> beyond_law_range(Measurements({"n": [1, 2], "p": [1, 1], "time": [1e-200, 2.0]}))
-    [('time', 1e-200, 2.0)]
+    >>> beyond_law_range(Measurements({"n": [1, 1e40], "p": [1, 1], "time": [1e-200, 2.0]}))
+    ['n has values beyond 1e+30 (1 .. 1e+40), which the fits cannot take; give them in another unit', 'time has values beyond 1e-150..1e+150 (1e-200 .. 2), which the fits cannot take; give them in another unit']
     """
     lo, hi = VALUE_RANGE
-    return [(c, float(m.frame[c].min()), float(m.frame[c].max())) for c in m.metrics
-            if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+    wide = [(c, f"{PARAM_MAX:g}") for c in m.params if (m.frame[c] > PARAM_MAX).any()]
+    wide += [(c, f"{lo:g}..{hi:g}") for c in m.metrics if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+    return [f"{c} has values beyond {limit} ({m.frame[c].min():g} .. {m.frame[c].max():g}), which the fits cannot take; give them "
+            "in another unit" for c, limit in wide]
 
 
 def _unchecked(m: Measurements, directions) -> list[str]:
@@ -636,11 +642,11 @@ def percent(x: float) -> str:
 
     Examples
     --------
-    >>> percent(0.12), percent(0.001), percent(0.123456), percent(0.0)
-    ('12 %', '0.1 %', '12.3 %', '0 %')
+    >>> percent(0.12), percent(0.001), percent(0.123456), percent(0.0), percent(12.345), percent(1e305)
+    ('12 %', '0.1 %', '12.3 %', '0 %', '1234 %', '1e+307 %')
     """
     v = 100 * float(x)
-    return f"{v:.3g} %" if abs(v) < 1000 or not np.isfinite(v) else f"{v:.0f} %"
+    return f"{v:.0f} %" if 1000 <= abs(v) < 1e6 else f"{v:.3g} %"  # whole up to a million, then a power
 
 
 __all__ = ["Direction", "Identity", "Report", "TOLERANCE", "beyond_law_range", "diagnose", "percent", "value"]

@@ -175,8 +175,10 @@ def _digest(config_json: str, tensors: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) -> None:
-    """Write a model file atomically (a crash never leaves a half-written file).
+def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray], check=None) -> None:
+    """Write a model file atomically (a crash never leaves a half-written file); ``check``,
+    if given, is called on the written temporary file before it replaces ``path``, so a
+    file it refuses never replaces the one there.
 
     Examples
     --------
@@ -198,7 +200,13 @@ def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray]) ->
         "config": config_json,
         "sha256": _digest(config_json, tensors),
     }
-    atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata=meta))
+
+    def write(tmp):
+        save_file(tensors, tmp, metadata=meta)
+        if check is not None:
+            check(tmp)
+
+    atomic_write(path, write)
 
 
 def load_state(path) -> tuple[str, dict, dict[str, np.ndarray]]:
@@ -299,8 +307,9 @@ def model_class(kind: str) -> type:
     return _REGISTRY[kind]
 
 
-def save(model, path) -> None:
-    """Save any registered model (its declared state, see :func:`state`).
+def save(model, path, check=None) -> None:
+    """Save any registered model (its declared state, see :func:`state`); ``check`` as
+    in :func:`save_state` (``fit -o`` loads the file back before it replaces one).
 
     Examples
     --------
@@ -319,7 +328,7 @@ def save(model, path) -> None:
         model._check_fitted()  # an unfitted estimator's file could only be refused at load
     tensors = {}
     config = {"state": state(model, "", tensors)}
-    save_state(path, type(model).__name__, config, tensors)
+    save_state(path, type(model).__name__, config, tensors, check)
 
 
 def check_model_path(path, what: str = "model file") -> None:

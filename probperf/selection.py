@@ -589,6 +589,8 @@ def discrepancy_scale(estimator, measurements, features, seed: int = 0) -> tuple
     # each cut: one observation, its held-out runs' mean
     scores = {f: sum(float(np.mean(cut[:, j])) for cut in pointwise) for j, f in enumerate(SCALE_GRID)}
     s = np.array(list(scores.values()))
+    if not np.isfinite(s).any():  # no factor gives the held-out times a density (their draws overflowed:
+        s = np.where(np.asarray(SCALE_GRID) == max(SCALE_GRID), 0.0, -np.inf)  # a size far off the rest): the widest
     w = np.exp(s - np.max(s))
     return np.column_stack([SCALE_GRID, w / w.sum()]), scores
 

@@ -76,20 +76,26 @@ def test_predict_takes_ranges_and_writes_csv(shared_dir, tmp_path):
         "99.500001", "99.500002", "32"]
 
 
-def test_fit_removes_a_model_that_does_not_load_back(shared_dir, tmp_path, monkeypatch):
+def test_fit_keeps_the_old_model_when_the_new_one_does_not_load_back(shared_dir, tmp_path, monkeypatch):
     # a file predict could not read (a bug, as the relation check at load once was) is
-    # found by fit itself, which removes it and says so, rather than "saved"
+    # found by fit itself before it replaces -o, which says so rather than "saved"; the
+    # model already there stays (helper-63: a failed fit removed the one it replaced)
     from probperf import persist
+
+    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
+    model = tmp_path / "m.model"
+    assert run("fit", data, "-q", "-o", model).exit_code == 0
+    before = model.read_bytes()
 
     def broken(path):
         raise persist.ModelFileError(f"{path}: model state is inconsistent")
 
     monkeypatch.setattr(persist, "load", broken)
-    model = tmp_path / "m.model"
-    res = run("fit", shared_dir / "datasets" / "published" / "gauss_n_p8.csv", "-q", "-o", model)
-    assert res.exit_code == 1 and not model.exists()
-    assert f"the model saved to {model} does not load back, so it was removed" in res.stderr
+    res = run("fit", data, "-q", "--seed", "1", "-o", model)
+    assert res.exit_code == 1 and model.read_bytes() == before
+    assert "the fitted model does not load back, so it was not written" in res.stderr
     assert "saved DirectModel" not in res.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.model"]  # no temporary file left
 
 
 def test_points_of_many_parameters_stay_readable_at_80_columns(tmp_path):

@@ -965,3 +965,16 @@ def test_a_combination_of_cut_offs_no_run_had_spans_the_nearest_measured_ones():
     for q, m in pairs[1:]:
         runs = generate("sort", [2**14], [6], config={"quick_cutoff": q, "merge_cutoff": m}, reps=2, seed=1).y("time")
         assert np.all((lo < runs) & (runs < hi)), (q, m, runs, lo, hi)
+
+
+def test_a_scale_validation_that_no_factor_survives_takes_the_widest_factor(monkeypatch):
+    # held-out times whose draws overflowed (a size far off the rest) score -inf under
+    # every factor: the weights were NaN, and every prediction failed later with
+    # "probabilities contain NaN"; no evidence for a narrow factor: the widest, alone
+    from probperf import selection
+
+    monkeypatch.setattr(selection, "forward_subfits", lambda *a, **k: ["sub"])
+    monkeypatch.setattr(selection, "factor_log_scores",
+                        lambda *a, **k: [np.full((3, len(selection.SCALE_GRID)), -np.inf)])
+    factors, _ = selection.discrepancy_scale(None, None, ["n", "p"])
+    assert factors[factors[:, 1] > 0].tolist() == [[max(selection.SCALE_GRID), 1.0]]

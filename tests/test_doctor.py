@@ -349,7 +349,7 @@ def test_values_that_fit_refuses_are_said_before_the_fit():
     n = [10, 20, 40, 80]
     report = diagnose(Measurements({"n": n * 4, "p": [1] * 4 + [2] * 4 + [4] * 4 + [8] * 4,
                                     "time": [1e-200] + [x / p for p in (4, 2, 3, 5) for x in n][1:]}))
-    assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the laws of fit refuse; "
+    assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the fits cannot take; "
                                "give them in another unit"]
 
 
@@ -430,3 +430,29 @@ def test_three_sizes_extrapolate_unchecked_and_both_doctor_and_predict_say_so():
         "validation held the largest out (it needs 4), so neither the laws' weights nor the interval's widening "
         "were checked past them; measure at least 4 values of n"]
     assert not any("no forward validation" in line for line in diagnose(Measurements(dag_frame())).problems)
+
+
+def test_an_identity_whose_budget_overflows_is_reported_not_passed(tmp_path):
+    # helper-63: time = 1e308 at p = 4 made p * time inf and the residual NaN, which
+    # counted as held ("largest residual 2e-14 %"); each part is divided instead
+    frame = dag_frame()
+    frame.loc[3, "time"] = 1e308
+    report = diagnose(Measurements(frame))
+    assert report.identity.ok is False and report.identity.row == 3 and report.identity.worst == pytest.approx(1.0)
+    assert "time has values beyond 1e-150..1e+150" in " ".join(report.problems)
+
+
+def test_doctor_json_is_strict_json_when_a_far_limit_passes_float64(tmp_path):
+    # 16 x 1e308 is inf: written as Infinity, which no strict JSON reader takes
+    path = tmp_path / "runs.csv"
+    pd.DataFrame({"n": [10, 20, 40, 1e308], "p": [1, 1, 1, 1], "time": [1.0, 2.0, 4.0, 8.0]}).to_csv(path, index=False)
+    res = CliRunner().invoke(app, ["doctor", str(path), "--format", "json"])
+    assert res.exit_code == 0, res.output
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    data = json.loads(res.stdout, parse_constant=refuse)
+    assert data["directions"][0]["far"] == "inf"
+    assert "n has values beyond 1e+30 (10 .. 1e+308), which the fits cannot take; give them in another unit" in \
+        data["problems"]

@@ -64,13 +64,10 @@ def _summary(m, title: str) -> Table:
         table.add_row("missing values", ", ".join(f"{shown(c)} in {k} of {len(m)} runs" for c, k in missing.items() if k)
                       + " (probperf doctor says what fit makes of them)")
     from ..doctor import beyond_law_range
-    from ..models.laws import VALUE_RANGE
 
-    wide = beyond_law_range(m)  # what fit's laws refuse: said here too, where the file is checked
+    wide = beyond_law_range(m)  # what fit refuses: said here too, where the file is checked
     if wide:
-        table.add_row("out of range", ", ".join(f"{shown(c)} ({_fmt(low)} .. {_fmt(high)})" for c, low, high in wide)
-                      + f": beyond {VALUE_RANGE[0]:g}..{VALUE_RANGE[1]:g}, which the laws of fit "
-                      "refuse; give them in another unit")
+        table.add_row("out of range", "; ".join(shown(line) for line in wide))
     resid = m.identity_residual()
     if np.isnan(resid).all():
         text = "n/a (needs work, delay, no_work, time)"

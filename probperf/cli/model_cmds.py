@@ -105,8 +105,8 @@ def fit(
         no_dag = registry.why_not_dag(m, target) if model == registry.AUTO else ""
         if no_dag:  # the runs were traced, yet time is modelled alone: say why (once it could be; not before a refusal)
             warn(f"{shown(data)}: time is modelled alone: {no_dag}")
-        fitted.save(output)
-        _loads_back(output)
+        persist.check_model_path(output)
+        persist.save(fitted, output, check=_loads_back)
     say_written(output, f"saved {type(fitted).__name__} to {shown(output)}")
     if hasattr(fitted, "specs_"):  # a DAG model: say which model each metric got
         say_written(output, "components: " + _component_models(fitted), markup=False)
@@ -114,18 +114,16 @@ def fit(
         say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
 
 
-def _loads_back(output: Path) -> None:
-    """Load the file just saved, as predict will: a model that cannot (a bug, never the
-    user's input) is removed and reported now, not after the user has moved on."""
+def _loads_back(written) -> None:
+    """Load the model file just written (before it replaces ``-o``), as predict will: a
+    model that cannot (a bug, never the user's input) is reported now, not after the
+    user has moved on, and the file ``-o`` named is left as it was."""
     from .. import persist
 
-    if not output.is_file():  # sent down a pipe (-o /dev/stdout): nothing to read back
-        return
     try:
-        persist.load(output)
+        persist.load(written)
     except persist.ModelFileError as exc:
-        output.unlink(missing_ok=True)
-        raise RuntimeError(f"the model saved to {output} does not load back, so it was removed ({exc})") from None
+        raise RuntimeError(f"the fitted model does not load back, so it was not written ({exc})") from None
 
 
 def _no_effort(model: str, kernel: Optional[str]) -> str:

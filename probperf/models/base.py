@@ -137,9 +137,14 @@ class Estimator:
         return f"{type(self).__name__}({args})"
 
 
+#: Who checks a table to report on it, not to fit it (``probperf doctor``).
+DIAGNOSE = "diagnose"
+
+
 def check_table(measurements, who: str) -> None:
-    """Refuse runs that are not a :class:`Measurements` (``TypeError``) or have no
-    rows (``ValueError``), naming ``who`` was given them.
+    """Refuse runs that are not a :class:`Measurements` (``TypeError``), have no rows
+    or, unless ``who`` is :data:`DIAGNOSE`, values the fits cannot take (``ValueError``,
+    :func:`probperf.doctor.beyond_law_range`), naming ``who`` was given them.
 
     Examples
     --------
@@ -154,6 +159,12 @@ def check_table(measurements, who: str) -> None:
                         f"pp.read(path)), got {type(measurements).__name__}")
     if not len(measurements):
         raise ValueError(f"{who}: the table has no rows: nothing to fit")
+    if who != DIAGNOSE:  # doctor lists them among the problems
+        from ..doctor import beyond_law_range
+
+        wide = beyond_law_range(measurements)  # as validate and doctor say before
+        if wide:
+            raise ValueError(f"{who}: {wide[0]}")
 
 
 class TableModel(Estimator):

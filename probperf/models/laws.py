@@ -530,6 +530,14 @@ RESIDUAL_GP = True
 #: a bad-input audit). 1e±150 spans any unit a run time is given in.
 VALUE_RANGE = (1e-150, 1e150)
 
+#: The largest value of a parameter (a size, a worker count, a cut-off) the fits take:
+#: the laws' terms reach ``n^3 log^2 n`` on the linear scale and their fits multiply
+#: such terms (a Gram matrix) and divide them by the values, so a parameter far beyond
+#: any real one overflows float64 there: one n at 1e40 among sizes up to 2^16 left a
+#: DAG model whose weights were NaN (found by a bad-input audit; 1e30 still fitted).
+#: 1e30 (about 2^100) is beyond any count of elements, tasks or workers a run has.
+PARAM_MAX = 1e30
+
 #: How a law mixture of time modelled directly weighs its laws (LawMixture's
 #: ``weighting``; the DAG model's parts: :data:`probperf.dag.PART_WEIGHTING`):
 #:
