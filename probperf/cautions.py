@@ -423,13 +423,12 @@ def unmeasured_setting(model, points) -> list[str]:
     >>> unmeasured_setting(m, points)[0].split("guess")[1]
     ', and its interval spans the nearest measured settings too (tree=0, flat=1; tree=1, flat=0)'
     """
-    from .unmeasured import few_valued, is_measured, measured_settings
+    from .unmeasured import few_valued, unmeasured
 
     few = few_valued(model, points)
     if not few:
         return []
-    setting = points[few].to_numpy(dtype=float)
-    new = np.flatnonzero(~is_measured(setting, measured_settings(model, few)))
+    new = np.flatnonzero(unmeasured(model, points, few))
     if not len(new):
         return []
     first = points.iloc[new[0]]
@@ -442,16 +441,13 @@ def _spanned(model, point) -> str:
     """What a model that spans unmeasured settings (``spans_unmeasured``) adds at
     ``point``: its nearest measured settings, when its configuration alone was not
     measured."""
-    from .unmeasured import few_valued, is_measured, measured_settings, nearest_settings
+    from .unmeasured import few_valued, measured_settings, nearest_settings, unmeasured
 
     columns = few_valued(model, point.index, laws_too=False) if getattr(model, "spans_unmeasured", False) else []
-    if not columns:
-        return ""
-    setting, measured = point[columns].to_numpy(dtype=float), measured_settings(model, columns)
-    if is_measured(setting[None], measured)[0]:
+    if not columns or not unmeasured(model, point.to_frame().T, columns)[0]:
         return ""
     near = "; ".join(", ".join(f"{c}={number_text(x)}" for c, x in zip(columns, row))
-                     for row in nearest_settings(setting, measured))
+                     for row in nearest_settings(point[columns].to_numpy(dtype=float), measured_settings(model, columns)))
     return f", and its interval spans the nearest measured settings too ({near})"
 
 

@@ -400,6 +400,21 @@ DISTURBED_ALPHA = 0.01
 DISTURBED_FACTOR = 2.0
 
 
+def _pair_differences(y, setting) -> np.ndarray:
+    """``|y_i - y_j|`` of every two runs of one setting (each pair once), grouped by the
+    settings' sizes so that a table of many settings costs one pass per size."""
+    order = np.argsort(setting, kind="stable")
+    ys, ss = y[order], setting[order]
+    starts = np.flatnonzero(np.r_[True, ss[1:] != ss[:-1]])
+    sizes = np.diff(np.r_[starts, len(ys)])
+    out = []
+    for k in np.unique(sizes):
+        block = ys[starts[sizes == k][:, None] + np.arange(k)]  # settings x runs
+        i, j = np.triu_indices(k, 1)
+        out.append(np.abs(block[:, i] - block[:, j]).ravel())
+    return np.concatenate(out)
+
+
 def _others_mean(values, setting, k) -> np.ndarray:
     """Per run, the mean of ``values`` over the other runs of its ``setting`` (``k``
     runs each)."""
@@ -441,8 +456,7 @@ def disturbed_runs(m: Measurements) -> str:
         return ""
     t = runs["time"].to_numpy(dtype=float)
     y = np.log(t)
-    pairs = np.concatenate([np.abs(y[a][:, None] - y[a][None, :])[np.triu_indices(len(a), 1)]
-                            for a in (np.flatnonzero(setting == g) for g in np.unique(setting))])
+    pairs = _pair_differences(y, setting)
     sigma = np.median(pairs) / (np.sqrt(2.0) * norm.ppf(0.75))  # a pair's difference has sd sigma sqrt(2)
     others = _others_mean(y, setting, k)
     # rounded times may hide half a quantum each way: each run is moved by it toward
@@ -485,22 +499,24 @@ def coded_choices(m: Measurements) -> list[str]:
     return [coded_choice(c, k) for c, k in codes.items() if k]
 
 
-def beyond_law_range(m: Measurements) -> list[str]:
+def beyond_law_range(m: Measurements, metrics: bool = True) -> list[str]:
     """A sentence per column with values the fits refuse (said by ``validate`` and
-    ``doctor`` before a fit fails on it): a metric with a positive value beyond
-    :data:`~probperf.models.laws.VALUE_RANGE`, a parameter with one above
-    :data:`~probperf.models.laws.PARAM_MAX`.
+    ``doctor`` before a fit fails on it): a parameter with one above
+    :data:`~probperf.models.laws.PARAM_MAX` (every fit refuses it), and unless not
+    ``metrics``, a metric with a positive value beyond
+    :data:`~probperf.models.laws.VALUE_RANGE` (refused where a law models it).
 
     Examples
     --------
     >>> beyond_law_range(Measurements({"n": [1, 1e40], "p": [1, 1], "time": [1e-200, 2.0]}))
-    ['n has values beyond 1e+30 (1 .. 1e+40), which the fits cannot take; give them in another unit', 'time has values beyond 1e-150..1e+150 (1e-200 .. 2), which the fits cannot take; give them in another unit']
+    ['n has values beyond 1e+30 (1 .. 1e+40), which the laws of fit refuse; give them in another unit', 'time has values beyond 1e-150..1e+150 (1e-200 .. 2), which the laws of fit refuse; give them in another unit']
     """
     lo, hi = VALUE_RANGE
     wide = [(c, f"{PARAM_MAX:g}") for c in m.params if (m.frame[c] > PARAM_MAX).any()]
-    wide += [(c, f"{lo:g}..{hi:g}") for c in m.metrics if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
-    return [f"{c} has values beyond {limit} ({m.frame[c].min():g} .. {m.frame[c].max():g}), which the fits cannot take; give them "
-            "in another unit" for c, limit in wide]
+    wide += [(c, f"{lo:g}..{hi:g}") for c in m.metrics * metrics
+             if ((m.frame[c] > 0) & ((m.frame[c] < lo) | (m.frame[c] > hi))).any()]
+    return [f"{c} has values beyond {limit} ({m.frame[c].min():g} .. {m.frame[c].max():g}), which the laws of fit "
+            "refuse; give them in another unit" for c, limit in wide]
 
 
 def _unchecked(m: Measurements, directions) -> list[str]:

@@ -138,7 +138,9 @@ class DirectModel(_TimeOnly):
 
     def explain(self, X=None, *, level: float = 0.9, n_draws=None, seed=None, **params) -> pd.DataFrame:
         """Each law's own prediction and weight at the points, then the mixture's
-        (:meth:`probperf.models.LawMixture.explain`); only for the law mixture.
+        (:meth:`probperf.models.LawMixture.explain`; at a setting no run had, the
+        mixture's row is :meth:`predict`'s, which spans the nearest measured settings
+        too); only for the law mixture.
 
         Examples
         --------
@@ -152,7 +154,15 @@ class DirectModel(_TimeOnly):
         level = check_level(level)
         if not hasattr(self.model_, "explain"):
             raise ValueError(f"explaining a prediction needs the law mixture (kernel 'laws'); this model's kernel is {self.kernel!r}")
-        return self.model_.explain(points, level=level, n_draws=n_draws, seed=self._draw_seed(seed))
+        table = self.model_.explain(points, level=level, n_draws=n_draws, seed=self._draw_seed(seed))
+        if len(unmeasured.with_neighbours(self, points)[0]) > len(points):
+            # a setting no run had: the mixture's row is what predict gives, spanning
+            # the nearest measured settings too (the laws' rows are theirs at the point)
+            with cautions.quiet():
+                pred = self.predict(points, n_draws=n_draws, seed=seed)
+            table.loc[table["law"] == "mixture", ["median", "lower", "upper"]] = np.column_stack(
+                [pred.median, *pred.interval(level)])
+        return table
 
 
 @persist.register

@@ -12,7 +12,8 @@ changed only some of the switches is one answer the data do support. The caution
 so (:func:`probperf.cautions.unmeasured_setting`). (Found by session 47's hunt: a
 combination of two one-hot columns no run had was warned of as a guess but given a
 +-8 % interval.) A parameter the others make (``ppn`` beside ``p`` and ``nnodes``) is
-left out: changing it alone breaks its relation; the sizes and workers too: they carry
+left out, with every other member of its relation: changing one alone breaks it; the
+sizes and workers too: they carry
 laws, and between two measured sizes the laws' interpolation is not a guess of the same
 kind.
 """
@@ -34,18 +35,45 @@ def few_valued(model, points, laws_too: bool = True) -> list[str]:
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 2], "tree": [0, 1, 2], "depth": [1, 9, 5]},
-    ...                     train_points_={"n": [1, 8], "tree": [0, 1], "depth": [1, 9]})
+    >>> m = SimpleNamespace(train_ranges_={"n": [1, 8, 2], "tree": [0, 1, 2], "depth": [1, 9, 4]},
+    ...                     train_points_={"n": [1, 8, 1, 8], "tree": [0, 0, 1, 1], "depth": [1, 9, 5, 3]})
     >>> points = pd.DataFrame({"n": [4], "tree": [1], "depth": [3]})
     >>> few_valued(m, points), few_valued(m, points, laws_too=False)
     (['n', 'tree'], ['tree'])
     """
-    from .models.points import relation_groups
-
     ranges, runs = getattr(model, "train_ranges_", {}), getattr(model, "train_points_", None) or {}
-    tied = set() if laws_too else {c for group in relation_groups(model) for c in group} | set(BASE_PARAMS)
-    return [c for c, (lo, hi, distinct, *_) in ranges.items()
-            if 1 < distinct < MIN_DISTINCT and c in runs and c in points and c not in tied]
+    few = [c for c, (lo, hi, distinct, *_) in ranges.items() if 1 < distinct < MIN_DISTINCT and c in runs and c in points]
+    if laws_too or not few:
+        return few
+    tied = _tied(model) | set(BASE_PARAMS)
+    return [c for c in few if c not in tied]
+
+
+def _tied(model) -> set[str]:
+    """The members of every relation between the training runs' parameters
+    (``p = nnodes * ppn``): the model's own (:func:`~probperf.models.points.relations_of`),
+    else found in its runs (a GP keeps none, yet a copy of a point that changed ``ppn``
+    alone would be a setting no run could have)."""
+    from .models.points import relation_members, relations, relations_of
+
+    found = relations_of(model)
+    if not found:
+        names = [c for c in model.train_ranges_ if c in model.train_points_]  # the parameters, not the target
+        found = relations(np.array([model.train_points_[c] for c in names], dtype=float).T, names)
+    return {c for name, rel in found.items() for c in relation_members(name, rel)}
+
+
+def unmeasured(model, points: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """Per point, whether its setting of ``columns`` is one no training run had.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> m = SimpleNamespace(train_points_={"a": [0, 1, 0], "b": [0, 0, 1]})
+    >>> unmeasured(m, pd.DataFrame({"a": [1, 1], "b": [0, 1]}), ["a", "b"]).tolist()
+    [False, True]
+    """
+    return ~is_measured(points[columns].to_numpy(dtype=float), measured_settings(model, columns))
 
 
 def measured_settings(model, columns: list[str]) -> np.ndarray:
@@ -109,7 +137,7 @@ def with_neighbours(model, points: pd.DataFrame) -> tuple[pd.DataFrame, list[np.
     measured = measured_settings(model, few)
     setting = points[few].to_numpy(dtype=float)
     copies = []
-    for i in np.flatnonzero(~is_measured(setting, measured)):
+    for i in np.flatnonzero(unmeasured(model, points, few)):
         near = nearest_settings(setting[i], measured)
         start = len(points) + sum(len(c) for c in copies)
         copies.append(points.iloc[[i] * len(near)].assign(**{c: near[:, j] for j, c in enumerate(few)}))

@@ -374,7 +374,7 @@ CLI_CASES = [
     # law mixtures are closed forms: an effort level would be dropped without a word
     case("fit-direct-effort", ["fit", GAUSS, "--model", "direct", "--effort", "thorough", "-o", "{out}.model"],
          "--effort: the direct model has no effort setting with its default laws"),
-    case("fit-dag-huge", ["fit", "{d}/dag_huge.csv", "-o", "{out}.model"], "dag_huge.csv: fit: time has values beyond"),
+    case("fit-dag-huge", ["fit", "{d}/dag_huge.csv", "-o", "{out}.model"], "dag_huge.csv: delay has values beyond"),
     case("fit-auto-effort", ["fit", "{d}/dag_runs.csv", "--effort", "quick", "-o", "{out}.model"],
          "--effort: the auto model has no effort setting"),
     case("fit-dag-laws-effort", ["fit", "{d}/dag_runs.csv", "--model", "dag", "--kernel", "laws", "--effort",

@@ -335,18 +335,18 @@ def test_validate_says_which_metrics_fit_would_refuse_as_out_of_range(tmp_path):
     path.write_text("n,p,time\n10,1,1e300\n20,1,2e300\n40,1,4.1e300\n")
     r = run("validate", str(path))
     assert r.exit_code == 0, r.stderr
-    assert ("out of range time has values beyond 1e-150..1e+150 (1e+300 .. 4.1e+300), which the fits cannot take; "
+    assert ("out of range time has values beyond 1e-150..1e+150 (1e+300 .. 4.1e+300), which the laws of fit refuse; "
             "give them in another unit") in one_line(r.stdout)
     r = run("fit", str(path), "-o", str(tmp_path / "m.model"))
     assert r.exit_code == 2 and "time has values beyond 1e-150..1e+150" in r.stderr
     # a parameter far beyond any real one (helper-63: one n of 1e40 among sizes up to
     # 80 left a DAG model with NaN weights, and fit -o then removed the model it replaced)
     path.write_text("n,p,time\n10,1,1e-3\n20,1,2e-3\n40,1,4.1e-3\n80,1,8e-3\n1e40,1,9e-3\n")
-    assert ("out of range n has values beyond 1e+30 (10 .. 1e+40), which the fits cannot take; give them in "
+    assert ("out of range n has values beyond 1e+30 (10 .. 1e+40), which the laws of fit refuse; give them in "
             "another unit") in one_line(run("validate", str(path)).stdout)
     r = run("fit", str(path), "-o", str(tmp_path / "m.model"))
     assert r.exit_code == 2 and r.stderr.strip() == (
-        f"error: {path}: fit: n has values beyond 1e+30 (10 .. 1e+40), which the fits cannot take; give them in "
+        f"error: {path}: fit: n has values beyond 1e+30 (10 .. 1e+40), which the laws of fit refuse; give them in "
         "another unit")
     assert not (tmp_path / "m.model").exists()
     path.write_text("n,p,time\n10,1,1e-3\n20,1,2e-3\n40,1,4.1e-3\n")

@@ -93,7 +93,8 @@ def test_fit_keeps_the_old_model_when_the_new_one_does_not_load_back(shared_dir,
     monkeypatch.setattr(persist, "load", broken)
     res = run("fit", data, "-q", "--seed", "1", "-o", model)
     assert res.exit_code == 1 and model.read_bytes() == before
-    assert "the fitted model does not load back, so it was not written" in res.stderr
+    assert "the fitted model does not load back, so it was not written (model state is inconsistent)" in res.stderr
+    assert ".tmp" not in res.stderr  # the temporary file it was read from is gone
     assert "saved DirectModel" not in res.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.model"]  # no temporary file left
 
@@ -568,6 +569,11 @@ def test_predict_warns_at_a_setting_of_a_two_valued_parameter_never_measured(tmp
     # both nearest settings' times (0.002 s, 0.004 s), not the laws' product alone
     row = json.loads(res.stdout)[0]
     assert row["lower"] < 0.002 * 1.02 and row["upper"] > 0.004 * 0.98, row
+    # --explain's mixture row is that interval, not the laws' product alone (helper-64)
+    res = run("predict", model, "--at", "n=4000,p=2,tree=1,flat=1", "--format", "json", "--explain")
+    explained = json.loads(res.stdout)[0]
+    mixture = explained["laws"][-1]
+    assert mixture["law"] == "mixture" and (mixture["lower"], mixture["upper"]) == (row["lower"], row["upper"])
     res = run("predict", model, "--at", "n=3000,p=3,tree=1,flat=0")
     assert res.exit_code == 0 and said not in res.output  # n and p between measured values: as always
 

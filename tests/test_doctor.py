@@ -349,7 +349,7 @@ def test_values_that_fit_refuses_are_said_before_the_fit():
     n = [10, 20, 40, 80]
     report = diagnose(Measurements({"n": n * 4, "p": [1] * 4 + [2] * 4 + [4] * 4 + [8] * 4,
                                     "time": [1e-200] + [x / p for p in (4, 2, 3, 5) for x in n][1:]}))
-    assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the fits cannot take; "
+    assert report.problems[1:] == ["time has values beyond 1e-150..1e+150 (1e-200 .. 40), which the laws of fit refuse; "
                                "give them in another unit"]
 
 
@@ -454,5 +454,14 @@ def test_doctor_json_is_strict_json_when_a_far_limit_passes_float64(tmp_path):
 
     data = json.loads(res.stdout, parse_constant=refuse)
     assert data["directions"][0]["far"] == "inf"
-    assert "n has values beyond 1e+30 (10 .. 1e+308), which the fits cannot take; give them in another unit" in \
+    assert "n has values beyond 1e+30 (10 .. 1e+308), which the laws of fit refuse; give them in another unit" in \
         data["problems"]
+
+
+def test_a_metric_that_time_modelled_directly_leaves_alone_is_not_refused():
+    # helper-64: a work column with one value of 1e-200 (beyond what a law fits) made
+    # every fit refuse the table, though time modelled directly never reads it
+    runs = Measurements({"n": [10, 20, 40, 80] * 2, "p": [1] * 4 + [2] * 4,
+                         "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2], "work": [1e-200] + [1.0] * 7})
+    assert "work has values beyond 1e-150..1e+150" in " ".join(diagnose(runs).problems)
+    assert DirectModel().fit(runs).predict(n=160, p=2).median[0] > 0

@@ -122,8 +122,9 @@ def _loads_back(written) -> None:
 
     try:
         persist.load(written)
-    except persist.ModelFileError as exc:
-        raise RuntimeError(f"the fitted model does not load back, so it was not written ({exc})") from None
+    except persist.ModelFileError as exc:  # without the temporary file's name, gone by then
+        reason = str(exc).replace(f"{written}: ", "")
+        raise RuntimeError(f"the fitted model does not load back, so it was not written ({reason})") from None
 
 
 def _no_effort(model: str, kernel: Optional[str]) -> str:
