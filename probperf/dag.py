@@ -491,7 +491,7 @@ SPAN_INFLATED = False
 SPAN_RUN_NOISE = True
 
 # The critical path's law mixture seeing the workers too, ``T_inf(n, p, config)``,
-# rather than the size alone (each run's measured span, drawn without run-to-run noise
+# rather than the size alone (each run's measured span; drawn then without run-to-run noise
 # either way). Why (first principles): a tracer measures the critical path on the run's
 # own task times and scheduling, so it can grow with the workers (creation and steals
 # on the path, contention); modelled over the size alone, every run's span is taken as
