@@ -89,9 +89,13 @@ FORMAT = "probperf-model"
 #: parallel runs (:func:`probperf.selection.kind_ranges`), and widen by the distance
 #: beyond a point's own kind; a version 14 reader would refuse the field. A version
 #: 9-14 file widens by the whole box, as written.
-VERSION = 15
+#: Version 16: a penalty model carries ``penalty_at_one_`` (its A(n,p) fitted and
+#: predicted at p = 1 too, where T(n) came from a serial_time or serial_work column); a
+#: version 15 reader would refuse the field. A version 9-15 file's A is 0 at p = 1, as
+#: written.
+VERSION = 16
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12", "13", "14", "15")
+READS = ("9", "10", "11", "12", "13", "14", "15", "16")
 
 _REGISTRY: dict[str, type] = {}
 

@@ -54,12 +54,14 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     [8.0, 32.0, 64.0, 128.0, 512.0]
     >>> sweep(Fitted(), "code", {"n": 4096, "p": 4})["code"].tolist()
     [0.0, 1.0, 2.0]
+    >>> sweep(Fitted(), "cutoff", {"n": 4096, "p": 4, "cutoff": 64.5}, num=4)["cutoff"].tolist()
+    [8.0, 32.0, 64.0, 64.5, 128.0, 512.0]
     """
     ranges = getattr(model, "train_ranges_", {})
     end = at.get(vs)
     lo = lo if lo is not None else min(ranges.get(vs, [1, 1])[0], float(end if end is not None else np.inf))
     hi = hi if hi is not None else max(float(at.get(vs, lo)), ranges.get(vs, [lo, lo])[1])
-    whole = _whole(model, vs, end)
+    whole = _whole(model, vs)
     if vs == "p":
         lo, hi = max(lo, 1), max(hi, 1)
     if whole:  # no more points than whole values between
@@ -67,7 +69,10 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     grid = np.geomspace(lo, hi, num=num) if log_axis(lo) else np.linspace(lo, hi, num=num)
     if whole:  # the measured values among them: a band through p = 7 where p = 7 was run
         measured = training_values(model, vs)
-        grid = np.union1d(np.round(grid), measured[(measured >= lo) & (measured <= hi)])
+        grid = np.round(grid)
+        grid = np.union1d(grid[(grid >= lo) & (grid <= hi)], measured[(measured >= lo) & (measured <= hi)])
+        if end is not None:  # the value asked, whole or not (a warning names it if not), and only it
+            grid = np.union1d(grid, [float(end)])
     points = {k: v for k, v in at.items() if k != vs}
     for k, v in getattr(model, "defaults_", {}).items():
         points.setdefault(k, v)
@@ -75,23 +80,25 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     return pd.DataFrame({k: np.broadcast_to(np.asarray(v, dtype=float), grid.shape) for k, v in points.items()})
 
 
-def _whole(model, vs: str, end) -> bool:
+def _whole(model, vs: str) -> bool:
     """Whether a sweep of ``vs`` keeps to whole values: ``p`` always, ``n`` never (a
-    size is continuous enough), any other parameter where every training value and
-    the sweep's end are whole (cut-offs, block sizes; a parameter measured at 1.25 is
-    continuous however its ends fall).
+    size is continuous enough), any other parameter where every training value is
+    whole (cut-offs, block sizes; a parameter measured at 1.25 is continuous). A
+    value asked that is not whole joins the sweep alone (:func:`sweep`; helper-65: a
+    cut-off of 64.5 inside the range made the whole sweep fractional, and the warning
+    named 8.9, a value nobody typed).
 
     Examples
     --------
     >>> class Fitted:
     ...     train_points_ = {"n": [8, 16], "cutoff": [8, 64], "alpha": [1, 1.25, 2]}
-    >>> [_whole(Fitted(), v, None) for v in ("p", "n", "cutoff", "alpha")], _whole(Fitted(), "cutoff", 100.5)
-    ([True, False, True, False], False)
+    >>> [_whole(Fitted(), v) for v in ("p", "n", "cutoff", "alpha")]
+    [True, False, True, False]
     """
     if vs in ("p", "n"):
         return vs == "p"
     # nothing known of its values: drawn as continuous
-    return trained_whole(model, vs) and (end is None or bool(is_whole(end)))
+    return trained_whole(model, vs)
 
 
 def unwhole(model, points, given) -> list[tuple[int, str]]:
@@ -113,7 +120,7 @@ def unwhole(model, points, given) -> list[tuple[int, str]]:
         derived = ~given[c].to_numpy() if hasattr(given, "columns") and c in given else np.full(len(points), c not in given)
         x = points[c].to_numpy(dtype=float)
         bad = derived & ~is_whole(x) & ~np.isnan(x)
-        if bad.any() and _whole(model, c, None):
+        if bad.any() and _whole(model, c):
             out += [(int(i), c) for i in np.flatnonzero(bad)]
     return sorted(out)
 

@@ -172,8 +172,12 @@ class PenaltyModel(_TimeOnly):
     ``T(n)`` comes from the ``serial_time`` column when present, else ``serial_work``,
     else the ``p == 1`` runs' ``time``. ``A(n,p) = time - T(n)/p`` is the penalty
     (communication, idling, overheads); it is modeled on a log scale, so rows where the
-    run was at least as fast as ``T(n)/p`` (super-linear, or ``p == 1`` where A is 0
-    by definition) are left out of its fit and ``A`` is predicted as 0 at ``p = 1``.
+    run was at least as fast as ``T(n)/p`` (super-linear) are left out of its fit. With
+    T(n) from the ``p == 1`` runs, A is 0 there by definition and predicted so; with
+    T(n) from a column, a one-worker run of the parallel program still pays its task
+    overheads (time above ``serial_work``), so those runs enter A's fit and A is
+    predicted at ``p = 1`` too (``penalty_at_one_``; helper-65: without, a traced
+    sort's one-worker time came out as its serial work, 22 % low, every run outside).
 
     Parameters
     ----------
@@ -193,7 +197,7 @@ class PenaltyModel(_TimeOnly):
     1.0
     """
 
-    _fitted = ("serial_", "penalty_", "size_features_", "relations_")
+    _fitted = ("serial_", "penalty_", "size_features_", "relations_", "penalty_at_one_")
 
     def __init__(self, kernel: str = "basis", effort: str = "default", seed: int = 0):
         self.kernel = kernel
@@ -237,8 +241,11 @@ class PenaltyModel(_TimeOnly):
             except ValueError as exc:
                 raise ValueError(f"the penalty model's T(n): {exc}") from None
             penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
-            keep = (frame["p"].to_numpy() > 1) & (penalty > 0)
-            if keep.sum() < 2:
+            one = frame["p"].to_numpy() == 1
+            from_column = any(c in frame and frame[c].notna().all() for c in ("serial_time", "serial_work"))
+            self.penalty_at_one_ = bool(from_column and np.sum(one & (penalty > 0)) >= 2)
+            keep = (~one | self.penalty_at_one_) & (penalty > 0)
+            if np.sum(keep & ~one) < 2:
                 raise MeasurementError(
                     "the penalty model needs at least 2 runs with p > 1 slower than T(n)/p", m.source, column="time"
                 )
@@ -274,6 +281,8 @@ class PenaltyModel(_TimeOnly):
         super()._loaded()
         if not hasattr(self, "relations_"):  # a version 13 file: its A(n,p) checks its own points
             self.relations_ = {}
+        if not hasattr(self, "penalty_at_one_"):  # a version 9-15 file: A is 0 at p = 1, as written
+            self.penalty_at_one_ = False
 
     def predict(self, X=None, *, n_draws=None, seed=None, **params) -> Predictive:
         """Time draws ``T(n)/p + A(n,p)`` at the points (joint per draw); ``X``,
@@ -294,16 +303,18 @@ class PenaltyModel(_TimeOnly):
         seed = self._draw_seed(seed)
         p = pts["p"].to_numpy()
         size = pts[self.size_features_]
-        # On one worker the run *is* a sequential run, with its noise; on more, T(n)
-        # enters as the latent curve and the run-to-run noise comes with A(n,p).
+        # On one worker the run *is* a sequential run, with its noise, unless T(n) came
+        # from a column (penalty_at_one_); elsewhere T(n) enters as the latent curve and
+        # the run-to-run noise comes with A(n,p).
+        paid = (p > 1) | self.penalty_at_one_
         serial = np.where(
-            p > 1,
+            paid,
             self.serial_.predict(size, n_draws=S, seed=seed, noise=False).draws,
             self.serial_.predict(size, n_draws=S, seed=seed, noise=True).draws,
         )
-        # A(n,p) only where it applies: it was fitted on the runs with p > 1, whose
-        # relations and ranges a one-worker point need not keep
+        # A(n,p) only where it applies: fitted on the runs with p > 1 (and with p = 1
+        # where it was), whose relations and ranges a one-worker point need not keep
         penalty = np.zeros((S, len(pts)))
-        if np.any(p > 1):
-            penalty[:, p > 1] = self.penalty_.predict(pts[p > 1], n_draws=S, seed=seed + 1).draws  # its own draws
+        if np.any(paid):
+            penalty[:, paid] = self.penalty_.predict(pts[paid], n_draws=S, seed=seed + 1).draws  # its own draws
         return cautions.warn(self, pts, Predictive(serial / p + penalty, pts, "time", self.unit_))

@@ -832,6 +832,29 @@ def test_the_penalty_model_predicts_one_worker_points_its_penalty_runs_never_hel
     assert abs(pred.median[0] / truth - 1) < 0.02
 
 
+def test_the_penalty_model_charges_one_worker_runs_their_overhead_above_the_serial_work(tmp_path):
+    # helper-65: T(n) from a serial_work column is the work alone, and a one-worker run
+    # of the parallel program pays its task overheads on top (here 25 %): the penalty
+    # was 0 at p = 1 by definition, and predict gave the serial work, every run outside;
+    # now A(n, 1) is fitted from those runs, and a saved model keeps it
+    from probperf import persist
+    from probperf.registry import fit as fit_model
+
+    rng = np.random.default_rng(0)
+    rows = [{"n": n, "p": p, "serial_work": 1e-8 * n * np.log2(n),
+             "time": 1e-8 * n * np.log2(n) * (1.25 / p + 0.02 * (p - 1)) * np.exp(rng.normal(0, 0.02))}
+            for n in 2.0 ** np.arange(12, 17) for p in (1, 2, 4, 8) for _ in range(2)]
+    model = fit_model(Measurements(pd.DataFrame(rows)), model="penalty", kernel="laws")
+    assert model.penalty_at_one_
+    model.save(tmp_path / "m.model")
+    n = 2.0 ** np.array([14, 18])
+    truth = 1e-8 * n * np.log2(n) * 1.25
+    for m in (model, persist.load(tmp_path / "m.model")):
+        pred = m.predict(pd.DataFrame({"n": n, "p": [1, 1]}), n_draws=1000)
+        lo, hi = pred.interval(0.9)
+        assert np.all((lo < truth) & (truth < hi)) and np.allclose(pred.median / truth, 1, atol=0.03), pred.median / truth
+
+
 def test_affine_power_laws_only_where_parameters_besides_n_and_p_vary():
     n, p, m = np.repeat([64.0, 128, 256, 512], 4), np.tile([1.0, 2, 3, 4], 4), np.tile([8.0, 16], 8)
     with_m = laws.candidate_laws(np.c_[n, p, m], ["n", "p", "m"])
