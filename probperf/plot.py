@@ -56,7 +56,15 @@ def sweep(model, vs: str, at: Mapping, lo: float | None = None, hi: float | None
     [0.0, 1.0, 2.0]
     >>> sweep(Fitted(), "cutoff", {"n": 4096, "p": 4, "cutoff": 64.5}, num=4)["cutoff"].tolist()
     [8.0, 32.0, 64.0, 64.5, 128.0, 512.0]
+    >>> sweep(Fitted(), "p", {"n": [4096, 8192]})
+    Traceback (most recent call last):
+    ...
+    ValueError: at: n takes one value in a sweep along p, got [4096, 8192]; make one band per value
     """
+    many = [k for k, v in at.items() if np.ndim(v) != 0]
+    if many:  # numpy's "operands could not be broadcast" named nothing
+        raise ValueError(f"at: {many[0]} takes one value in a sweep along {vs}, got {at[many[0]]!r}; "
+                         "make one band per value")
     ranges = getattr(model, "train_ranges_", {})
     end = at.get(vs)
     lo = lo if lo is not None else min(ranges.get(vs, [1, 1])[0], float(end if end is not None else np.inf))
@@ -312,7 +320,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     if data is not None:
         data = data.in_unit(unit)  # cycles with a rate, in seconds as fit converts them
         if data.unit != unit and metric not in COUNT_METRICS:  # seconds on a cycles axis: orders of magnitude off
-            raise ValueError(f"the measurements are in {data.unit}, the model in {unit}: give runs in the model's unit")
+            how = " or the clock rate they were counted at (--clock-hz HZ)" if data.unit == "cycles" else ""
+            raise ValueError(f"the measurements drawn (--data) are in {data.unit}, the model in {unit}: give runs in "
+                             f"the model's unit{how}")
         _measured(ax, data, vs, given, metric)
     ranges = getattr(model, "train_ranges_", {})
     if vs in ranges:

@@ -179,8 +179,15 @@ class Predictive:
 
     @property
     def mean_reliable(self) -> np.ndarray:
-        """Per point, whether :attr:`mean` can be trusted (see :attr:`mean_tail_k`)."""
-        return ~(self.mean_tail_k > mean_k_threshold(self.n_draws))
+        """Per point, whether :attr:`mean` can be trusted (see :attr:`mean_tail_k`); an
+        infinite mean (a few draws overflowed far out) never can.
+
+        Examples
+        --------
+        >>> Predictive(np.c_[np.linspace(1.0, 2.0, 200), [1.0] * 199 + [np.inf]]).mean_reliable.tolist()
+        [True, False]
+        """
+        return ~(self.mean_tail_k > mean_k_threshold(self.n_draws)) & np.isfinite(self.mean)
 
     def chance_smallest(self) -> np.ndarray:
         """Per point, the share of the joint draws in which its value is the smallest of

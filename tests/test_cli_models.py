@@ -391,6 +391,23 @@ def grid_runs(tmp_path):
     return tmp_path
 
 
+def test_a_few_overflowing_draws_leave_the_median_and_interval_but_no_mean(grid_runs):
+    # helper-65: at n = 2^950 a few of the 1000 draws overflow (inf): the mean is inf,
+    # and predict refused the point, though its median and interval are finite and
+    # plot draws them; now the mean is shown as unreliable (null, "-") and the rest given
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**950,p=4", "--format", "json")
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)[0]
+    assert row["mean"] is None and row["mean_reliable"] is False
+    assert 0 < row["lower"] < row["median"] < row["upper"] < np.inf
+    assert "is not finite in" in res.stderr
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**950,p=4")
+    assert res.exit_code == 0 and "the mean rests on a few extreme draws" in res.stdout
+    # every bound gone: refused, as before
+    res = run("predict", grid_runs / "m.model", "--at", "n=2**1020,p=4")
+    assert res.exit_code == 2 and "is not finite (overflow far beyond the data)" in res.stderr
+
+
 def test_an_unknown_at_parameter_is_named(grid_runs):
     res = run("predict", grid_runs / "m.model", "--at", "m=2**24,p=36")
     assert res.exit_code == 2 and res.stdout == ""
@@ -434,7 +451,8 @@ def test_plot_refuses_measurements_in_another_unit(grid_runs):
     write_parquet(pp.Measurements(frame, unit="cycles"), grid_runs / "cycles.parquet")
     res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", grid_runs / "cycles.parquet",
               "-o", grid_runs / "mix.png")
-    assert res.exit_code == 2 and "the measurements are in cycles, the model in s" in res.stderr
+    assert res.exit_code == 2 and ("the measurements drawn (--data) are in cycles, the model in s: give runs in the "
+                                   "model's unit or the clock rate they were counted at (--clock-hz HZ)") in res.stderr
     assert not (grid_runs / "mix.png").exists()
     # with their clock rate the cycles are converted, as fit converts them
     write_parquet(pp.Measurements(frame, unit="cycles", clock_hz=2e9), grid_runs / "clocked.parquet")

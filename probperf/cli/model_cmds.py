@@ -431,7 +431,9 @@ def cautions_caught():
 def _refuse_impossible(summary, laws, frame, name) -> None:
     """Exit 2 on a prediction that is not finite (or a law's, with ``--explain``), or
     on a run time whose median is not positive."""
-    numbers = summary.drop(columns=[c for c in frame.columns if c in summary], errors="ignore")
+    # an infinite mean (a few draws overflowed) is shown as unreliable, not refused: the
+    # median and interval are what to read there, as plot draws them
+    numbers = summary.drop(columns=[c for c in [*frame.columns, "mean"] if c in summary], errors="ignore")
     finite = np.isfinite(numbers.to_numpy(dtype=float)).all(axis=1)
     if not finite.all():  # the first such point named: several --at may be given
         fail(NOT_FINITE.replace("is not finite", f"at {point_text(frame.iloc[int(np.argmin(finite))])} is not finite"))
@@ -517,8 +519,11 @@ def beyond_factor(ranges, points, kinds=()) -> list[float]:
 
 def _json_rows(summary):
     """The summary as JSON records: a parameter with a whole value (n, p, a cut-off given
-    as 1024) is written as an integer, as the user wrote it; results stay floats."""
+    as 1024) is written as an integer, as the user wrote it; results stay floats, and an
+    infinite mean is null."""
     def value(k, v):
+        if k == "mean" and not np.isfinite(v):  # overflowed draws (mean_reliable false): no number
+            return None
         whole = k not in RESULT_COLUMNS and float(v).is_integer() and abs(v) <= MAX_EXACT_INT
         return int(v) if whole else float(v)
 
