@@ -441,9 +441,11 @@ def disturbed_runs(m: Measurements) -> str:
     >>> disturbed_runs(Measurements({"n": n, "p": [2] * 9, "time": time[:5] + [2.6] + time[6:]}))  # 1.3x: not
     ''
     """
-    from scipy.stats import norm
+    from statistics import NormalDist  # not scipy.stats: its import costs every fit half a second
 
     from .models.laws import resolution
+
+    norm = NormalDist()
 
     if "time" not in m.frame:
         return ""
@@ -457,7 +459,7 @@ def disturbed_runs(m: Measurements) -> str:
     t = runs["time"].to_numpy(dtype=float)
     y = np.log(t)
     pairs = _pair_differences(y, setting)
-    sigma = np.median(pairs) / (np.sqrt(2.0) * norm.ppf(0.75))  # a pair's difference has sd sigma sqrt(2)
+    sigma = np.median(pairs) / (np.sqrt(2.0) * norm.inv_cdf(0.75))  # a pair's difference has sd sigma sqrt(2)
     others = _others_mean(y, setting, k)
     # rounded times may hide half a quantum each way: each run is moved by it toward
     # the others, and the others toward it, before the deviation is measured
@@ -467,7 +469,7 @@ def disturbed_runs(m: Measurements) -> str:
                                    _others_mean(lower, setting, k) - upper))
     with np.errstate(divide="ignore", invalid="ignore"):  # identical repeats: any deviation left is far
         z = off / (sigma * np.sqrt(1.0 + 1.0 / (k - 1)))
-    far = (z > norm.ppf(1.0 - DISTURBED_ALPHA / (2.0 * len(t)))) & (off > np.log(DISTURBED_FACTOR))
+    far = (z > norm.inv_cdf(1.0 - DISTURBED_ALPHA / (2.0 * len(t)))) & (off > np.log(DISTURBED_FACTOR))
     if not far.any():
         return ""
     i = int(np.argmax(np.where(far, off, -np.inf)))
