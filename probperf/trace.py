@@ -276,13 +276,19 @@ def critical_path(trace: TaskTrace) -> float:
     ...               [0, 0, 1, 2], [1, 2, 3, 3], 2)
     >>> critical_path(t)
     6.0
+    >>> # an edge recorded twice is one edge
+    >>> critical_path(TaskTrace([0, 6], [1, 7], [0, 0], [0, 0], [1, 1], 1))
+    2.0
     """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
     m = trace.n_strands
     start, end = trace.start, trace.end
-    src, dst = trace.edge_src, trace.edge_dst
+    # one edge per pair: csr_matrix adds up repeated entries, so an edge recorded twice
+    # (a continuation that is also a barrier, helper-66) counted its slack twice and
+    # the path through it lost to a shorter one
+    src, dst = np.unique(np.column_stack((trace.edge_src, trace.edge_dst)), axis=0).reshape(-1, 2).T
     _check_acyclic(trace)
     t0 = float(start.min())
     # A super-source m linked to the roots with weight start - t0.

@@ -618,6 +618,10 @@ def test_cli_record_checks_its_inputs_before_running_the_program(tmp_path):
     res = _cli("record", "--param", "n=3", "-o", str(out), *program)
     assert res.exit_code == 2 and "differ from this recording's" in " ".join(res.output.split())
     assert not marker.exists() and out.read_text() == "n,p,cutoff,time\n3,1,2,1.0\n"
+    # no size at all: said as such, not as parameters that differ from the file's (helper-66)
+    res = _cli("record", "--param", "cutoff=2", "-o", str(out), *program)
+    assert res.exit_code == 2 and "the problem size is missing: give it as a parameter n" in res.output
+    assert not marker.exists() and out.read_text() == "n,p,cutoff,time\n3,1,2,1.0\n"
 
 
 def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):

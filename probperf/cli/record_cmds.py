@@ -36,7 +36,10 @@ class _RowWriter:
         a mistake is not found only after the program has run."""
         from ..data import MISSING_CONFIG, MeasurementError, Measurements
         from ..formats import read
+        from ..record.run import NO_SIZE
 
+        if "n" not in params:  # said as such, not as parameters that differ from the file's (helper-66)
+            raise ValueError(NO_SIZE)
         config = [k for k in params if k != "n"]
         try:
             probe = Measurements({**{k: [v] for k, v in params.items()}, "p": [1], "time": [1.0]}, config=config)
@@ -75,7 +78,7 @@ def _overhead_table(overhead) -> Table:
     return table
 
 
-@app.command("record")
+@app.command("record", context_settings={"allow_interspersed_args": False})  # options after the program are its own
 def record_cmd(
     command: List[str] = typer.Argument(..., metavar="-- PROGRAM [ARGS]...", help="The OpenMP program to trace."),
     workers: str = typer.Option("1", "--workers", "-w", help="Worker counts, e.g. 1,2 or 1..4."),

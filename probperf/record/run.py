@@ -300,9 +300,14 @@ def _traced_result(cmd, p, wall, cpu, events) -> TracedRun:
     return TracedRun(p=p, metrics=metrics, wall=wall, cpu=cpu, trace=trace)
 
 
+#: Why a recording without ``--param n=...`` is refused (before any run and before an
+#: existing output file is compared with it).
+NO_SIZE = "the problem size is missing: give it as a parameter n (--param n=VALUE)"
+
+
 def _check_request(params, workers, reps) -> None:
     if "n" not in params:
-        raise ValueError("the problem size is missing: give it as a parameter n (--param n=VALUE)")
+        raise ValueError(NO_SIZE)
     if "p" in params:
         raise ValueError("p is the worker count; give it with workers (--workers), not as a parameter")
     if reps < 1:
