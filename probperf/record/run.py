@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import resource
 import signal
 import subprocess
@@ -34,6 +35,18 @@ WAIT_POLICY: dict = {}
 
 _TIME_KEYS = ("time", "work", "delay", "no_work", "critical_path")
 _COUNT_KEYS = ("create_task", "wait_tasks", "end_task")
+
+
+def _shown(cmd) -> str:
+    """A program's command line in a message, quoted as a shell would take it back
+    (``'./my dir/fib' 25``: a path with spaces stays one word), in one pair of quotes.
+
+    Examples
+    --------
+    >>> print(_shown(["./my dir/fib", "25"]), _shown(["./fib", "25"]))
+    "'./my dir/fib' 25" './fib 25'
+    """
+    return repr(shlex.join(cmd))
 
 
 class RecordError(RuntimeError):
@@ -136,7 +149,7 @@ def _run(cmd: Sequence[str], env: Mapping[str, str], timeout: float | None, what
         # an error is one line (the CLI prints it after "error:"): the lines joined by " | "
         tail = [line.strip() for line in done.stderr.decode(errors="replace").strip().splitlines()[-5:] if line.strip()]
         detail = ("; its last error output: " + " | ".join(tail)) if tail else ""
-        raise RecordError(f"{' '.join(cmd)!r} ({what}) {_describe_status(done.returncode)}{detail}")
+        raise RecordError(f"{_shown(cmd)} ({what}) {_describe_status(done.returncode)}{detail}")
     return wall, cpu
 
 
@@ -191,11 +204,11 @@ def run_program(
         wall, cpu = _run(cmd, env, timeout, what)
         started = len(list(Path(tmp).glob(f"{trace_file.name}.pid*")))  # one per OpenMP process (the tool's mark)
         if started > 1:
-            raise RecordError(f"{' '.join(cmd)!r} ({what}) started {started} OpenMP processes; their traces "
+            raise RecordError(f"{_shown(cmd)} ({what}) started {started} OpenMP processes; their traces "
                               "overwrite each other: record one program per run")
         if not trace_file.exists():
             raise RecordError(
-                f"{' '.join(cmd)!r} ran (p={p}) but no trace was written: it did not load "
+                f"{_shown(cmd)} ran (p={p}) but no trace was written: it did not load "
                 f"LLVM's OpenMP runtime (libomp) together with the OMPT tool {str(tool)!r}. "
                 "Build the program with clang -fopenmp (GCC's libgomp has no OMPT support; "
                 "`ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES "
@@ -204,8 +217,8 @@ def run_program(
         try:
             found = read_events(trace_file)
         except TraceFileError as exc:
-            raise RecordError(f"the trace of {' '.join(cmd)!r} ({what}) is unusable: {exc}") from None
-        found.source = f"{' '.join(cmd)!r} ({what})"
+            raise RecordError(f"the trace of {_shown(cmd)} ({what}) is unusable: {exc}") from None
+        found.source = f"{_shown(cmd)} ({what})"
         return wall, cpu, found
 
 
@@ -239,7 +252,7 @@ def run_untraced(
 def _untraced_result(cmd, p, wall, cpu, events) -> dict:
     times = {int(k): int(t) for th in events.threads for t, k in zip(th["t"], th["kind"])}
     if INIT not in times or FINI not in times:
-        raise RecordError(f"the untraced run of {' '.join(cmd)!r} (p={p}) lacks start or end")
+        raise RecordError(f"the untraced run of {_shown(cmd)} (p={p}) lacks start or end")
     return {"wall": wall, "cpu": cpu, "elapsed": (times[FINI] - times[INIT]) / 1e9}
 
 
@@ -326,7 +339,7 @@ def _measurements(cmd, params: Mapping[str, float], runs: list) -> Measurements:
     config = [k for k in params if k != "n"]
     order = ["n", "p", *config]
     frame = frame[order + [c for c in frame.columns if c not in order]]
-    return Measurements(frame, config, source=" ".join(cmd), strict=True)
+    return Measurements(frame, config, source=shlex.join(cmd), strict=True)
 
 
 def _overhead_row(p: int, base: dict, traced: list) -> dict:
