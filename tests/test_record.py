@@ -443,6 +443,17 @@ def test_crashing_program_is_an_error(bench_bin, tmp_path):
     assert str(err.value).endswith("exited with status 2; its last error output: usage: noisy N | N >= 1")
 
 
+def test_a_program_that_exits_inside_a_task_is_said_to_have_skipped_the_runtime_shutdown(bench_bin, tmp_path):
+    # helper-66: exit() inside a task at p = 2 leaves no trace (the runtime never shuts
+    # down), and the error said the program had not loaded libomp, which it had
+    exe = _c_program(tmp_path, "exitin", "#include <stdlib.h>\n#include <omp.h>\nint main(void){\n"
+                     "#pragma omp parallel\n{\nif (omp_get_thread_num() == 1) exit(0);\n#pragma omp barrier\n}\n"
+                     "return 0;}\n")  # a worker exits while the primary thread waits at the barrier
+    with pytest.raises(RecordError, match=r"its OpenMP runtime started with the tool but did not shut down "
+                                          r"normally \(exit\(\) or _exit\(\) inside a parallel region or a task\?\)"):
+        run_traced([str(exe)], 2)
+
+
 def test_a_failed_build_leaves_nothing_and_says_the_compiler_in_one_line(bench_bin, tmp_path):
     """One program of two fails: neither is left behind (fib was), and the compiler's
     lines are joined on the error's one line (they were a literal \\n)."""

@@ -206,6 +206,12 @@ def run_program(
         if started > 1:
             raise RecordError(f"{_shown(cmd)} ({what}) started {started} OpenMP processes; their traces "
                               "overwrite each other: record one program per run")
+        if not trace_file.exists() and started:  # the runtime came up, with the tool, but never shut down
+            raise RecordError(
+                f"{_shown(cmd)} ran (p={p}) but no trace was written: its OpenMP runtime started with the tool "
+                "but did not shut down normally (exit() or _exit() inside a parallel region or a task?); "
+                "let the program leave its parallel regions before it exits"
+            )
         if not trace_file.exists():
             raise RecordError(
                 f"{_shown(cmd)} ran (p={p}) but no trace was written: it did not load "
