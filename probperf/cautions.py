@@ -422,6 +422,13 @@ def unmeasured_setting(model, points) -> list[str]:
     >>> m.spans_unmeasured = True
     >>> unmeasured_setting(m, points)[0].split("guess")[1]
     ', and its interval spans the nearest measured settings too (tree=0, flat=1; tree=1, flat=0)'
+
+    Where the first such point is new only in a size of two values, the point named is
+    the first whose interval spans other settings:
+
+    >>> m.train_ranges_["n"] = [1, 8, 2]
+    >>> unmeasured_setting(m, pd.DataFrame({"n": [5, 1], "tree": [0, 1], "flat": [0, 1]}))[0].split(" was")[0]
+    'n=1, tree=1, flat=1 (and 1 more point)'
     """
     from .unmeasured import few_valued, unmeasured
 
@@ -431,10 +438,12 @@ def unmeasured_setting(model, points) -> list[str]:
     new = np.flatnonzero(unmeasured(model, points, few))
     if not len(new):
         return []
-    first = points.iloc[new[0]]
-    text = ", ".join(f"{c}={number_text(first[c])}" for c in few) + more_points(len(new) - 1)
+    # the first point whose interval spans other settings, if any: its message says so
+    spans = ((i, _spanned(model, points.iloc[i])) for i in new)  # lazily: the first that spans ends it
+    i, spanned = next(((i, text) for i, text in spans if text), (new[0], ""))
+    text = ", ".join(f"{c}={number_text(points.iloc[i][c])}" for c in few) + more_points(len(new) - 1)
     return [f"{text} was never measured (these parameters have fewer than {MIN_DISTINCT} values in the "
-            "training runs): the prediction there is the model's guess" + _spanned(model, first)]
+            "training runs): the prediction there is the model's guess" + spanned]
 
 
 def _spanned(model, point) -> str:
