@@ -810,3 +810,21 @@ def test_a_sigterm_whose_exception_was_lost_stops_the_recording_after_its_row_is
     with pytest.raises(KeyboardInterrupt):
         writer(one.concat(Measurements({"n": [22.0], "p": [1.0], "time": [0.02]})))
     assert pd.read_csv(out)["time"].tolist() == [0.01, 0.02]
+
+
+def test_rows_another_command_writes_to_the_file_while_recording_stay(tmp_path):
+    # helper-66: the writer kept the rows read at the start and rewrote them with the
+    # new ones after every run, dropping rows another command appended meanwhile
+    from probperf.cli.record_cmds import _RowWriter
+    from probperf.data import Measurements
+    from probperf.formats import read, write
+
+    out = tmp_path / "runs.csv"
+    write(Measurements({"n": [22.0], "p": [1.0], "time": [0.5]}), out)  # before this command
+    writer = _RowWriter(out)
+    first = Measurements({"n": [22.0], "p": [1.0], "time": [0.01]})
+    writer(first)
+    write(read(out).concat(Measurements({"n": [22.0], "p": [2.0], "time": [0.9]})), out)  # someone else's row
+    writer(first.concat(Measurements({"n": [22.0], "p": [1.0], "time": [0.02]})))
+    assert pd.read_csv(out)["time"].tolist() == [0.5, 0.01, 0.9, 0.02]
+    assert writer.written == 2

@@ -14,19 +14,31 @@ from ._app import (_items, app, bad_input, bench_app, check_terminated, console,
 
 class _RowWriter:
     """Writes the rows recorded so far after the rows already in ``out``, atomically,
-    after every run, so a later failure keeps them."""
+    after every run, so a later failure keeps them. The file is read again before each
+    write and only this command's rows not yet in it are added, so rows another
+    command wrote to it meanwhile stay (helper-66: the rows read at the start were
+    rewritten with the new ones after every run, dropping any written since)."""
 
     def __init__(self, out: Path):
         self.out, self.old, self.written, self.loaded = out, None, 0, False
 
     def __call__(self, new):
+        import numpy as np
+
         from ..formats import read, write
 
         if not self.loaded and self.out.exists():  # the rows from before this command
             self.old = read(self.out, config=new.config)
         self.loaded = True
         self._same_params(new.params)
-        write(self.old.concat(new) if self.old is not None else new, self.out)
+        now = read(self.out, config=new.config) if self.out.exists() else None
+        if now is None:  # gone since (or never there): every row of this command
+            write(new, self.out)
+        else:
+            if sorted(now.params) != sorted(new.params):
+                fail(f"{self.out}: its parameters changed to {now.params} while recording (another command wrote "
+                     f"to it?); this recording's are {new.params}")
+            write(now.concat(new.rows(np.arange(len(new)) >= self.written)), self.out)
         self.written = len(new)
         check_terminated()  # after the row is kept: a SIGTERM whose exception was lost stops here
 
