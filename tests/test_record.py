@@ -827,4 +827,4 @@ def test_rows_another_command_writes_to_the_file_while_recording_stay(tmp_path):
     write(read(out).concat(Measurements({"n": [22.0], "p": [2.0], "time": [0.9]})), out)  # someone else's row
     writer(first.concat(Measurements({"n": [22.0], "p": [1.0], "time": [0.02]})))
     assert pd.read_csv(out)["time"].tolist() == [0.5, 0.01, 0.9, 0.02]
-    assert writer.written == 2
+    assert (writer.written, writer.total) == (2, 4)

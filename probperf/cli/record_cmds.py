@@ -20,7 +20,7 @@ class _RowWriter:
     rewritten with the new ones after every run, dropping any written since)."""
 
     def __init__(self, out: Path):
-        self.out, self.old, self.written, self.loaded = out, None, 0, False
+        self.out, self.old, self.written, self.loaded, self.rows_now = out, None, 0, False, 0
 
     def __call__(self, new):
         import numpy as np
@@ -33,13 +33,14 @@ class _RowWriter:
         self._same_params(new.params)
         now = read(self.out, config=new.config) if self.out.exists() else None
         if now is None:  # gone since (or never there): every row of this command
-            write(new, self.out)
+            now = new
         else:
             if sorted(now.params) != sorted(new.params):
                 fail(f"{self.out}: its parameters changed to {now.params} while recording (another command wrote "
                      f"to it?); this recording's are {new.params}")
-            write(now.concat(new.rows(np.arange(len(new)) >= self.written)), self.out)
-        self.written = len(new)
+            now = now.concat(new.rows(np.arange(len(new)) >= self.written))
+        write(now, self.out)
+        self.written, self.rows_now = len(new), len(now)
         check_terminated()  # after the row is kept: a SIGTERM whose exception was lost stops here
 
     def preflight(self, params: dict) -> None:
@@ -75,7 +76,9 @@ class _RowWriter:
 
     @property
     def total(self) -> int:
-        return self.written + (len(self.old) if self.old is not None else 0)
+        """The rows in the file after the last write (this command's, the ones before it,
+        any another command wrote meanwhile)."""
+        return self.rows_now
 
 
 def _overhead_table(overhead) -> Table:
