@@ -413,3 +413,27 @@ def test_small_slips_are_named(direct):
     with pytest.raises(ValueError, match=r"the band along n needs a value of p, which varied in training: "
                                          r"give it in at, e.g. at=\{'p': 4\}"):
         plot_band(direct)
+
+
+def test_a_time_only_model_spans_the_nearest_measured_settings_where_no_run_had_its_own():
+    # two switches, three of their four settings measured; tree multiplies the time by
+    # 1.5, flat by 0.7. At tree=1, flat=1 the laws' product (1.05x) is a guess: the
+    # interval spans the two nearest measured settings' times too (1.5x and 0.7x), each
+    # about a third of the draws; at a measured setting it stays a few per cent wide
+    from probperf.cautions import ExtrapolationWarning
+    from probperf.timemodels import DirectModel
+
+    rng = np.random.default_rng(1)
+    rows = [dict(n=n, p=p, tree=a, flat=b, time=1e-7 * n * np.log2(n) / p * (1.5 if a else 1) * (0.7 if b else 1)
+                 * np.exp(rng.normal(0, 0.02)))
+            for n in 2.0 ** np.arange(10, 16) for p in (1, 2, 4, 8) for a, b in ((0, 0), (1, 0), (0, 1))]
+    model = DirectModel().fit(pp.Measurements(pd.DataFrame(rows), config=["tree", "flat"]))
+    base = 1e-7 * 2.0**14 * 14 / 4
+    points = pd.DataFrame({"n": [2.0**14] * 2, "p": [4.0] * 2, "tree": [1.0, 0.0], "flat": [1.0, 0.0]})
+    with pytest.warns(ExtrapolationWarning, match="spans the nearest measured settings too"):
+        pred = model.predict(points, n_draws=3000, seed=0)
+    lo, hi = pred.interval(0.9)
+    assert lo[0] < 0.7 * base * 1.03 and hi[0] > 1.5 * base * 0.97, (lo[0] / base, hi[0] / base)
+    shares = [np.mean(np.abs(pred.draws[:, 0] / (f * base) - 1) < 0.1) for f in (0.7, 1.05, 1.5)]
+    assert all(0.25 < s < 0.42 for s in shares), shares
+    assert hi[1] / lo[1] < 1.15 and lo[1] < base < hi[1]
