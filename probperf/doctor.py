@@ -445,10 +445,9 @@ def disturbed_runs(m: Measurements) -> str:
 
     from .models.laws import resolution
 
-    norm = NormalDist()
-
     if "time" not in m.frame:
         return ""
+    norm = NormalDist()
     runs = m.frame[[*m.params, "time"]].dropna()
     runs = runs[runs["time"] > 0]
     setting = runs.groupby(m.params, sort=False).ngroup().to_numpy()
@@ -472,15 +471,15 @@ def disturbed_runs(m: Measurements) -> str:
     far = (z > norm.inv_cdf(1.0 - DISTURBED_ALPHA / (2.0 * len(t)))) & (off > np.log(DISTURBED_FACTOR))
     if not far.any():
         return ""
-    i = int(np.argmax(np.where(far, off, -np.inf)))
-    # a setting is counted once: beside a run far off, the others' deviations from
-    # means that hold it are far too
+    i = int(np.argmax(np.where(far, off, -np.inf)))  # the farthest run is named
     where = ", ".join(f"{c}={value(runs[c].iloc[i])}" for c in m.params)
+    # settings, not runs, are counted: beside a run far off, its setting's others lie far
+    # from means that hold it
+    count = f"{len(np.unique(setting[far]))} of {len(np.unique(setting))} settings with repeats"
     return (f"a run is far from the other runs of its setting ({value(t[i])} {m.unit} at {where} against "
-            f"{np.exp(others[i]):.3g} {m.unit} for the others, {np.exp(abs(y[i] - others[i])):.2g}x, where two runs of one setting "
-            f"in this table typically differ by {np.expm1(np.median(pairs)) * 100:.2g} %; "
-            f"{len(np.unique(setting[far]))} of {len(np.unique(setting))} settings with repeats): a disturbed run (another job, a frequency change)? {TAKEN_AS_NOISE}; "
-            "check or drop such runs")
+            f"{np.exp(others[i]):.3g} {m.unit} for the others, {np.exp(abs(y[i] - others[i])):.2g}x, where two "
+            f"runs of one setting in this table typically differ by {np.expm1(np.median(pairs)) * 100:.2g} %; "
+            f"{count}): a disturbed run (another job, a frequency change)? {TAKEN_AS_NOISE}; check or drop such runs")
 
 
 def coded_choices(m: Measurements) -> list[str]:

@@ -137,7 +137,7 @@ def with_neighbours(model, points: pd.DataFrame) -> tuple[pd.DataFrame, list[np.
     measured = measured_settings(model, few)
     setting = points[few].to_numpy(dtype=float)
     copies = []
-    for i in np.flatnonzero(unmeasured(model, points, few)):
+    for i in np.flatnonzero(~is_measured(setting, measured)):
         near = nearest_settings(setting[i], measured)
         start = len(points) + sum(len(c) for c in copies)
         copies.append(points.iloc[[i] * len(near)].assign(**{c: near[:, j] for j, c in enumerate(few)}))

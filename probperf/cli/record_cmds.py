@@ -20,24 +20,18 @@ class _RowWriter:
     rewritten with the new ones after every run, dropping any written since)."""
 
     def __init__(self, out: Path):
-        self.out, self.old, self.written, self.loaded, self.rows_now = out, None, 0, False, 0
+        self.out, self.written, self.rows_now = out, 0, 0
 
     def __call__(self, new):
         import numpy as np
 
         from ..formats import read, write
 
-        if not self.loaded and self.out.exists():  # the rows from before this command
-            self.old = read(self.out, config=new.config)
-        self.loaded = True
-        self._same_params(new.params)
         now = read(self.out, config=new.config) if self.out.exists() else None
         if now is None:  # gone since (or never there): every row of this command
             now = new
         else:
-            if sorted(now.params) != sorted(new.params):
-                fail(f"{self.out}: its parameters changed to {now.params} while recording (another command wrote "
-                     f"to it?); this recording's are {new.params}")
+            self._same_params(now, new.params)
             now = now.concat(new.rows(np.arange(len(new)) >= self.written))
         write(now, self.out)
         self.written, self.rows_now = len(new), len(now)
@@ -60,18 +54,20 @@ class _RowWriter:
             raise ValueError(f"--param {exc.column}: {exc.message.removeprefix('1st row: ')}") from None
         if self.out.exists():
             try:
-                self.old, self.loaded = read(self.out, config=config), True
+                old = read(self.out, config=config)
             except MeasurementError as exc:
                 if not exc.message.startswith(MISSING_CONFIG):
                     raise
                 # a --param this file's runs never had: the file is not wrong, the pairing is
                 fail(f"{self.out}: its runs have no column {exc.column} (--param {exc.column} is new to it); "
                      "write these runs to another file, or record without that --param")
-            self._same_params(probe.params)
+            self._same_params(old, probe.params)
 
-    def _same_params(self, params) -> None:
-        if self.old is not None and sorted(self.old.params) != sorted(params):
-            fail(f"{self.out}: its parameters {self.old.params} differ from this recording's {params}; "
+    def _same_params(self, old, params) -> None:
+        """Refuse to add rows of other parameters to the file's ``old`` rows (before the
+        runs, and again before each write: another command may write to it meanwhile)."""
+        if sorted(old.params) != sorted(params):
+            fail(f"{self.out}: its parameters {old.params} differ from this recording's {params}; "
                  "write to another file")
 
     @property
