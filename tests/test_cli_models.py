@@ -766,7 +766,7 @@ def test_plot_names_the_point_asked_when_the_model_refuses_it(tmp_path):
     assert run("fit", tmp_path / "runs.csv", "-q", "-o", tmp_path / "m.model").exit_code == 0
     res = run("plot", tmp_path / "m.model", "--vs", "p", "--at", "n=2**14,p=64", "-o", tmp_path / "p.png")
     assert res.exit_code == 2 and not (tmp_path / "p.png").exists()
-    assert "cannot predict p=64" in res.stderr, res.stderr
+    assert "error: --at: only 2 distinct values of 'p'" in res.stderr and "cannot predict p=64" in res.stderr, res.stderr
 
 
 def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_runs):

@@ -237,10 +237,8 @@ def predict(
         with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
-            try:
+            with refused_as("--at"):
                 pred = model.predict(unique, n_draws=draws, seed=seed)
-            except ValueError as exc:  # the model's refusal of a point: named as the option that gave it
-                raise ValueError(f"--at: {exc}") from None
             chance = pred.chance_smallest()[where] if fastest else None  # among the distinct points
             laws = _laws_behind(model, pred, unique, level, draws, seed) if explain else None
             pred = pred[where]  # every point asked, in the order asked
@@ -399,6 +397,26 @@ def distinct_points(frame):
     unique = frame.drop_duplicates(ignore_index=True)
     position = {tuple(row): i for i, row in enumerate(unique.itertuples(index=False))}
     return unique, np.array([position[tuple(row)] for row in frame.itertuples(index=False)])
+
+
+@contextlib.contextmanager
+def refused_as(option: str):
+    """Inside: a model's refusal of a point (``ValueError``) is named as the option that
+    gave the point, as every other complaint about it is.
+
+    Examples
+    --------
+    >>> try:
+    ...     with refused_as("--at"):
+    ...         raise ValueError("cannot predict p=64")
+    ... except ValueError as exc:
+    ...     str(exc)
+    '--at: cannot predict p=64'
+    """
+    try:
+        yield
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
 
 
 @contextlib.contextmanager
@@ -717,7 +735,8 @@ def plot(
         frame = checked_points(model, [point], "--at")
         with warnings.catch_warnings(), np.errstate(all="ignore"):  # a refusal names the point asked, not the
             warnings.simplefilter("ignore")  # sweep's first point past the data; warnings come with the sweep
-            model.predict(frame, n_draws=2, seed=0)
+            with refused_as("--at"):
+                model.predict(frame, n_draws=2, seed=0)
         broken, kept = swept_relation(model, vs), _carried(model, vs, point)
         if broken and not kept:  # refused here: the laws would blame the sweep's first point, which no one gave
             others = [m for m in _members(model, vs) if m != vs]
