@@ -274,11 +274,30 @@ class Predictive:
             {"mean": self.mean, "median": self.median, "lower": lo, "upper": hi, "level": level}
         )
         if self.points is not None:
-            frame = pd.concat([self.points.reset_index(drop=True), frame], axis=1)
+            frame = pd.concat([_whole_columns(self.points.reset_index(drop=True)), frame], axis=1)
         return frame
 
     def __repr__(self) -> str:
         return f"Predictive({self.name or 'value'}: {self.n_draws} draws x {self.n_points} points)"
+
+
+def _whole_columns(points: pd.DataFrame) -> pd.DataFrame:
+    """``points`` with each float column whose values are all whole numbers (within
+    :data:`~probperf.limits.MAX_EXACT_INT`) as integers. Why: the models check points as
+    floats, and a summary that read ``p = 4.0`` would show a worker count that is none.
+
+    Examples
+    --------
+    >>> _whole_columns(pd.DataFrame({"n": [1024.0, 1536.5], "p": [4.0, 8.0]})).dtypes.tolist()
+    [dtype('float64'), dtype('int64')]
+    """
+    out = points.copy()
+    for c in out.columns:
+        v = out[c].to_numpy()
+        if v.dtype.kind == "f" and np.all(np.isfinite(v)) and np.all(np.abs(v) <= MAX_EXACT_INT) \
+                and np.all(v == np.round(v)):
+            out[c] = v.astype(np.int64)
+    return out
 
 
 def check_level(level) -> float:
