@@ -448,7 +448,7 @@ def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total,
     from distributed import as_completed
 
     client, cluster = _connect(scheduler, n_workers)
-    try:
+    try:  # the names are rebound when a restart gives way to a fresh cluster: finally closes the last
         items = list(todo.items())
         # Batches of restart_every tasks per worker, with fresh worker processes for
         # each batch (the embedded cluster only: a shared one is not ours to restart).
@@ -460,7 +460,7 @@ def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total,
         with _progress_bar(progress, total, already) as advance:
             for start in range(0, len(items), batch):
                 if start:
-                    client.restart()
+                    client, cluster = _restarted(client, cluster, n_workers)
                 futures = {client.submit(run_task, fn, task, k, pure=False): k
                            for k, task in items[start:start + batch]}
                 for future in as_completed(futures):
@@ -472,6 +472,21 @@ def _submit_all(todo, fn, store, scheduler, n_workers, progress, already, total,
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _restarted(client, cluster, n_workers):
+    """``(client, cluster)`` with fresh worker processes: the embedded cluster's workers
+    restarted, or, when a worker does not come back in time (Dask's restart then raises
+    ``TimeoutError``, seen once in a sweep of 32 fits on a loaded machine), a new
+    cluster in its place: the sweep goes on, the fits already written stay."""
+    try:
+        client.restart()
+        return client, cluster
+    except (TimeoutError, OSError) as exc:
+        log.warning("restarting the workers failed (%s); starting a new cluster", exc)
+        client.close()
+        cluster.close()
+        return _connect(None, n_workers)
 
 
 def _run_inline(todo, fn, store, progress, already, total):

@@ -116,6 +116,22 @@ def test_embedded_cluster_gets_fresh_workers_every_restart_every_tasks(tmp_path)
     assert table["pid"].nunique() == 1 and table["pid"].iloc[0] != os.getpid()
 
 
+def test_a_restart_that_times_out_gives_way_to_a_new_cluster(tmp_path, monkeypatch, caplog):
+    # Dask's restart raising TimeoutError (a worker slow to come back) stopped a sweep
+    # with a traceback: now a new cluster takes over, every task runs in a fresh process
+    import distributed
+
+    def slow(self, *args, **kwargs):
+        raise TimeoutError("Waited for 1 worker(s) to reconnect after restarting")
+
+    monkeypatch.setattr(distributed.Client, "restart", slow)
+    tasks = make_tasks(tmp_path, 3, {i: {"sleep": 0.0} for i in range(3)})
+    with caplog.at_level("WARNING", logger="probperf.runner"):
+        table = run_grid(tasks, fit_stub, tmp_path / "a.parquet", n_workers=1, restart_every=1, progress=False)
+    assert (table["status"] == "ok").all() and table["pid"].nunique() == 3
+    assert caplog.text.count("restarting the workers failed") == 2
+
+
 def test_resume_after_crash_merges_parts_and_ignores_partial_writes(tmp_path):
     out = tmp_path / "grid.parquet"
     tasks = make_tasks(tmp_path, 4)
