@@ -461,12 +461,16 @@ def test_a_failed_build_leaves_nothing_and_says_the_compiler_in_one_line(bench_b
     cc.write_text('#!/bin/sh\ncase "$*" in *nqueens.c*) echo "nqueens.c:1: error: boom" >&2; '
                   'echo "1 error generated." >&2; exit 1;; esac\nexec clang "$@"\n')
     cc.chmod(0o755)
-    out = tmp_path / "bin"
+    out = tmp_path / "bin" / "sub"
     with pytest.raises(BuildError) as err:
         build_benchmarks(out, ["fib", "nqueens"], cc=str(cc))
     assert str(err.value).startswith("compiling benchmark nqueens failed (")
     assert str(err.value).endswith("): nqueens.c:1: error: boom | 1 error generated.")
-    assert list(out.iterdir()) == []
+    assert not (tmp_path / "bin").exists()  # the directories it made, gone again (helper-67)
+    out.mkdir(parents=True)
+    with pytest.raises(BuildError):
+        build_benchmarks(out, ["fib", "nqueens"], cc=str(cc))
+    assert list(out.iterdir()) == []  # one that was there stays, empty
     assert [p.name for p in build_benchmarks(out, ["fib"], cc=str(cc))] == ["fib"]
 
 

@@ -239,6 +239,8 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     check_names(names)
     cc = cc or find_compiler()
     out_dir = Path(out_dir)
+    # the outermost directory this call creates: removed again if a compilation fails
+    created = next((d for d in reversed([out_dir, *out_dir.parents]) if not d.exists()), None)
     out_dir.mkdir(parents=True, exist_ok=True)
     partials = {}  # every program compiled first, then all put in place: a failure leaves none
     try:
@@ -255,6 +257,8 @@ def build_benchmarks(out_dir, names=BENCHMARKS, cc: str | None = None) -> list[P
     except BaseException:
         for partial in partials.values():
             partial.unlink(missing_ok=True)
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)
         raise
     for name, partial in partials.items():
         os.replace(partial, out_dir / name)
