@@ -34,9 +34,26 @@ _TIME_COLUMNS = ("time", "work", "delay", "no_work", "critical_path", "serial_wo
 
 
 def _run_seed(seed: int, app: str, n, config: Mapping, p: int, rep: int) -> np.random.SeedSequence:
-    """An independent, order-free stream per run: same inputs, same numbers."""
-    key = f"{app}|{n}|{sorted(config.items())}|{p}|{rep}"
+    """An independent, order-free stream per run: same inputs, same numbers, whatever
+    their types (``8``, ``8.0`` and ``np.int64(8)`` key the same stream).
+
+    Examples
+    --------
+    >>> a = _run_seed(1, "fib", 20, {"cutoff": np.int64(8)}, 2, 0).generate_state(1)
+    >>> bool(a == _run_seed(1, "fib", 20.0, {"cutoff": 8}, 2, 0).generate_state(1))
+    True
+    """
+    key = f"{app}|{_plain(n)}|{sorted((k, _plain(v)) for k, v in config.items())}|{_plain(p)}|{_plain(rep)}"
     return np.random.SeedSequence([int(seed), zlib.crc32(key.encode())])  # 32 bits: check_sim_seed
+
+
+def _plain(value):
+    """A number as the Python int it equals, if whole, else as a Python float: one
+    spelling per value in a stream's key (numpy 2 spells ``np.int64(8)`` with its type)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def check_sim_seed(seed) -> None:
