@@ -117,7 +117,7 @@ def sim_file(app: str, which: str, scale: float, seed: int, data_dir: Path) -> P
 def published_file(name: str) -> Path:
     path = DATA / "published" / f"{name}.csv"
     if not path.exists():
-        raise SystemExit(f"missing published dataset {path}; it ships with the repository")
+        fail(f"missing published dataset {path}; it ships with the repository")
     return path
 
 

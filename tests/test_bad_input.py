@@ -394,7 +394,7 @@ CLI_CASES = [
          "the datasets hold 223000 runs (1000 per setting), above the limit 100000 (MAX_SIM_RUNS)"),
     # fft's sizes scaled down to 2^0 = 1, which fft refuses: named by program and scale
     case("sim-datasets-scale-too-small", ["sim", "datasets", "-o", "{out}", "--apps", "fft", "--scale", "0.001"],
-         "fft dataset A: scale 0.001 leaves the sizes [10, 11, 12, 13, 14, 15] as [2, 4, 8, 16, 32]"),
+         "--scale: fft dataset A: scale 0.001 leaves the sizes [10, 11, 12, 13, 14, 15] as [2, 4, 8, 16, 32]"),
     # a block of 2^40 cycles' work: past the exact event keys of work stealing, named by its run
     case("sim-run-beyond-exact-keys", ["sim", "run", "--app", "sparselu", "--n", "4", "--p", "1,2", "--set",
                                        "block=2**40", "-o", "{out}.csv"],

@@ -167,7 +167,10 @@ def datasets(
         # every target checked and everything simulated before the first file is
         # written, so a failure leaves no partial set of files
         check_output_dir(output, [f"{a}_{w}.{fmt}" for a in names for w in ("A", "B")], "-o")
-        runs = reps * sum(len(dataset_points(a, w, factor)) for a in names for w in ("A", "B"))
+        try:
+            runs = reps * sum(len(dataset_points(a, w, factor)) for a in names for w in ("A", "B"))
+        except ValueError as exc:  # the only refusal here: a scale that merges sizes (or --quick's)
+            raise ValueError(f"{'--scale' if scale is not None else '--quick'}: {exc}") from None
         if runs > MAX_SIM_RUNS:  # counted as sim run counts its grid, before any run
             fail(f"the datasets hold {runs} runs ({reps} per setting), above the limit {MAX_SIM_RUNS} "
                  "(MAX_SIM_RUNS); give fewer --reps or --apps")
