@@ -466,8 +466,12 @@ def execute(tasks, fn, args, watch):
         return table
     print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
     before = len(stored(tasks, args.out))
-    table = run_grid(tasks, fn, progress=not args.no_progress,
-                     rerun_errors=args.rerun_errors, **grid_options(args))
+    try:
+        table = run_grid(tasks, fn, progress=not args.no_progress,
+                         rerun_errors=args.rerun_errors, **grid_options(args))
+    except BaseException:  # a run cut short still added the fits it stored: the report lists it
+        log_run(args.out, command_line() + " (stopped)", watch.minutes(), len(stored(tasks, args.out)) - before)
+        raise
     log_run(args.out, command_line(), watch.minutes(), len(table) - before)
     return table
 

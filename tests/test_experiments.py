@@ -272,3 +272,23 @@ def test_compare_models_quick(tmp_path):
     runs = [json.loads(line) for line in out.with_suffix(".runs.jsonl").read_text().splitlines()]
     assert [r["fits_run"] for r in runs] == [len(table)]
     assert "compare_models.py --quick" in runs[0]["command"]
+
+
+def _stop_at_two(task):
+    if task["i"] == 2:
+        raise KeyboardInterrupt  # the user's Ctrl-C in the middle of a sweep
+    return {"y": task["i"] ** 2}
+
+
+def test_a_sweep_cut_short_is_still_listed_with_the_fits_it_stored(tmp_path):
+    # helper-67: a run that crashed after storing 16 fits was missing from the report's
+    # list of "every run that added fits"
+    import argparse
+
+    out = tmp_path / "grid.parquet"
+    args = argparse.Namespace(report_only=False, no_progress=True, rerun_errors=False, out=out,
+                              scheduler="inline", workers=None)
+    with pytest.raises(KeyboardInterrupt):
+        C.execute([{"i": i} for i in range(4)], _stop_at_two, args, C.Stopwatch())
+    runs = [json.loads(line) for line in out.with_suffix(".runs.jsonl").read_text().splitlines()]
+    assert [r["fits_run"] for r in runs] == [2] and runs[0]["command"].endswith(" (stopped)")
