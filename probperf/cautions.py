@@ -375,7 +375,7 @@ def coded_choice(c: str, k: int) -> str:
     return (f"{c} takes only the values {', '.join(str(i) for i in range(k + 1))}: if they name "
             "choices (an algorithm) rather than amounts, give one 0/1 column per choice but one "
             f"(the laws read one column as an amount: {c}=1 between 0 and {k}, and {c}={k + 1} "
-            "predicted without a word)")
+            "as one more step along it)")
 
 
 def coded_setting(model, points) -> list[str]:

@@ -485,8 +485,8 @@ def disturbed_runs(m: Measurements) -> str:
 def coded_choices(m: Measurements) -> list[str]:
     """A sentence per configuration parameter that looks like choices coded as numbers:
     only the values 0, 1, ..., k with k >= 2 (a solver 0/1/2). The laws read such a
-    column as an amount (solver 1 halfway between 0 and 2, and solver=3 predicted
-    without a word), so if the values name choices, one 0/1 column per choice but one
+    column as an amount (solver 1 halfway between 0 and 2, and solver=3 one more step
+    along it, warned of only as beyond the measured values), so if the values name choices, one 0/1 column per choice but one
     is what they need; a real amount (a level, a depth) may stay.
 
     Examples
@@ -494,7 +494,7 @@ def coded_choices(m: Measurements) -> list[str]:
     >>> m = Measurements({"n": [8, 8, 8, 16], "p": [1, 1, 1, 2], "solver": [0, 1, 2, 2], "depth": [1, 2, 3, 4],
     ...                   "time": [1.0, 0.6, 1.4, 1.5]}, config=["solver", "depth"])
     >>> coded_choices(m)
-    ['solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, and solver=3 predicted without a word)']
+    ['solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, and solver=3 as one more step along it)']
     """
     codes = {c: coded_values(m.frame[c]) for c in m.config}
     return [coded_choice(c, k) for c, k in codes.items() if k]

@@ -185,7 +185,7 @@ def test_a_choice_coded_0_1_2_in_one_column_is_pointed_out(tmp_path):
     assert res.exit_code == 0
     assert ("solver takes only the values 0, 1, 2: if they name choices (an algorithm) rather than amounts, give "
             "one 0/1 column per choice but one (the laws read one column as an amount: solver=1 between 0 and 2, "
-            "and solver=3 predicted without a word)") in " ".join(res.stdout.split())
+            "and solver=3 as one more step along it)") in " ".join(res.stdout.split())
     blocks = pd.read_csv(path).assign(solver=lambda f: 32 * 2 ** f["solver"])  # 32, 64, 128: an amount
     assert not any("takes only the values" in line
                    for line in diagnose(Measurements(blocks, config=["solver"])).problems)

@@ -232,7 +232,7 @@ def predict(
         unique, where = distinct_points(frame)
         if fastest and len(unique) < len(frame):  # each copy would be "the fastest" alike: chances summing past 1
             i = next(i for i in range(len(where)) if where[i] in where[:i])
-            point = ",".join(f"{c}={v:g}" for c, v in frame.iloc[i].items())
+            point = ",".join(f"{c}={number_text(v)}" for c, v in frame.iloc[i].items())
             fail(f"--at: the point {point} is given twice; --fastest compares distinct points")
         with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
