@@ -360,6 +360,10 @@ def check_model_path(path, what: str = "model file") -> None:
     if suffix.lower() in formats.SUFFIXES:
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have the measurements suffix {suffix!r}; "
                          "name it e.g. fit.model")
+    real = Path(os.path.realpath(path))  # a link is written through: what it points at counts
+    if real.suffix.lower() in formats.SUFFIXES or (real.suffix.lower().lstrip(".") in figure_suffixes()):
+        raise ValueError(f"{what} {os.fspath(path)}: it is a link to {real}, which a model file would overwrite; "
+                         "name another file")
     if suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have a figure's suffix {suffix!r} "
                          "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")

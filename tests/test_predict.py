@@ -331,6 +331,12 @@ def test_save_checks_its_path_as_fit_o_does(tmp_path):
     model.save(tmp_path / "fit.model")
     assert pp.load(tmp_path / "fit.model").predict(n=160, p=1).median[0] == pytest.approx(
         model.predict(n=160, p=1).median[0])
+    # helper-69: a model name that links to the runs wrote the model over them
+    (tmp_path / "runs.csv").write_text("n,p,time\n10,1,1.0\n")
+    (tmp_path / "link.model").symlink_to(tmp_path / "runs.csv")
+    with pytest.raises(ValueError, match=r"link.model: it is a link to .*runs.csv, which a model file would overwrite"):
+        model.save(tmp_path / "link.model")
+    assert (tmp_path / "runs.csv").read_text() == "n,p,time\n10,1,1.0\n"
 
 
 @pytest.mark.parametrize("p", [2**53 + 1, 1e19, np.int64(2**62)])
