@@ -1256,8 +1256,23 @@ def _merge(into: dict, new: Mapping, path: str, origin: str) -> None:
 
 
 def _compile_pattern(pattern: str) -> Callable[[str], dict]:
-    """``"sort_n{n}_p{p}.stat"`` -> function from a path to ``{"n": ..., "p": ...}``."""
-    parts = re.split(r"\{(\w+)\}", pattern)
+    """``"sort_n{n}_p{p}.stat"`` -> function from a path to ``{"n": ..., "p": ...}``.
+
+    The pattern is compared with as many of the path's last parts as it has, both as
+    :class:`~pathlib.Path` splits them (``./`` dropped, a root kept); an absolute pattern
+    with the file's absolute path.
+
+    Examples
+    --------
+    >>> _compile_pattern("./st/sort_n{n}_p{p}.stat")("st/sort_n8_p2.stat")
+    {'n': 8, 'p': 2}
+    >>> _compile_pattern("/runs/sort_n{n}_p{p}.stat")("/runs/sort_n8_p2.stat")
+    {'n': 8, 'p': 2}
+    """
+    absolute = Path(pattern).is_absolute()
+    pattern_parts = Path(pattern).parts
+    depth = len(pattern_parts)
+    parts = re.split(r"\{(\w+)\}", "/".join(pattern_parts))
     regex = []
     names = []
     for k, part in enumerate(parts):
@@ -1277,10 +1292,8 @@ def _compile_pattern(pattern: str) -> Callable[[str], dict]:
         compiled = re.compile("".join(regex))
     except re.error as exc:  # a field name that is not an identifier, such as {1n}
         raise MeasurementError(f"the pattern {pattern!r} is not usable ({exc})") from None
-    depth = pattern.count("/") + 1
-
     def parse(path: str) -> dict:
-        tail = "/".join(Path(path).parts[-depth:])
+        tail = "/".join(Path(os.path.abspath(path) if absolute else path).parts[-depth:])
         m = compiled.fullmatch(tail)
         if m is None:
             raise MeasurementError(f"file name does not match the pattern {pattern!r}", path)

@@ -96,6 +96,18 @@ def test_many_stat_files_with_pattern(tmp_path):
     assert (m.identity_residual() == 0).all()
 
 
+def test_a_pattern_written_as_an_absolute_path_or_from_dot_matches(tmp_path, monkeypatch):
+    # helper-69: "$PWD/st/sort_n{n}_p{p}.stat" and "./st/..." never matched ("//tmp" against "/tmp")
+    (tmp_path / "st").mkdir()
+    for n in (8, 16):
+        write(tmp_path / "st" / f"sort_n{n}_p2.stat", stat_text(work=2 * 10 * n - 40, no_work=10, p=2, time=10 * n))
+    monkeypatch.chdir(tmp_path)
+    for pattern in (f"{tmp_path}/st/sort_n{{n}}_p{{p}}.stat", "./st/sort_n{n}_p{p}.stat", "st/sort_n{n}_p{p}.stat"):
+        for files in (str(tmp_path / "st" / "sort_*.stat"), "st/sort_*.stat"):
+            m = pp.read_dag_recorder(files, pattern=pattern)
+            assert sorted(m.frame["n"]) == [8, 16] and set(m.frame["p"]) == {2}, (pattern, files)
+
+
 def test_side_table(tmp_path):
     write(tmp_path / "a.stat", stat_text())
     write(tmp_path / "b.stat", stat_text(create_task=9))
