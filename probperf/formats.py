@@ -1154,6 +1154,8 @@ def read_dag_recorder(
     files = _expand(paths_or_glob)
     parse_name = _compile_pattern(pattern) if pattern else None
     side = _read_side_table(side_table) if side_table is not None else None
+    if side is not None:
+        _one_file_per_name(files, side)
     columns: dict[str, list] = {c: [] for c in STAT_FIELDS.values()}
     lines: dict[str, list] = {c: [] for c in STAT_FIELDS.values()}
     extra: dict[str, list] = {}
@@ -1336,6 +1338,20 @@ def _read_side_table(path) -> dict[str, dict]:
             raise MeasurementError(f"file {name!r} is listed twice", source, line, "file")
         out[name] = values
     return {"__source__": source, **out}
+
+
+def _one_file_per_name(files, side: dict) -> None:
+    """A ``MeasurementError`` when two files read share a file name: the side table names
+    its files by their base names, so it would give both the same parameters (runs in
+    ``p4/run1.stat`` and ``p8/run1.stat``)."""
+    seen: dict[str, str] = {}
+    for f in files:
+        name = os.path.basename(f)
+        if name in seen:
+            raise MeasurementError(f"the files {seen[name]} and {f} share the name {name!r}, and the side table "
+                                   f"{side['__source__']} names files by their names alone; give the runs distinct "
+                                   "file names, or read each folder with its own side table", f)
+        seen[name] = f
 
 
 def _unmatched_side_rows(side: dict, files) -> None:

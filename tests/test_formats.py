@@ -119,6 +119,14 @@ def test_side_table(tmp_path):
     assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=side).startswith(
         f"{tmp_path / 'c.stat'}: no row for this file in the side table"
     )
+    # helper-69: two runs of one name in two folders took the same row, without a word
+    (tmp_path / "p8").mkdir()
+    write(tmp_path / "p8" / "a.stat", stat_text(create_task=7))
+    assert error_of(pp.read_dag_recorder, [str(tmp_path / "a.stat"), str(tmp_path / "p8" / "a.stat")],
+                    side_table=side) == (
+        f"{tmp_path / 'p8' / 'a.stat'}: the files {tmp_path / 'a.stat'} and {tmp_path / 'p8' / 'a.stat'} share the "
+        f"name 'a.stat', and the side table {side} names files by their names alone; give the runs distinct file "
+        "names, or read each folder with its own side table")
     # a metric in the side table is named with the side table (it was "column time: ..." of no file)
     timed = write(tmp_path / "timed.csv", "file,n,time\na.stat,100,1\nb.stat,200,1\nc.stat,300,1\n")
     assert error_of(pp.read_dag_recorder, str(tmp_path / "*.stat"), side_table=timed) == (
