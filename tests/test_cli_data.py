@@ -316,6 +316,13 @@ def test_validate_names_rows_without_a_split_label(tmp_path):
     r = run("validate", str(path))
     assert r.exit_code == 0, r.stderr
     assert "split train 1, (no label) 1, test 1 (fit and doctor use train)" in one_line(r.stdout)
+    # JSON's null was left out of the count (helper-69: 2 rows of 3 counted); with a blank, one entry
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"n": 10, "p": 1, "time": 1.0, "split": "train"}\n{"n": 20, "p": 1, "time": 2.0, "split": null}\n'
+                    '{"n": 40, "p": 1, "time": 4.1, "split": ""}\n')
+    r = run("validate", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "split train 1, (no label) 2 (fit and doctor use train)" in one_line(r.stdout)
 
 
 def test_validate_counts_empty_metric_cells(tmp_path):

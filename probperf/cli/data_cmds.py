@@ -38,15 +38,21 @@ def _unit_text(unit: str, clock_hz) -> str:
     return unit + (f" at {_fmt(clock_hz)} Hz" if unit == "cycles" and clock_hz else "")
 
 
+def _missing(label) -> bool:
+    """Whether a split label is missing: None, NaN or blank text."""
+    return label is None or (isinstance(label, float) and label != label) or (isinstance(label, str) and not label.strip())
+
+
 def _summary(m, title: str) -> Table:
     table = Table(title=title, show_header=True)
     table.add_column("item")
     table.add_column("value", overflow="fold")
     table.add_row("rows", str(len(m)))
     if "split" in m.frame:  # fit and doctor take the training rows: say how the file divides
-        counts = m.frame["split"].value_counts(sort=False)
-        # a blank label (a CSV's empty cell) is named, not shown as nothing
-        table.add_row("split", ", ".join(f"{shown(k) if str(k).strip() else '(no label)'} {v}"
+        # a missing label (a CSV's empty cell, JSON's null) is counted and named, not shown as nothing
+        labels = m.frame["split"].map(lambda k: None if _missing(k) else k)
+        counts = labels.value_counts(sort=False, dropna=False)
+        table.add_row("split", ", ".join(f"{'(no label)' if _missing(k) else shown(k)} {v}"
                                          for k, v in counts.items()) + " (fit and doctor use train)")
     table.add_row("time unit", _unit_text(m.unit, m.clock_hz))
     for name, (lo, hi, k) in m.ranges().items():
