@@ -736,6 +736,8 @@ def _as_frame(frame, source) -> pd.DataFrame:
     probperf.data.MeasurementError: the columns have different lengths (n: 2, time: 1); give one value per run in each
     >>> _as_frame(pd.DataFrame({"n": [1, 2], "p": [1, 1]}).set_index("n"), None).columns.tolist()
     ['n', 'p']
+    >>> _as_frame(pd.DataFrame({"n": [1, 2], "p": [1, 1]}).set_index("n", drop=False), None).columns.tolist()
+    ['n', 'p']
     """
     if isinstance(frame, (str, bytes)) or hasattr(frame, "__fspath__"):
         raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got the path {frame!r}: "
@@ -744,7 +746,11 @@ def _as_frame(frame, source) -> pd.DataFrame:
         raise TypeError("Measurements takes a table (a DataFrame or a dict of columns), got a Measurements: use it "
                         "as it is, or its .frame with other options")
     if isinstance(frame, pd.DataFrame) and any(name is not None for name in frame.index.names):
-        return frame.reset_index()  # a named index is a column set aside (df.set_index("n")), not labels
+        # a named index is a column set aside (df.set_index("n")), not labels; one kept as a
+        # column too (set_index("n", drop=False)) is that column already
+        kept = [name for name in frame.index.names if name is not None and name in frame.columns]
+        frame = frame.reset_index(level=kept, drop=True) if kept else frame
+        return frame.reset_index(drop=all(name is None for name in frame.index.names))
     if isinstance(frame, dict):
         lengths = {k: (len(v) if np.ndim(v) else None) for k, v in frame.items()}
         if lengths and all(n is None for n in lengths.values()):
