@@ -1433,7 +1433,7 @@ class _ExtrapText:
     def read_line(self, stripped: str, line: int) -> None:
         if not stripped or stripped.startswith("#"):
             return
-        keyword, _, rest = stripped.partition(" ")
+        keyword, rest = (stripped.split(None, 1) + [""])[:2]  # a tab after the keyword, as a space
         rest = rest.strip()
         if keyword == "PARAMETER":
             self._parameters(rest.split(), line)
@@ -1586,7 +1586,7 @@ def write_extrap(
             f"Extra-P text takes at most 4 parameters; this table has {len(params)}: {params}",
             str(path),
         )
-    if "\n" in region or not region.strip() or not metric.strip():
+    if any(len(name.splitlines()) != 1 for name in (region, metric)) or not region.strip() or not metric.strip():
         raise MeasurementError("region and metric names must be non-empty single lines", str(path))
     check_output(path)  # a missing directory by its name, not by the temporary file's
     spaced = [name for name in params if len(name.split()) != 1 or name != name.strip()]

@@ -234,6 +234,18 @@ def test_csv_line_numbers_count_blank_lines(tmp_path):
     assert error_of(read_csv, path) == f"{path}, line 4, column time: negative value -2.0"
 
 
+def test_extrap_text_takes_a_tab_after_a_keyword_and_writes_only_what_it_reads_back(tmp_path):
+    # helper-69: "PARAMETER\tn" was an unknown keyword; a region with a carriage return
+    # was written into a file that could not be read back
+    path = write(tmp_path / "e.txt", "PARAMETER\tp\nPOINTS\t1 2 4\nREGION\tr\nMETRIC\ttime\nDATA\t4.0\nDATA 2.0\nDATA 1.0\n")
+    assert pp.read_extrap(path).frame.values.tolist() == [[1, 4.0], [2, 2.0], [4, 1.0]]
+    m = pp.Measurements({"n": [1, 2, 4], "p": [1, 1, 1], "time": [1.0, 2.0, 4.0]})
+    for region in ("main\rDATA 1", "main\u2028x"):
+        assert error_of(pp.write_extrap, m, tmp_path / "out.txt", region=region) == (
+            f"{tmp_path / 'out.txt'}: region and metric names must be non-empty single lines")
+    assert not (tmp_path / "out.txt").exists()
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
