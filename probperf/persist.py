@@ -179,6 +179,30 @@ def _digest(config_json: str, tensors: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+def _sorted_metadata(data: bytes) -> bytes:
+    """A safetensors file's bytes with its metadata in sorted key order. Why: safetensors
+    writes the metadata in a hash map's order, which changes from process to process, so
+    two saves of one model differed in their bytes (a checksum or a cache saw two models).
+    The header keeps its length (the same keys and values, compactly written, padded with
+    spaces as safetensors pads it), so the tensors' offsets stay.
+
+    Examples
+    --------
+    >>> from safetensors.numpy import save
+    >>> data = save({"a": np.ones(2)}, metadata={"kind": "k", "format": "f"})
+    >>> n = int.from_bytes(data[:8], "little")
+    >>> _sorted_metadata(data)[8:8 + n].decode().rstrip()
+    '{"__metadata__":{"format":"f","kind":"k"},"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]}}'
+    """
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    header["__metadata__"] = dict(sorted(header.get("__metadata__", {}).items()))
+    text = json.dumps(header, separators=(",", ":")).encode()
+    if len(text) > n:  # not as compact as safetensors wrote it: keep its bytes
+        return data
+    return data[:8] + text.ljust(n) + data[8 + n:]
+
+
 def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray], check=None) -> None:
     """Write a model file atomically (a crash never leaves a half-written file); ``check``,
     if given, is called on the written temporary file before it replaces ``path``, so a
@@ -193,7 +217,7 @@ def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray], ch
     >>> kind, config, tensors["coef"].tolist()
     ('Demo', {'alpha': 0.5}, [1.0, 2.0])
     """
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save
 
     config_json = json.dumps(config, sort_keys=True, allow_nan=True)
     tensors = {k: np.ascontiguousarray(np.asarray(v)) for k, v in tensors.items()}
@@ -206,7 +230,7 @@ def save_state(path, kind: str, config: dict, tensors: dict[str, np.ndarray], ch
     }
 
     def write(tmp):
-        save_file(tensors, tmp, metadata=meta)
+        Path(tmp).write_bytes(_sorted_metadata(save(tensors, metadata=meta)))
         if check is not None:
             check(tmp)
 
