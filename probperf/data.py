@@ -764,6 +764,12 @@ def _as_frame(frame, source) -> pd.DataFrame:
     if np.ndim(frame) == 0 and not isinstance(frame, (pd.DataFrame, dict)):  # pandas: "constructor not properly called!"
         raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got {type(frame).__name__} "
                         f"{frame!r:.40}")
+    if isinstance(frame, pd.Series):  # one run's values by column (df.iloc[0]), or one column
+        raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got a Series of {len(frame)} "
+                        "values: for one run pass a one-row DataFrame (df.iloc[[0]]), for one column a dict of "
+                        "columns")
+    if isinstance(frame, np.ndarray) and frame.dtype.names:  # a record array names its columns (df.to_records())
+        return pd.DataFrame(frame)
     if not isinstance(frame, (pd.DataFrame, dict)) and np.ndim(frame) == 1 and not any(
             isinstance(v, dict) for v in frame):  # pandas would make one column called 0
         raise TypeError(f"Measurements takes a table (a DataFrame or a dict of columns), got a list of {len(frame)} "

@@ -295,6 +295,11 @@ def test_a_bare_list_of_values_is_no_table():
         Measurements([1, 2, 3])
     with pytest.raises(MeasurementError, match=r"name that column p; the table's other columns are threads\)$"):
         Measurements({"n": [1], "threads": [2], "time": [1.0]})
+    # helper-69: a record array and a row were "a list of 3 values: name the columns", named as they were
+    df = pd.DataFrame({"n": [1, 2, 3], "p": [1, 1, 2], "time": [1.0, 2.0, 3.0]})
+    assert Measurements(df.to_records(index=False)).frame.equals(Measurements(df).frame)
+    with pytest.raises(TypeError, match=r"got a Series of 3 values: for one run pass a one-row DataFrame \(df.iloc\[\[0\]\]\)"):
+        Measurements(df.iloc[0])
 
 
 def test_one_column_name_is_one_column_and_a_failed_select_says_what_was_asked():
