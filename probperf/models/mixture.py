@@ -434,20 +434,59 @@ class LawMixture(MetricModel):
         if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
             check_points(X, self.features_, self.ranges_, self.relations_)
             check_extrapolation(X, self.features_, self.ranges_)
+        rows, edges, ratio = self._speedup_edges(X)
+        joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
         rng = np.random.default_rng(seed)
-        out = self._law_draws(X, n_draws, rng, seed, noise)
+        out = self._law_draws(joint, n_draws, rng, seed, noise)
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
             z = rng.standard_normal((n_draws, 1)) * _factors(n_draws)
             power, rate, weight = self.discrepancy_.T
             form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
-            d = doublings_beyond(X, self.features_, self.ranges_, per_span=self.distance_per_span_,
+            d = doublings_beyond(joint, self.features_, self.ranges_, per_span=self.distance_per_span_,
                                  directions=self.directions_, kinds=self.kind_ranges_)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
+        if rows is not None:  # no faster than a linear speed-up from the edge (laws.LINEAR_SPEEDUP_BEYOND)
+            held = out[:, len(X):] + np.log(ratio)[None, :]
+            out = out[:, :len(X)].copy()
+            out[:, rows] = np.maximum(out[:, rows], held)
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
             return np.exp(np.maximum(out, -700.0))
+
+    def _speedup_edges(self, X) -> tuple:
+        """``(rows, edges, P / p)``: the rows of ``X`` beyond the largest training worker
+        count ``P``, those rows with ``p`` set to ``P``, and the linear speed-up's factor
+        from there; ``(None, None, None)`` where :data:`~probperf.models.laws.LINEAR_SPEEDUP_BEYOND`
+        does not act (off, a metric other than time, a DAG model's part, ``p`` not a
+        parameter or made of others, no row beyond).
+
+        Examples
+        --------
+        >>> n, p = np.repeat(2.0 ** np.arange(8, 13), 4), np.tile([1.0, 2.0, 4.0, 8.0], 5)
+        >>> mix = LawMixture().fit(np.c_[n, p], 1e-6 * n / p, features=["n", "p"], target="time")
+        >>> saved, laws.LINEAR_SPEEDUP_BEYOND = laws.LINEAR_SPEEDUP_BEYOND, True
+        >>> rows, edges, ratio = mix._speedup_edges(np.array([[4096.0, 4.0], [4096.0, 32.0]]))
+        >>> laws.LINEAR_SPEEDUP_BEYOND = saved
+        >>> rows.tolist(), edges.tolist(), ratio.tolist()
+        ([1], [[4096.0, 8.0]], [0.25])
+        """
+        from .points import relation_members
+
+        none = (None, None, None)
+        if not (laws.LINEAR_SPEEDUP_BEYOND and self.guard and self.target_ == "time" and "p" in self.features_):
+            return none
+        if any("p" in relation_members(c, rel) for c, rel in (self.relations_ or {}).items()):
+            return none
+        i = self.features_.index("p")
+        top = self.ranges_["p"][1]
+        rows = np.flatnonzero(X[:, i] > top)
+        if not len(rows):
+            return none
+        edges = X[rows].copy()
+        edges[:, i] = top
+        return rows, edges, top / X[rows, i]
 
     def _law_draws(self, X, n_draws, rng, seed, noise) -> np.ndarray:
         """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh
