@@ -205,14 +205,23 @@ def kinds_apart(runs: dict, names) -> list[tuple[str, str, list, list]]:
     [('parallel', 'n', [4096.0, 4096.0], [4096.0, 32768.0])]
     >>> kinds_apart({"n": [64, 2048, 128, 4096], "p": [1, 1, 4, 4]}, ["n", "p"])  # 2048 -> 4096: near
     []
+    >>> kinds_apart({"nnodes": [1, 1, 2, 4, 8, 16], "ppn": [1, 4, 4, 4, 4, 4], "p": [1, 4, 8, 16, 32, 64]},
+    ...             ["nnodes", "ppn", "p"])  # serial runs are on one node by p = nnodes * ppn
+    []
     """
+    from .models.points import relation_members, relations
+
     names = [c for c in names if c in runs]
     if "p" not in names:
         return []
     X = np.column_stack([np.asarray(runs[c], dtype=float) for c in names])
     whole, kinds = training_ranges(X, names), kind_ranges(X, names)
+    # a parameter that makes p (p = nnodes * ppn) is 1 in every serial run: no run can widen it
+    tied = {m for c, rel in relations(X, names).items() for m in relation_members(c, rel)
+            if "p" in relation_members(c, rel)}
     return [(kind, c, box[c][:2], whole[c][:2]) for kind, box in kinds.items() for c in names
-            if c != "p" and box[c][1] > 0 and whole[c][1] > far_factor(*box[c][:2]) * box[c][1] * (1 + RANGE_RTOL)]
+            if c != "p" and c not in tied and box[c][1] > 0
+            and whole[c][1] > far_factor(*box[c][:2]) * box[c][1] * (1 + RANGE_RTOL)]
 
 
 def beyond_own_kind(model, points) -> list[str]:

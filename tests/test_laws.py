@@ -1193,3 +1193,33 @@ def test_a_model_file_whose_discrepancy_rows_are_reshaped_is_refused(tmp_path, e
     with pytest.raises(persist.ModelFileError, match=r"discrepancy_ of shape .* is not rows of \(power > 0, rate >= 0, "
                                                      r"weight >= 0\); re-fit the model"):
         persist.load(tmp_path / "bad.model")
+
+
+def _dearer_beyond_one_node(seed=1, rows=150):
+    """helper-70's made-up MPI code: n and p only, p = 16..64, communication 4x dearer
+    beyond one node (16 workers); the "quadratic" law bends down in log p."""
+    rng = np.random.default_rng(seed)
+    n = np.exp(rng.uniform(np.log(1e5), np.log(1e8), rows)).round()
+    p = 16.0 * rng.integers(1, 5, rows)
+    t = n * 1e-8 / p + 1e-6 * (n / p) ** (2 / 3) * np.where(p > 16, 4.0, 1.0) + 3e-5 * np.log2(2 * p)
+    return np.c_[n, p], t * np.exp(rng.normal(0, 0.03, rows))
+
+
+def test_time_beyond_the_workers_gets_no_faster_than_a_linear_speed_up(monkeypatch):
+    # per draw, t(n, p) >= t(n, 64) * 64 / p beyond the largest training count (64):
+    # without the hold this data's mixture went 1000x faster from 64 to 512 workers
+    X, y = _dearer_beyond_one_node()
+    mix = LawMixture().fit(X, y, features=["n", "p"], target="time")
+    at = np.array([[1e8, 64.0], [1e8, 128.0], [1e8, 512.0]])
+    monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", True)
+    held = mix.predict(at, n_draws=400, seed=0).draws
+    edge = mix.predict(at[:1], n_draws=400, seed=0).draws[:, 0]
+    assert np.median(held[:, 2]) > np.median(edge) * 64 / 512 * 0.9  # the edge's own noise apart
+    assert np.median(held[:, 2] / held[:, 0]) >= 64 / 512 * 0.999
+    monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", False)
+    free = mix.predict(at, n_draws=400, seed=0).draws
+    assert np.median(free[:, 2]) < np.median(free[:, 0]) * 64 / 512 / 10  # the collapse it guards against
+    # a metric other than time, and p made of other parameters: no hold
+    work = LawMixture().fit(X, y, features=["n", "p"], target="work")
+    monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", True)
+    assert work._speedup_edges(at)[0] is None
