@@ -293,7 +293,10 @@ predictives, their fits keeping the runs' own precision: the 3 shared real sets'
 -0.524 against -0.498 (allreduce -0.844 against -0.833, bcast -0.282 against -0.196,
 slate_qr -0.445 against -0.466), which fails +hetnv's rule whatever the rest gives, so
 the run was stopped there (results/choose_laws_time_only_hetsd.md); its code is at
-commit 42acadf. ``--dag`` fits
+commit 42acadf. Since session 49 the time-only default also ends ``+shift+linsp`` before
+``+ovh`` (laws.LINEAR_SPEEDUP_BEYOND: no draw faster than a linear speed-up beyond the
+training workers; registered 2026-11-29 08:07 UTC before any run, 0.208 against 0.189,
+the real sets equal; results/choose_laws_time_only_linsp.md). ``--dag`` fits
 the DAG model wherever the runs carry its metrics: on the single-size slices of seed 1
 it scores 0.451 against 0.560 for time modelled directly, so ``auto`` models one size's
 time directly (registry.SINGLE_SIZE_DIRECT; results/choose_laws_single_size_dag_seed1.md).

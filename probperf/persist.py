@@ -363,7 +363,8 @@ def check_model_path(path, what: str = "model file") -> None:
     """Refuse a path a model file cannot be written at, naming ``what`` gave it: not a
     path, empty, a directory or a missing folder (:func:`probperf.outputs.check_output`),
     or with a measurements' or a figure's suffix (a slip that would overwrite runs, or a
-    name that misleads). One check for ``fit -o`` and ``model.save``.
+    name that misleads), or a link to a file of such a suffix (written through, it would
+    overwrite what it points at). One check for ``fit -o`` and ``model.save``.
 
     Examples
     --------
@@ -384,13 +385,14 @@ def check_model_path(path, what: str = "model file") -> None:
     if suffix.lower() in formats.SUFFIXES:
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have the measurements suffix {suffix!r}; "
                          "name it e.g. fit.model")
-    real = Path(os.path.realpath(path))  # a link is written through: what it points at counts
-    if real.suffix.lower() in formats.SUFFIXES or (real.suffix.lower().lstrip(".") in figure_suffixes()):
-        raise ValueError(f"{what} {os.fspath(path)}: it is a link to {real}, which a model file would overwrite; "
-                         "name another file")
     if suffix.lower().lstrip(".") in figure_suffixes():  # `plot` writes figures; a model named one misleads
         raise ValueError(f"{what} {os.fspath(path)}: a model file cannot have a figure's suffix {suffix!r} "
                          "(probperf plot MODEL -o FIGURE draws one); name it e.g. fit.model")
+    real = Path(os.path.realpath(path))  # a link is written through: what it points at counts
+    if real != Path(os.path.abspath(path)) and (
+            real.suffix.lower() in formats.SUFFIXES or real.suffix.lower().lstrip(".") in figure_suffixes()):
+        raise ValueError(f"{what} {os.fspath(path)}: it is a link to {real}, which a model file would overwrite; "
+                         "name another file")
 
 
 def _check_path_type(path) -> None:
