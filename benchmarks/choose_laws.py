@@ -296,7 +296,10 @@ the run was stopped there (results/choose_laws_time_only_hetsd.md); its code is 
 commit 42acadf. Since session 49 the time-only default also ends ``+shift+linsp`` before
 ``+ovh`` (laws.LINEAR_SPEEDUP_BEYOND: no draw faster than a linear speed-up beyond the
 training workers; registered 2026-11-29 08:07 UTC before any run, 0.208 against 0.189,
-the real sets equal; results/choose_laws_time_only_linsp.md). ``--dag`` fits
+the real sets equal; results/choose_laws_time_only_linsp.md), then ``+linspt`` after it
+(laws.LINEAR_SPEEDUP_TIED, the same where p is made of other parameters; registered
+08:38 UTC, 0.210 against 0.208, the real sets' mean -0.396 against -0.403;
+results/choose_laws_time_only_linspt.md). ``--dag`` fits
 the DAG model wherever the runs carry its metrics: on the single-size slices of seed 1
 it scores 0.451 against 0.560 for time modelled directly, so ``auto`` models one size's
 time directly (registry.SINGLE_SIZE_DIRECT; results/choose_laws_single_size_dag_seed1.md).

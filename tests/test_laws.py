@@ -1223,3 +1223,27 @@ def test_time_beyond_the_workers_gets_no_faster_than_a_linear_speed_up(monkeypat
     work = LawMixture().fit(X, y, features=["n", "p"], target="work")
     monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", True)
     assert work._speedup_edges(at)[0] is None
+
+
+def test_the_speed_up_hold_keeps_a_relation_of_the_workers(monkeypatch):
+    # helper-70's MPI code declared with p = nnodes * ppn: the edge of nnodes=32 is
+    # nnodes=4 (its training top) at the same ppn, p worked out from the relation
+    rng = np.random.default_rng(1)
+    rows = 240
+    n = np.exp(rng.uniform(np.log(1e5), np.log(1e8), rows)).round()
+    nodes, ppn = rng.integers(1, 5, rows).astype(float), rng.choice([1.0, 2.0, 4.0, 8.0, 16.0], rows)
+    p = nodes * ppn
+    t = n * 1e-8 / p + 1e-6 * (n / p) ** (2 / 3) * np.where(nodes > 1, 4.0, 1.0) + 3e-5 * np.log2(2 * p)
+    X = np.c_[n, nodes, ppn, p]
+    mix = LawMixture().fit(X, t * np.exp(rng.normal(0, 0.03, rows)), features=["n", "nnodes", "ppn", "p"],
+                           target="time")
+    at = np.array([[1e8, 4.0, 16.0, 64.0], [1e8, 32.0, 16.0, 512.0]])
+    monkeypatch.setattr(laws, "LINEAR_SPEEDUP_TIED", True)
+    rows_, edges, ratio = mix._speedup_edges(at)
+    assert rows_.tolist() == [1] and edges.tolist() == [[1e8, 4.0, 16.0, 64.0]] and ratio.tolist() == [0.125]
+    held = mix.predict(at, n_draws=400, seed=0).draws
+    assert np.median(held[:, 1]) > np.median(held[:, 0]) * 0.125 * 0.9  # the edge's own noise apart
+    monkeypatch.setattr(laws, "LINEAR_SPEEDUP_TIED", False)
+    assert mix._speedup_edges(at)[0] is None
+    free = mix.predict(at, n_draws=400, seed=0).draws
+    assert np.median(free[:, 1]) < np.median(free[:, 0]) * 0.125 / 10  # the collapse it guards against

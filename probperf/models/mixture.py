@@ -460,7 +460,8 @@ class LawMixture(MetricModel):
         count ``P``, those rows with ``p`` set to ``P``, and the linear speed-up's factor
         from there; ``(None, None, None)`` where :data:`~probperf.models.laws.LINEAR_SPEEDUP_BEYOND`
         does not act (off, a metric other than time, a DAG model's part, ``p`` not a
-        parameter or made of others, no row beyond).
+        parameter, made of others without :data:`~probperf.models.laws.LINEAR_SPEEDUP_TIED`,
+        no row beyond); where ``p`` is made of others, :meth:`_tied_edges`'.
 
         Examples
         --------
