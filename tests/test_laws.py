@@ -1219,7 +1219,7 @@ def test_time_beyond_the_workers_gets_no_faster_than_a_linear_speed_up(monkeypat
     monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", False)
     free = mix.predict(at, n_draws=400, seed=0).draws
     assert np.median(free[:, 2]) < np.median(free[:, 0]) * 64 / 512 / 10  # the collapse it guards against
-    # a metric other than time, and p made of other parameters: no hold
+    # a metric other than time: no hold
     work = LawMixture().fit(X, y, features=["n", "p"], target="work")
     monkeypatch.setattr(laws, "LINEAR_SPEEDUP_BEYOND", True)
     assert work._speedup_edges(at)[0] is None
