@@ -209,7 +209,7 @@ def kinds_apart(runs: dict, names) -> list[tuple[str, str, list, list]]:
     ...             ["nnodes", "ppn", "p"])  # serial runs are on one node by p = nnodes * ppn
     []
     """
-    from .models.points import relation_members, relations
+    from .models.points import relations, worker_factors
 
     names = [c for c in names if c in runs]
     if "p" not in names:
@@ -217,8 +217,7 @@ def kinds_apart(runs: dict, names) -> list[tuple[str, str, list, list]]:
     X = np.column_stack([np.asarray(runs[c], dtype=float) for c in names])
     whole, kinds = training_ranges(X, names), kind_ranges(X, names)
     # a parameter that makes p (p = nnodes * ppn) is 1 in every serial run: no run can widen it
-    tied = {m for c, rel in relations(X, names).items() for m in relation_members(c, rel)
-            if "p" in relation_members(c, rel)}
+    tied = worker_factors(relations(X, names))
     return [(kind, c, box[c][:2], whole[c][:2]) for kind, box in kinds.items() for c in names
             if c != "p" and c not in tied and box[c][1] > 0
             and whole[c][1] > far_factor(*box[c][:2]) * box[c][1] * (1 + RANGE_RTOL)]

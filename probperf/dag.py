@@ -936,9 +936,9 @@ class DagModel(TableModel):
         """Whether predict holds work and delay at their edge values beyond the training
         workers (MONOTONE_BEYOND when fitted; a model file from before it: no); not where
         p is made of other parameters (an edge at another p would break the relation)."""
-        from .models.points import relation_members
+        from .models.points import worker_factors
 
-        tied = any("p" in relation_members(c, rel) for c, rel in (getattr(self, "relations_", None) or {}).items())
+        tied = worker_factors(getattr(self, "relations_", None))
         return bool(getattr(self, "monotone_beyond_", False) and not tied and "p" in self.train_ranges_)
 
     def _loaded(self) -> None:

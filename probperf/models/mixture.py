@@ -473,13 +473,12 @@ class LawMixture(MetricModel):
         >>> rows.tolist(), edges.tolist(), ratio.tolist()
         ([1], [[4096.0, 8.0]], [0.25])
         """
-        from .points import relation_members
+        from .points import worker_factors
 
         none = (None, None, None)
         if not (laws.LINEAR_SPEEDUP_BEYOND and self.guard and self.target_ == "time" and "p" in self.features_):
             return none
-        tied = {m for c, rel in (self.relations_ or {}).items() for m in relation_members(c, rel)
-                if "p" in relation_members(c, rel)}
+        tied = worker_factors(self.relations_)
         if tied and not laws.LINEAR_SPEEDUP_TIED:
             return none
         i = self.features_.index("p")

@@ -122,6 +122,21 @@ def relations_of(model) -> dict:
     return dict(found or {})
 
 
+def worker_factors(relations: dict) -> set:
+    """The parameters that make ``p`` with others, ``p`` included (``p = nnodes * ppn``:
+    all three); empty where ``p`` is in no relation. One answer for the holds beyond the
+    measured workers and the cautions that speak of serial runs.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> sorted(worker_factors(relations(X, ["nnodes", "ppn", "p"]))), worker_factors({})
+    (['nnodes', 'p', 'ppn'], set())
+    """
+    groups = [relation_members(c, rel) for c, rel in (relations or {}).items()]
+    return {m for group in groups if "p" in group for m in group}
+
+
 def relation_members(c: str, rel) -> list[str]:
     """``c`` and the parameters its relation makes it from (nonzero coefficients).
 
