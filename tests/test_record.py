@@ -772,8 +772,8 @@ def test_record_keeps_its_own_thread_pools_to_one_thread_while_programs_run(monk
 
 
 def test_an_interrupted_recording_says_what_it_kept(bench_bin, tmp_path):
-    # SIGTERM (as Ctrl-C) after the first rows: exit 130, the rows kept, and one line
-    # saying so (the exit was silent)
+    # SIGTERM (as Ctrl-C) after the first rows: exit 143 (128 + SIGTERM, as a shell
+    # reports it; was 130, Ctrl-C's), the rows kept, and one line saying so
     import signal
     import sys
     import time
@@ -787,7 +787,7 @@ def test_an_interrupted_recording_says_what_it_kept(bench_bin, tmp_path):
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == 143, err
     assert err.strip().splitlines()[-1] == f"interrupted; the runs recorded before it are in {out}"
     assert len(pd.read_csv(out)) >= 1
 

@@ -242,7 +242,7 @@ class _OneLineErrors(_Group):
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except typer.Abort:  # Ctrl-C or SIGTERM: said, not a silent exit
             err_console.print("interrupted", highlight=False)
-            code = 130
+            code = interrupted_code()
         except SystemExit as exc:  # typer's or rich's own exit on a broken pipe (help printed to `| head`)
             # (rich points stdout at /dev/null before it exits: the pipe it left is the sign)
             if not (exc.code == 1 and piped and (reader_left() or _stdout_kind() == "null")):
@@ -328,6 +328,18 @@ TERMINATED = threading.Event()
 def _terminate(signum, frame):
     TERMINATED.set()
     raise KeyboardInterrupt
+
+
+def interrupted_code() -> int:
+    """The exit status of an interrupted command, as a shell reports a signal's:
+    128 + its number (143 after SIGTERM, 130 after Ctrl-C).
+
+    Examples
+    --------
+    >>> interrupted_code()  # no SIGTERM came: Ctrl-C's
+    130
+    """
+    return 128 + (signal.SIGTERM if TERMINATED.is_set() else signal.SIGINT)
 
 
 def check_terminated() -> None:

@@ -8,8 +8,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from ._app import (_items, app, bad_input, bench_app, check_terminated, console, err_console, fail, number, parse_assignments,
-                   parse_list, shown, warn)
+from ._app import (_items, app, bad_input, bench_app, check_terminated, console, err_console, fail, interrupted_code,
+                   number, parse_assignments, parse_list, shown, warn)
 
 
 class _RowWriter:
@@ -148,7 +148,7 @@ def record_cmd(
             kept = (f"the runs recorded before it are in {output}" if writer.written or output.exists()
                     else "nothing was written")
             err_console.print(shown(f"interrupted; {kept}"), highlight=False, soft_wrap=True)
-            raise typer.Exit(130) from None
+            raise typer.Exit(interrupted_code()) from None
     if untraced:
         console.print(_overhead_table(rec.overhead))
     console.print(f"appended {len(rec.measurements)} row(s) to {shown(output)} ({writer.total} in total)")
