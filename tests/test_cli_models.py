@@ -117,6 +117,20 @@ def test_points_of_many_parameters_stay_readable_at_80_columns(tmp_path):
     assert all(len(line) <= 80 for line in res.stdout.splitlines())
     for row in json.loads(json_res.stdout):
         assert f"{row['median']:.4g}" in res.stdout
+    # --explain's laws table, a column per parameter, left the law's name 0 columns and
+    # cut "n=2^20" to "2^2" without a mark (helper-71): a line per point now
+    res = runner.invoke(app, ["predict", str(tmp_path / "m.model"), "--at", points[0], "--at", points[1], "--explain"],
+                        env={"COLUMNS": "80"})
+    explained = run("predict", tmp_path / "m.model", "--at", points[0], "--at", points[1], "--format", "json",
+                    "--explain")
+    assert res.exit_code == 0 and "…" not in res.stdout, res.stdout
+    assert all(len(line) <= 80 for line in res.stdout.splitlines())
+    text = " ".join(res.stdout.split())
+    for row in json.loads(explained.stdout):
+        assert "n=2^13, p=8, " + ", ".join(f"{c}={row[c]}" for c in names) + ":" in text
+        for law in row["laws"]:
+            if law["weight"] >= 0.01:
+                assert f"{law['median']:.4g} [{law['lower']:.4g}, {law['upper']:.4g}]" in text, (law, text)
 
 
 def test_a_terminal_too_narrow_for_the_table_gets_a_line_per_point(shared_dir, tmp_path):

@@ -640,6 +640,48 @@ def _noise_text(noise) -> str | None:
 MIN_SHOWN_WEIGHT = 0.01
 
 
+#: The narrowest a law's name may fold to in ``--explain``'s table before the table
+#: gives way to a line per row: a name cut to a few characters (its column got what
+#: the numbers left, 0 at 80 columns with three parameters) says nothing.
+MIN_LAW_WIDTH = 20
+
+
+def _print_cells(title, header, rows, caption=None, point=0, folds=()) -> None:
+    """Rows of text cells as a table whose numbers are never cut, or, where the
+    terminal is too narrow for it, as lines: each point (the first ``point`` cells,
+    ``n=2^20, p=36``) once, then its rows indented, led by their name (the next
+    cell), an interval after its value: ``work: share 97.7% [97.6%, 97.7%], median
+    0.17 [0.17, 0.18]``. Columns in ``folds`` (a law's name) may fold down to
+    :data:`MIN_LAW_WIDTH` in the table."""
+    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
+    folded = [min(w, MIN_LAW_WIDTH) if h in folds else w for h, w in zip(header, widths)]
+    if sum(folded) + 3 * len(header) + 1 <= console.width:
+        table = Table(title=title, caption=caption)
+        for h, w in zip(header, folded):
+            fold = h in folds
+            table.add_column(h, justify="right", no_wrap=not fold, overflow="fold", min_width=w if fold else None)
+        for r in rows:
+            table.add_row(*r)
+        console.print(table)
+        return
+    console.print(title, highlight=False)
+    last = None
+    for r in rows:
+        where = ", ".join(f"{h}={v}" for h, v in zip(header[:point], r[:point]))
+        if point and where != last:
+            console.print(f"{where}:", highlight=False)
+            last = where
+        items = []  # the row's name leads; an interval follows its value: "work: share 97.7% [97.6%, 97.7%], ..."
+        for h, v in zip(header[point + 1:], r[point + 1:]):
+            if v and h.endswith("interval") and items:
+                items[-1] += f" {v}"
+            elif v:
+                items.append(f"{h} {v}")
+        console.print(f"  {r[point]}: " + ", ".join(items), highlight=False)
+    if caption:
+        console.print(caption, highlight=False)
+
+
 def _print_laws(laws, level, unit="s"):
     shares = laws.attrs.get("weightings", {})
     # a fixed order (a saved model's mapping may come back in another one)
@@ -648,20 +690,14 @@ def _print_laws(laws, level, unit="s"):
                if len(shares) > 1 else None)
     # each line shown on its own: shown() makes a newline visible, not a line break
     lines = [shown(t) for t in (caption, _noise_text(laws.attrs.get("noise"))) if t]
-    caption = "\n".join(lines) or None
-    table = Table(title=shown(f"the laws behind the prediction ({level_text(level)} intervals in {unit}; "
-                              "a law alone, the mixture with the discrepancy beyond the data)"),
-                  caption=caption)
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
-    for c in [*params, "law", "weight", "median", "interval"]:
-        # a law's name folds where the table is narrow (a pipe: 80 columns); the numbers stay whole
-        table.add_column(shown(c), justify="right", overflow="fold", no_wrap=c != "law")
+    rows = []
 
     def add(r, law=None):
         # shown: a law's bracketed form ("[n^1 nnodes^6e-05]") is text, not rich markup (it vanished)
-        table.add_row(*(number_text(r[c]) for c in params), shown(law or r["law"]), f"{r['weight']:.1%}",
-                      "" if law else number_text(r["median"]),
-                      "" if law else shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]"))
+        rows.append([*(number_text(r[c]) for c in params), shown(law or r["law"]), f"{r['weight']:.1%}",
+                     "" if law else number_text(r["median"]),
+                     "" if law else shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")])
 
     small = []  # the point's laws under MIN_SHOWN_WEIGHT, listed only if there is one
     for r in laws.to_dict("records"):
@@ -677,28 +713,25 @@ def _print_laws(laws, level, unit="s"):
                     add(s)
             small = []
         add(r)
-    console.print(table)
+    _print_cells(shown(f"the laws behind the prediction ({level_text(level)} intervals in {unit}; "
+                       "a law alone, the mixture with the discrepancy beyond the data)"),
+                 [*map(shown, params), "law", "weight", "median", "interval"], rows,
+                 "\n".join(lines) or None, point=len(params), folds=("law",))
 
 
 def _print_decomposition(decomp, level, unit="s", models=""):
-    table = Table(title=shown(f"decomposition of p * time ({level_text(level)} intervals, terms in {unit})"))
     params = _shown_params(decomp, ("term", "share", "share_lower", "share_upper", "median", "lower", "upper"))
-    for c in [*params, "term", "share", "share interval", "median", "interval"]:
-        table.add_column(shown(c), justify="right")
-    for r in decomp.to_dict("records"):
-        table.add_row(
-            *(number_text(r[c]) for c in params),
-            r["term"],
-            f"{r['share']:.1%}",
-            shown(f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]"),  # "[inf, ...]" is no markup tag
-            number_text(r["median"]),
-            shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]"),
-        )
+    rows = [[*(number_text(r[c]) for c in params), r["term"], f"{r['share']:.1%}",
+             shown(f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]"),  # "[inf, ...]" is no markup tag
+             number_text(r["median"]), shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")]
+            for r in decomp.to_dict("records")]
     # each share is a median over the draws, of a different draw each time: they need
     # not add up (the shares of any one draw do)
-    table.caption = "shares: medians over the draws, which need not add up to 100 %" + (
+    caption = "shares: medians over the draws, which need not add up to 100 %" + (
         f"\nterms' models (their heaviest law): {shown(models)}" if models else "")
-    console.print(table)
+    _print_cells(shown(f"decomposition of p * time ({level_text(level)} intervals, terms in {unit})"),
+                 [*map(shown, params), "term", "share", "share interval", "median", "interval"], rows, caption,
+                 point=len(params))
 
 
 @app.command()
