@@ -163,6 +163,60 @@ class IdentityWarning(UserWarning):
     """
 
 
+class SpanWarning(IdentityWarning):
+    """A run's critical path longer than its time or its work: a path of the DAG runs
+    one strand after another, within the run and within the work, so the metrics
+    are not of one run (or not in one unit). An :class:`IdentityWarning` as the
+    identity's is: the commands that report the identity themselves (``doctor``)
+    report this too.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> df = pd.DataFrame({"p": [2], "time": [5.0], "work": [8.0], "critical_path": [6.0]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = validate_frame(df)
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('SpanWarning', 'column critical_path: 1st row: the critical path is 1.2x the run time (a path of the DAG runs within the run); 1 row(s) affected')
+    """
+
+
+def span_excess(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the critical path over the run time and over the work (NaN where a
+    row lacks one of them): neither can exceed 1 in a traced run.
+
+    Examples
+    --------
+    >>> [r.tolist() for r in span_excess(pd.DataFrame({"time": [2.0, 1.0], "work": [3.0, 9.0],
+    ...                                                  "critical_path": [1.0, 4.0]}))]
+    [[0.5, 4.0], [0.3333333333333333, 0.4444444444444444]]
+    """
+    def ratio(of):
+        if "critical_path" not in frame or of not in frame:
+            return np.full(len(frame), np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return frame["critical_path"].to_numpy(dtype=float) / frame[of].to_numpy(dtype=float)
+
+    return ratio("time"), ratio("work")
+
+
+def _check_span(frame, loc, strict, rtol) -> None:
+    """Warn (with ``strict``, refuse) where a critical path exceeds its run's time or
+    work by more than ``rtol``, the identity's tolerance: one such row lifted a DAG
+    model's 90 % interval at 36 workers from 0.11 s to 78 s (helper-71)."""
+    for ratio, what, why in zip(span_excess(frame), ("run time", "work"), ("within the run", "among the work's strands")):
+        off = ratio > 1.0 + rtol
+        if off.any():
+            row = int(np.flatnonzero(off)[0])
+            error = loc.error(f"the critical path is {ratio[row]:.3g}x the {what} (a path of the DAG runs {why}); "
+                              f"{int(off.sum())} row(s) affected", row, "critical_path")
+            if strict:
+                raise error
+            userwarn.warn(str(error), SpanWarning)
+            return  # one warning: the rows over the work are over the time too, mostly
+
+
 def row_name(row: int) -> str:
     """The 0-based position ``row`` named for a reader: ``"1st row"`` is the first.
 
@@ -309,6 +363,7 @@ def validate_frame(
     if "split" in out:
         out["split"] = out["split"].astype(str)
     _check_identity(out, loc, strict, identity_rtol)
+    _check_span(out, loc, strict, identity_rtol)
     return out
 
 

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .cautions import coded_choice, coded_values
-from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements
+from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements, span_excess
 from .limits import MAX_EXACT_INT
 from .models.laws import PARAM_MAX, VALUE_RANGE
 from .selection import MIN_DISTINCT, far_factor
@@ -187,6 +187,7 @@ def diagnose(m: Measurements) -> Report:
                         f"run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): "
                         "was the tracer on for the whole run, and are time and the DAG metrics from "
                         "the same run?")
+    problems += _span_longer(m)
     from . import registry
 
     usable = not registry.dag_lacks(registry.traced_runs(m)[0])
@@ -632,6 +633,25 @@ def _first_gap(m: Measurements, metric: str) -> str:
     except MeasurementError as exc:
         where = f"line {exc.line}" if exc.line is not None else where
     return f"{int(gaps.sum())} of {len(m)} runs (the first at {where})"
+
+
+def _span_longer(m: Measurements) -> list[str]:
+    """Where a run's critical path exceeds its time or its work (beyond the identity's
+    tolerance): one sentence each, with the worst run (``data.SpanWarning``).
+
+    Examples
+    --------
+    >>> _span_longer(Measurements({"n": [8, 16], "p": [2, 2], "time": [1.0, 2.0], "critical_path": [0.5, 5.0]}))
+    ['critical path longer than the run time in 1 of 2 runs (run 2: 2.5x): are time and the DAG metrics from the same run, in one unit?']
+    """
+    out = []
+    for ratio, what in zip(span_excess(m.frame), ("run time", "work")):
+        off = ratio > 1.0 + TOLERANCE
+        if off.any():
+            row = int(np.nanargmax(np.where(off, ratio, np.nan)))
+            out.append(f"critical path longer than the {what} in {int(off.sum())} of {len(m)} runs (run {row + 1}: "
+                       f"{ratio[row]:.3g}x): are time and the DAG metrics from the same run, in one unit?")
+    return out
 
 
 def _identity(m: Measurements) -> Identity:

@@ -1,6 +1,7 @@
 """``probperf doctor``: what a table of runs can support, with the numbers it says."""
 
 import json
+import warnings
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 from probperf import Measurements
 from probperf.cli import app
 from probperf.cautions import far_beyond
-from probperf.data import IdentityWarning
+from probperf.data import IdentityWarning, Location, MeasurementError, validate_frame
 from probperf.doctor import TOLERANCE, diagnose
 from probperf.timemodels import DirectModel
 
@@ -102,6 +103,30 @@ def test_a_12_percent_identity_error_is_reported_as_12_percent():
     assert report.problems == [
         "identity work + delay + no_work = p * time off by 12 % in run 6 of 16 (tolerance 0.1 %): "
         "was the tracer on for the whole run, and are time and the DAG metrics from the same run?"]
+
+
+def test_a_critical_path_longer_than_its_run_is_warned_refused_when_strict_and_reported():
+    # helper-71: one row's critical path 1e6 s lifted a DAG model's 90 % interval at 36
+    # workers from 0.11 s to 78 s, with not a word from validate, doctor or fit
+    frame = dag_frame().assign(critical_path=lambda f: 0.5 * np.minimum(f["time"], f["work"]))
+    frame.loc[5, "critical_path"] = 3.0 * frame.loc[5, "time"]  # 3x the time, and above the work
+    assert frame.loc[5, "critical_path"] > frame.loc[5, "work"]
+    with pytest.warns(IdentityWarning, match=r"line 7, column critical_path: the critical path is 3x the run time"):
+        validate_frame(frame, location=Location("r.csv", first_line=2))
+    with pytest.raises(MeasurementError, match=r"r.csv, line 7, column critical_path: the critical path is 3x"):
+        validate_frame(frame, location=Location("r.csv", first_line=2), strict=True)
+    with pytest.warns(IdentityWarning):
+        report = diagnose(Measurements(frame))
+    ratio = frame.loc[5, "critical_path"] / frame.loc[5, "work"]
+    assert report.problems == [
+        "critical path longer than the run time in 1 of 16 runs (run 6: 3x): are time and the DAG metrics "
+        "from the same run, in one unit?",
+        f"critical path longer than the work in 1 of 16 runs (run 6: {ratio:.3g}x): are time and the DAG "
+        "metrics from the same run, in one unit?"]
+    with warnings.catch_warnings():  # a path within its run and its work: not a word
+        warnings.simplefilter("error")
+        within = dag_frame().assign(critical_path=lambda f: np.minimum(f["time"], f["work"]))
+        assert diagnose(Measurements(within)).problems == []
 
 
 def test_rounding_to_4_significant_digits_stays_within_the_tolerance():
