@@ -804,6 +804,9 @@ class DagModel(TableModel):
         Whether the critical path's model is of the span per the run's work inflation,
         drawn times the draw's work per serial work (:data:`SPAN_INFLATED` at fit, with
         a traced span; absent in model files from before it: no).
+    zero_at_one_ : list
+        The metrics beside the idle time that are 0 at ``p = 1`` (:func:`zero_at_one`;
+        absent in model files from before it: none).
     selection_ : dict
         For each ``"auto"`` component: candidate -> forward-validation score (median
         absolute log error on the held-out runs; ``None`` if the candidate failed).
@@ -878,7 +881,8 @@ class DagModel(TableModel):
     #: spans the nearest measured settings too (:mod:`probperf.unmeasured`)
     spans_unmeasured = True
     _fitted = ("specs_", "selection_", "size_features_", "relations_", "has_span_", "discrepancy_learnt_",
-               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_")
+               "discrepancy_", "discrepancy_scales_", "components_", "monotone_beyond_", "span_inflated_",
+               "zero_at_one_")
 
     def __init__(self, models: Mapping[str, str] | None = None, kernel: str | None = None,
                  effort: str = "default", n_draws: int = DEFAULT_DRAWS, seed: int = 0,
@@ -1035,6 +1039,7 @@ class DagModel(TableModel):
         self.has_span_ = m.has("critical_path")
         self.monotone_beyond_ = bool(MONOTONE_BEYOND)  # what predict does beyond the workers, kept
         self.span_inflated_ = bool(SPAN_INFLATED and self.has_span_)  # what the span's model means, kept
+        self.zero_at_one_ = zero_at_one(frame)
         measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
         measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
                                                       m.source, "DagModel")
@@ -1288,11 +1293,31 @@ class DagModel(TableModel):
                 # span law carried far (a steep law of three sizes) once drew spans 100x
                 # the work, which lifted one worker's time and the idle time it scales
                 draws = np.minimum(draws, comps["serial_work"])
-            comps[comp.name] = np.where(p > 1, draws, 0.0) if comp.multi_worker else draws
+            at_one = comp.multi_worker or comp.name in getattr(self, "zero_at_one_", ())
+            comps[comp.name] = np.where(p > 1, draws, 0.0) if at_one else draws
         return comps
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"
+
+
+def zero_at_one(frame: pd.DataFrame) -> list[str]:
+    """The delay if every one-worker run measured none while some run on more workers
+    did: that tracer counts no delay without a second worker (a steal's or a
+    contended lock's), so one worker's prediction has none either, where a law fitted
+    to the positive runs (zeros are no logs) would give it one (2.6 % of the time in
+    helper-71's table). A tracer that counts task creation as delay measures it at
+    one worker too, and is left alone.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"p": [1, 2, 1, 2], "delay": [0.0, 0.1, 0.0, 0.2]})
+    >>> zero_at_one(runs), zero_at_one(runs.assign(delay=[0.01, 0.1, 0.0, 0.2]))
+    (['delay'], [])
+    """
+    one = frame["p"].to_numpy() == 1
+    return ["delay"] if "delay" in frame and one.any() and (frame.loc[one, "delay"] == 0).all() and (
+        frame.loc[~one, "delay"] > 0).any() else []
 
 
 def _fit_component_job(model: DagModel, name: str, spec: str, inputs, y):

@@ -364,6 +364,23 @@ def test_no_work_is_zero_on_one_worker(fitted):
     assert np.all(pred["no_work"].draws == 0.0)
 
 
+def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted):
+    # helper-71: a tracer that counts no delay on one worker; the law fitted to the
+    # positive runs gave one worker 2.6 % of its time as delay, the time 2-2.7 % high
+    frame = paper_table().frame
+    one = frame["p"] == 1
+    frame.loc[one, "delay"] = 0.0
+    frame.loc[one, "time"] = frame.loc[one, "work"]
+    model = DagModel(kernel="basis", effort="quick", seed=1, calibrate=False).fit(Measurements(frame))
+    assert model.zero_at_one_ == ["delay"] and fitted.zero_at_one_ == []  # the paper's runs have delay at p = 1
+    points = pd.DataFrame({"n": [2**12, 2**12], "p": [1, 2]})
+    pred = model.predict(points, n_draws=400, seed=0)
+    assert np.all(pred["delay"].draws[:, 0] == 0.0) and np.all(pred["delay"].draws[:, 1] > 0.0)
+    serial = 3.0 * 2**12 * 12  # the work of one worker: the time there
+    assert abs(np.median(pred.draws[:, 0]) / serial - 1) < 0.02
+    assert np.all(fitted.predict(points, n_draws=50, seed=0)["delay"].draws[:, 0] > 0.0)
+
+
 def test_decomposition_shares_sum_to_one(far):
     d = far.decomposition(0.9)
     sums = d.groupby(["n", "p"])["share"].sum()
