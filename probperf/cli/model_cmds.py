@@ -856,6 +856,11 @@ def swept_relation(model, vs: str) -> str:
     return ""
 
 
+#: The demo's truths are simulated at these offsets from ``--seed`` (apart from the
+#: training runs' stream); the largest bounds the seeds it takes.
+TRUTH_SEEDS = (1000, 2000)
+
+
 @app.command()
 def demo(
     output: Path = typer.Option(Path("demo_band.png"), "-o", "--output", help="Band plot to write."),
@@ -883,7 +888,8 @@ def demo(
     from ..plot import figure_format, plot_band, save_figure
     from ..sim import generate
 
-    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED)  # it seeds the simulation too
+    # it seeds the simulation too, and the truths' simulations at seed + 1000 and + 2000
+    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED - TRUTH_SEEDS[-1])
     asked, effort = effort, "quick" if fast else effort  # --fast: as in fit
     with bad_input():
         _check_spec("--effort", effort)
@@ -906,8 +912,8 @@ def demo(
     import pandas as pd
 
     truth = pd.concat([
-        generate("sort", [big, sizes[-1]], [8, 16, 36], reps=3, seed=seed + 1000).aggregate("mean").frame,
-        generate("sort", far, [36], reps=1, seed=seed + 1000, progress=not quiet).frame])
+        generate("sort", [big, sizes[-1]], [8, 16, 36], reps=3, seed=seed + TRUTH_SEEDS[0]).aggregate("mean").frame,
+        generate("sort", far, [36], reps=1, seed=seed + TRUTH_SEEDS[0], progress=not quiet).frame])
 
     points = pd.DataFrame(targets, columns=["n", "p"])
     with without_mean_caution():  # the table shows medians and intervals, no mean
@@ -917,7 +923,7 @@ def demo(
     decomp = pred[[2]].decomposition(0.9)
     decomp[["median", "lower", "upper"]] *= 1e3  # in ms, as the table above
     _print_decomposition(decomp, 0.9, unit="ms")
-    measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + 2000)
+    measured = generate("sort", [big], [1, 2, 4, 8, 16, 24, 36], reps=1, seed=seed + TRUTH_SEEDS[1])
     fig = plot_band(model, vs="p", at={"n": big, "p": 36}, data=measured,
                     title=f"sort, n = 2^{int(np.log2(big))} (8x the largest training size)")
     with bad_input():
