@@ -184,7 +184,7 @@ def diagnose(m: Measurements) -> Report:
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
-                        f"run {identity.row + 1} of {len(m)} (tolerance {percent(identity.tolerance)}): "
+                        f"{_run(m, identity.row, f'tolerance {percent(identity.tolerance)}')}: "
                         "was the tracer on for the whole run, and are time and the DAG metrics from "
                         "the same run?")
     problems += _span_longer(m)
@@ -642,16 +642,31 @@ def _span_longer(m: Measurements) -> list[str]:
     Examples
     --------
     >>> _span_longer(Measurements({"n": [8, 16], "p": [2, 2], "time": [1.0, 2.0], "critical_path": [0.5, 5.0]}))
-    ['critical path longer than the run time in 1 of 2 runs (run 2: 2.5x): are time and the DAG metrics from the same run, in one unit?']
+    ['critical path longer than the run time in 1 of 2 runs, 2.5x in run 2 of 2: are time and the DAG metrics from the same run, in one unit?']
     """
     out = []
     for ratio, what in zip(span_excess(m.frame), ("run time", "work")):
         off = ratio > 1.0 + TOLERANCE
         if off.any():
             row = int(np.nanargmax(np.where(off, ratio, np.nan)))
-            out.append(f"critical path longer than the {what} in {int(off.sum())} of {len(m)} runs (run {row + 1}: "
-                       f"{ratio[row]:.3g}x): are time and the DAG metrics from the same run, in one unit?")
+            out.append(f"critical path longer than the {what} in {int(off.sum())} of {len(m)} runs, {ratio[row]:.3g}x "
+                       f"in {_run(m, row)}: are time and the DAG metrics from the same run, in one unit?")
     return out
+
+
+def _run(m: Measurements, row: int, *notes: str) -> str:
+    """Run ``row`` (0-based) of ``m`` for people: its number among the runs looked at
+    and, for a table read from a file, its line there (after ``--split`` the runs are
+    the training rows, and their numbers are not the file's), with ``notes``.
+
+    Examples
+    --------
+    >>> _run(Measurements({"n": [8, 16], "p": [2, 2], "time": [1.0, 2.0]}), 1, "tolerance 0.1 %")
+    'run 2 of 2 (tolerance 0.1 %)'
+    """
+    where = str(m.row_error("", row)).removesuffix(": ")
+    notes = ([where] if ", line " in where else []) + list(notes)
+    return f"run {row + 1} of {len(m)}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def _identity(m: Measurements) -> Identity:

@@ -119,14 +119,23 @@ def test_a_critical_path_longer_than_its_run_is_warned_refused_when_strict_and_r
         report = diagnose(Measurements(frame))
     ratio = frame.loc[5, "critical_path"] / frame.loc[5, "work"]
     assert report.problems == [
-        "critical path longer than the run time in 1 of 16 runs (run 6: 3x): are time and the DAG metrics "
-        "from the same run, in one unit?",
-        f"critical path longer than the work in 1 of 16 runs (run 6: {ratio:.3g}x): are time and the DAG "
-        "metrics from the same run, in one unit?"]
+        "critical path longer than the run time in 1 of 16 runs, 3x in run 6 of 16: are time and the DAG "
+        "metrics from the same run, in one unit?",
+        f"critical path longer than the work in 1 of 16 runs, {ratio:.3g}x in run 6 of 16: are time and the "
+        "DAG metrics from the same run, in one unit?"]
     with warnings.catch_warnings():  # a path within its run and its work: not a word
         warnings.simplefilter("error")
         within = dag_frame().assign(critical_path=lambda f: np.minimum(f["time"], f["work"]))
         assert diagnose(Measurements(within)).problems == []
+
+
+def test_a_broken_run_is_named_by_its_line_after_the_split(tmp_path):
+    # helper-71: "run 6 of 12" counted the training rows only; the file's line is named too
+    frame = dag_frame(off_by=0.12, bad_row=9).assign(split=["test"] * 4 + ["train"] * 12)
+    frame.to_csv(tmp_path / "runs.csv", index=False)
+    res = run("doctor", tmp_path / "runs.csv")
+    assert res.exit_code == 0, res.output
+    assert f"off by 12 % in run 6 of 12 ({tmp_path / 'runs.csv'}, line 11; tolerance 0.1 %)" in one_line(res.stdout)
 
 
 def test_rounding_to_4_significant_digits_stays_within_the_tolerance():
