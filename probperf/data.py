@@ -1411,37 +1411,43 @@ def check_positive_finite(values: np.ndarray, what: str) -> None:
 
 
 def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], columns: Sequence[str],
-                        metric: str, source=None, needed_by: str = "this model") -> np.ndarray:
+                        metric: str, source=None, needed_by: str = "this model", runs=None) -> np.ndarray:
     """A sequential baseline per row: T1'(n) for the DAG model, T(n) for the penalty model.
 
-    The first of ``columns`` that is complete wins; otherwise the mean ``metric`` of the
-    ``p == 1`` runs with the same size and configuration (``size_features``).
+    Per row, the first of ``columns`` that has a value there; where none has, the mean
+    ``metric`` of the ``p == 1`` runs with the same size and configuration
+    (``size_features``). A column given for some rows only is used where it is given
+    (it was left out silently, or named as missing). ``runs``: the
+    :class:`Measurements` that ``frame`` is, to name a row by its file's line.
 
     Examples
     --------
     >>> df = pd.DataFrame({"n": [8, 8, 16, 16], "p": [1, 2, 1, 2], "work": [4.0, 5.0, 9.0, 10.0]})
     >>> one_worker_baseline(df, ["n"], ["serial_work"], "work").tolist()
     [4.0, 4.0, 9.0, 9.0]
+    >>> one_worker_baseline(df.assign(serial_work=[3.5, 3.5, None, None]), ["n"], ["serial_work"], "work").tolist()
+    [3.5, 3.5, 9.0, 9.0]
     """
-    for col in columns:
-        if col in frame and frame[col].notna().all():
-            return frame[col].to_numpy(dtype=np.float64)
+    out = np.full(len(frame), np.nan)
+    for col in (c for c in columns if c in frame):
+        out = np.where(np.isnan(out), frame[col].to_numpy(dtype=np.float64), out)
+    missing = np.isnan(out)
+    if not missing.any():
+        return out
     ones = frame[frame["p"] == 1]
-    if ones.empty:
-        raise MeasurementError(
-            f"{needed_by} needs the sequential baseline: a {' or '.join(map(repr, columns))} column "
-            "or runs with p=1",
-            source,
-            column=columns[0],
-        )
+    named = " or ".join(map(repr, columns))
+    if ones.empty and missing.all():
+        raise MeasurementError(f"{needed_by} needs the sequential baseline: a {named} column or runs with p=1",
+                               source, column=columns[0])
     means = ones.groupby(list(size_features))[metric].mean().rename("_baseline")
     joined = frame[list(size_features)].merge(means, left_on=list(size_features), right_index=True, how="left")
-    if joined["_baseline"].isna().any():
-        row = int(np.flatnonzero(joined["_baseline"].isna().to_numpy())[0])
-        raise MeasurementError(
-            f"no p=1 run for the size/configuration of the {row_name(row)}, so its sequential baseline is "
-            f"unknown; add p=1 runs or a {columns[0]!r} column",
-            source,
-            column=columns[0],
-        )
-    return joined["_baseline"].to_numpy(dtype=np.float64)
+    out = np.where(missing, joined["_baseline"].to_numpy(dtype=np.float64), out)
+    if np.isnan(out).any():
+        row = int(np.flatnonzero(np.isnan(out))[0])
+        partial = not missing.all()  # the column is there, with a gap
+        message = (f"{f'no {named} value and ' if partial else ''}no p=1 run at this size/configuration, so its "
+                   f"sequential baseline is unknown; add p=1 runs or {'its value' if partial else f'a {columns[0]!r} column'}")
+        if runs is not None:
+            raise runs.row_error(message, row, columns[0])
+        raise MeasurementError(f"{row_name(row)}: {message}", source, column=columns[0])
+    return out
