@@ -1010,11 +1010,18 @@ def test_demo_table_keeps_every_header_whole_at_80_columns():
     pred = Predictive(draws)
     truth = pd.DataFrame({"n": [2**19, 2**24], "p": [36, 36], "time": [1.2e-3, 5e-2]})
     out = io.StringIO()
-    Console(file=out, width=80).print(_demo_table(pred, truth, targets, 2**16))
+    # trained on n <= 2^16, p <= 8: the largest factor over n and p (n's alone said 1x
+    # for 36 workers at n = 2^16)
+    from probperf.cli.model_cmds import beyond_factor
+
+    beyond = beyond_factor({"n": [2**10, 2**16, 4], "p": [1, 8, 4]}, pd.DataFrame(targets, columns=["n", "p"]))
+    Console(file=out, width=80).print(_demo_table(pred, truth, targets, beyond))
     header = next(line for line in out.getvalue().splitlines() if "beyond" in line)
     for name in ("median", "90 % interval", "simulated", "error", "inside"):
         assert name in header
     assert max(len(line) for line in out.getvalue().splitlines()) <= 80
+    cells = [[c.strip() for c in line.split("│")[1:3]] for line in out.getvalue().splitlines() if "2^" in line]
+    assert beyond == [8.0, 256.0] and cells == [["2^19", "8x"], ["2^24", "256x"]]
 
 
 @pytest.mark.parametrize("command", [["predict"], ["plot", "-o", "{out}"]])
