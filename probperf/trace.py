@@ -238,7 +238,22 @@ def _check_trace(trace: TaskTrace) -> int:
     for name in ("create_task", "wait_tasks", "end_task"):
         if int(getattr(trace, name)) < 0:
             raise ValueError(f"{name} must be non-negative, got {getattr(trace, name)!r}")
+    _check_one_at_a_time(trace)
     return w
+
+
+def _check_one_at_a_time(trace: TaskTrace) -> None:
+    """Refuse a worker that runs two strands at once (one starts before the other
+    ends): the profile counts strands, not workers, so such a trace passed with
+    every worker's overlap counted as work (helper-71)."""
+    order = np.lexsort((trace.start, trace.worker))
+    w, start, end = trace.worker[order], np.asarray(trace.start, float)[order], np.asarray(trace.end, float)[order]
+    with np.errstate(invalid="ignore"):  # a NaN time is refused by its own check
+        clash = (w[1:] == w[:-1]) & (start[1:] < end[:-1])
+    if clash.any():
+        k = int(np.flatnonzero(clash)[0])
+        raise ValueError(f"worker {w[k]} runs strands {order[k]} and {order[k + 1]} at once (strand {order[k + 1]} "
+                         f"starts at {start[k + 1]:g}, before strand {order[k]} ends at {end[k]:g})")
 
 
 def ready_times(trace: TaskTrace) -> np.ndarray:

@@ -139,9 +139,17 @@ def test_bad_traces_are_rejected_with_a_clear_message(kwargs, message):
 
 
 def test_more_running_strands_than_workers_is_rejected():
+    # a worker runs one strand at a time: two at once on one worker is refused by the
+    # worker (helper-71: with a second worker idle, the overlap was counted as work)
     t = TaskTrace([0.0, 0.0], [2.0, 2.0], [0, 0], [], [], 1)
-    with pytest.raises(ValueError, match="2 strands run at once .* only n_workers=1"):
+    with pytest.raises(ValueError, match=r"^worker 0 runs strands 0 and 1 at once \(strand 1 starts at 0, "
+                                         r"before strand 0 ends at 2\)$"):
         dag_metrics(t)
+    t = TaskTrace([0.0, 1.0, 5.0], [3.0, 4.0, 6.0], [1, 1, 0], [0, 1], [2, 2], 2)
+    with pytest.raises(ValueError, match=r"^worker 1 runs strands 0 and 1 at once \(strand 1 starts at 1, "):
+        dag_metrics(t)
+    ok = dag_metrics(TaskTrace([0.0, 1.0, 5.0], [3.0, 4.0, 6.0], [1, 0, 0], [0, 1], [2, 2], 2))
+    assert (ok["work"], ok["time"]) == (7.0, 6.0)
 
 
 def test_zero_length_cycle_is_rejected():
