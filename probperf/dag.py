@@ -367,20 +367,6 @@ IDLE_BOUNDED = False
 #: refused (re-fit), since this code no longer has it.
 MONOTONE_BEYOND = True
 
-#: Whether, beyond the largest training worker count ``P``, a draw's time also falls
-#: no faster than the same draw's time did over the last doubling of workers up to
-#: ``P`` (``P / 2``, not below the training range, to ``P``): the time model's rule
-#: (:data:`probperf.models.laws.EDGE_SPEEDUP_BEYOND`, whose comment gives the first
-#: principles) for the DAG model's time, the lift counted as idle time (no worker
-#: works in it) so that the identity holds in every draw. The edge and the inner point
-#: are drawn from the same seeds (as MONOTONE_BEYOND's edge), so the slope compares
-#: curves, not noises; not where a part's draws are not pointwise (a GP) or ``p`` is
-#: made of other parameters. Read at predict time, not saved. Registered 2026-11-29 10:07 UTC,
-#: before any run: adopted if nested forward validation on the 14 simulated
-#: training sets (``python benchmarks/choose_laws.py --only sim``, suffix ``+dagedgesp``
-#: after ``+spannoise``, seed 0) scores a mean log score not lower than the default's.
-EDGE_SPEEDUP_BEYOND = False
-
 #: Whether the work part's law mixture (work per serial work) leaves out the laws that
 #: grow like a power of the size, as IDLE_BOUNDED would for the idle part (LawMixture's
 #: ``bounded_in_size``). Why (first principles): the part is the work's inflation over
@@ -1245,38 +1231,20 @@ class DagModel(TableModel):
         grid, weights = self.discrepancy_scales_.T
         factors = np.random.default_rng(seeds["scale"]).choice(grid, size=S, p=weights / weights.sum())
         with discrepancy_factors(factors):  # one factor per draw, shared by the parts
-            comps = self._draw_run(table, S, seeds)
-            comps = self._speed_up_held(table, comps, S, seeds)
-        # a draw that overflowed (inf - inf, 0 * inf) is NaN where another part of the
-        # same draw is inf: an unbounded draw, so inf, which the quantiles can order (a
-        # NaN made every summary NaN) and the cautions on the mean and far-out points
-        # speak of. A NaN without an overflow beside it stays NaN: a fault, not a bound.
-        blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
-        if blown.any():
-            comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
-        comps = {k: unmeasured.pick(v, rows, seeds["setting"]) for k, v in comps.items()}  # one choice per draw
-        return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
-
-    def _draw_run(self, table: pd.DataFrame, S: int, seeds: dict) -> dict[str, np.ndarray]:
-        """``S`` joint draws of every part at the points of ``table``: the parts
-        (:meth:`_draw_parts`), held beyond the workers (MONOTONE_BEYOND), widened by the
-        discrepancy and lifted to the span law; the same seeds at other points share
-        the draws' coefficients, noise and widening."""
-        p = table["p"].to_numpy(dtype=np.float64)
-        comps = self._draw_parts(table, S, seeds)
-        held = [k for k in ("work", "delay")  # a model that does not say is not held
-                if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
-        p_max = self.train_ranges_["p"][1]
-        far = p > p_max if self._monotone() and held else np.zeros(len(p), dtype=bool)
-        if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
-            edge = self._draw_parts(table.assign(p=np.minimum(p, p_max)), S, seeds, held)
-            drawn = comps.get("work")
-            for name in held:
-                comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])
-            if getattr(self, "span_inflated_", False) and "work" in held:  # the span follows the held work
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    comps["critical_path"] = np.where(far, comps["critical_path"] * (comps["work"] / drawn),
-                                                      comps["critical_path"])
+            comps = self._draw_parts(table, S, seeds)
+            held = [k for k in ("work", "delay")  # a model that does not say is not held
+                    if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
+            p_max = self.train_ranges_["p"][1]
+            far = p > p_max if self._monotone() and held else np.zeros(len(p), dtype=bool)
+            if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
+                edge = self._draw_parts(table.assign(p=np.minimum(p, p_max)), S, seeds, held)
+                drawn = comps.get("work")
+                for name in held:
+                    comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])
+                if getattr(self, "span_inflated_", False) and "work" in held:  # the span follows the held work
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        comps["critical_path"] = np.where(far, comps["critical_path"] * (comps["work"] / drawn),
+                                                          comps["critical_path"])
         span = comps.pop("critical_path", None)
         if any(self.discrepancy_.values()):
             d = extrapolation_distance(table, self.train_ranges_)
@@ -1290,33 +1258,15 @@ class DagModel(TableModel):
                 idle = np.maximum(0.0, p * span - (work + delay + no_work))
                 comps["no_work"] = no_work + idle
                 comps["critical_path"] = span
-        return comps
-
-    def _speed_up_held(self, table: pd.DataFrame, comps: dict, S: int, seeds: dict) -> dict[str, np.ndarray]:
-        """``comps`` with each draw's time beyond the largest training worker count
-        ``P`` no faster than the same draw's speed-up over the last doubling up to ``P``
-        (:data:`EDGE_SPEEDUP_BEYOND`), the lift added to the idle time so that the
-        identity (1) holds; as drawn where the rule is off, ``p`` is made of other
-        parameters, or a part's draws are not pointwise (a GP's edge would not share
-        the point's noise)."""
-        from .models.points import worker_factors
-
-        p = table["p"].to_numpy(dtype=np.float64)
-        low, top = self.train_ranges_["p"][:2]
-        pointwise = all(getattr(self.components_.get(k), "draws_pointwise", lambda: False)()
-                        for k in ("work", "delay", "no_work") if k in self.components_)
-        far = p > top
-        if not (EDGE_SPEEDUP_BEYOND and far.any() and pointwise and top > low
-                and not worker_factors(getattr(self, "relations_", None))):
-            return comps
-        inner = max(top / 2.0, low)
-        edge, before = (self._draw_run(table.assign(p=np.where(far, q, p)), S, seeds) for q in (top, inner))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t_edge, t_before = ((c["work"] + c["delay"] + c["no_work"]) / q for c, q in ((edge, top), (before, inner)))
-            slope = np.clip(np.log(t_edge / t_before) / np.log(top / inner), -1.0, 0.0)
-            floor = p * t_edge * (p / top) ** np.nan_to_num(slope, nan=-1.0)
-            lift = np.where(far, np.maximum(0.0, floor - (comps["work"] + comps["delay"] + comps["no_work"])), 0.0)
-        return {**comps, "no_work": comps["no_work"] + np.nan_to_num(lift, nan=0.0)}
+        # a draw that overflowed (inf - inf, 0 * inf) is NaN where another part of the
+        # same draw is inf: an unbounded draw, so inf, which the quantiles can order (a
+        # NaN made every summary NaN) and the cautions on the mean and far-out points
+        # speak of. A NaN without an overflow beside it stays NaN: a fault, not a bound.
+        blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
+        if blown.any():
+            comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
+        comps = {k: unmeasured.pick(v, rows, seeds["setting"]) for k, v in comps.items()}  # one choice per draw
+        return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
         """``S`` joint draws of every component at ``pts`` (``only``: of these and the

@@ -435,14 +435,9 @@ class LawMixture(MetricModel):
             check_points(X, self.features_, self.ranges_, self.relations_)
             check_extrapolation(X, self.features_, self.ranges_)
         rows, edges, ratio = self._speedup_edges(X)
-        inner, step = (None, None) if rows is None else self._inner_edges(X[rows], edges)
-        joint, mask = X, noise
-        if rows is not None:  # a point and its edge in one joint draw
-            joint = np.vstack([X, edges] + ([] if inner is None else [edges, inner]))
-            if inner is not None:  # the edge's own speed-up is read without run-to-run noise
-                mask = np.repeat([bool(noise), False], [len(X) + len(edges), 2 * len(edges)])
+        joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
         rng = np.random.default_rng(seed)
-        out = self._law_draws(joint, n_draws, rng, seed, mask)
+        out = self._law_draws(joint, n_draws, rng, seed, noise)
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
@@ -453,13 +448,8 @@ class LawMixture(MetricModel):
                                  directions=self.directions_, kinds=self.kind_ranges_)
             out = out + rate[form, None] * d[None, :] ** power[form, None] * z
         if rows is not None:  # no faster than a linear speed-up from the edge (laws.LINEAR_SPEEDUP_BEYOND)
-            k, m = len(X), len(rows)
-            slope = -1.0  # log time per log workers; with EDGE_SPEEDUP_BEYOND the edge's own, if slower
-            if inner is not None:  # over the last doubling in: time falls no faster beyond it
-                rise = out[:, k + m:k + 2 * m] - out[:, k + 2 * m:]
-                slope = np.clip(np.divide(rise, step, out=np.full_like(rise, -1.0), where=step > 0), -1.0, 0.0)
-            held = out[:, k:k + m] - slope * np.log(ratio)[None, :]
-            out = out[:, :k].copy()
+            held = out[:, len(X):] + np.log(ratio)[None, :]
+            out = out[:, :len(X)].copy()
             out[:, rows] = np.maximum(out[:, rows], held)
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
         with np.errstate(over="ignore"):
@@ -542,58 +532,11 @@ class LawMixture(MetricModel):
         edges[:, i] = p_edge[keep]
         return rows[keep], edges, p_edge[keep] / X[rows[keep], i]
 
-    def _inner_edges(self, X, edges) -> tuple:
-        """``(inner, log(p_edge / p_inner))``: each edge (a row of ``edges``, for the
-        point in that row of ``X``) with half its workers, for the speed-up the draw
-        makes over that last doubling (:data:`~probperf.models.laws.EDGE_SPEEDUP_BEYOND`);
-        ``(None, None)`` where it does not act. ``p`` is halved, not below its
-        training range; where ``p`` is made of others, every factor the point has
-        above its range is divided by ``2^(1/k)`` (``k`` such factors), not below its
-        range, and ``p`` worked out from the relations. A row with no fewer workers in
-        (the edge at the range's bottom, or ``p`` not given) keeps a step of 0, where
-        the linear speed-up holds.
-
-        Examples
-        --------
-        >>> n, p = np.repeat(2.0 ** np.arange(8, 13), 4), np.tile([1.0, 2.0, 4.0, 8.0], 5)
-        >>> mix = LawMixture().fit(np.c_[n, p], 1e-6 * n / p, features=["n", "p"], target="time")
-        >>> saved, laws.EDGE_SPEEDUP_BEYOND = laws.EDGE_SPEEDUP_BEYOND, True
-        >>> inner, step = mix._inner_edges(np.array([[4096.0, 32.0]]), np.array([[4096.0, 8.0]]))
-        >>> laws.EDGE_SPEEDUP_BEYOND = saved
-        >>> inner.tolist(), step.round(4).tolist()
-        ([[4096.0, 4.0]], [0.6931])
-        """
-        import pandas as pd
-
-        from .points import complete_points, worker_factors
-
-        if not laws.EDGE_SPEEDUP_BEYOND:
-            return None, None
-        i = self.features_.index("p")
-        factors = [c for c in sorted(worker_factors(self.relations_) - {"p"}) if c in self.features_]
-        inner = edges.copy()
-        if not factors:
-            inner[:, i] = np.maximum(edges[:, i] / 2.0, self.ranges_["p"][0])
-        else:
-            cols = [self.features_.index(c) for c in factors]
-            beyond = X[:, cols] > np.array([self.ranges_[c][1] for c in factors])
-            root = 2.0 ** (1.0 / np.maximum(beyond.sum(axis=1), 1))
-            frame = pd.DataFrame(edges, columns=self.features_)
-            for k, (c, j) in enumerate(zip(factors, cols)):
-                halved = np.maximum(edges[:, j] / root, self.ranges_[c][0])
-                frame[c] = np.where(beyond[:, k], halved, edges[:, j])
-            frame["p"] = np.nan
-            inner = frame.to_numpy(dtype=np.float64)
-            inner[:, i] = complete_points(frame, self.relations_)["p"].to_numpy(dtype=np.float64)
-        fewer = np.isfinite(inner[:, i]) & (inner[:, i] < edges[:, i])
-        inner[~fewer] = edges[~fewer]
-        return inner, np.log(edges[:, i] / inner[:, i])
-
     def _law_draws(self, X, n_draws, rng, seed, noise) -> np.ndarray:
         """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh
         generator of ``seed``); inside :func:`law_draws_kept`, once per arguments."""
         kept = _KEPT_DRAWS.get() if seed is not None else None
-        key = (id(self), rowsets.digest(X), n_draws, seed, np.asarray(noise).tobytes()) if kept is not None else None
+        key = (id(self), rowsets.digest(X), n_draws, seed, noise) if kept is not None else None
         hit = kept.get(key) if kept is not None else None
         if hit is not None:  # the entry holds the mixture, so its id is not another's
             rng.bit_generator.state = hit[2]  # where the draws left it: the rest is the same
