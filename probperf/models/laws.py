@@ -496,6 +496,16 @@ LINEAR_SPEEDUP_TIED = True
 # that binds makes the interval the edge's, narrow (session 49's note). A DAG form
 # (``dag.EDGE_SPEEDUP_BEYOND``, suffix ``+dagedgesp``) was registered 10:07 UTC and not
 # run after this result. The code of both is at commit 12fde63.
+# Tried and not run (session 50), SCALING_WEIGHTS: each candidate law's weight in a
+# mixture of time modelled directly times the share of its draws (the law without its
+# residual GP) that keep a linear speed-up's bound at each doubling of the workers up
+# to the far reach (selection.far_factor), renormalised: conditioning the mixture on
+# the physical bound rather than clamping draws to it. On helper-70's MPI code the
+# refuted "quadratic" law (weight 1.0) handed all its weight to the one law of any
+# stacking weight that kept the bound, ``c + n^0.75 (1, 1/p)``, flat in p: 5.4x too
+# slow at 512 workers with the truth below the interval (was 1.75x fast). Laws of no
+# stacking weight cannot take it, and those that can are the runs' poor fits; so it
+# was not registered for a run. No code kept.
 
 #: Knees k of the saturating law, on a log grid (the fit refines between neighbours):
 #: from a quarter of a worker (the ratio already level from ``p = 2``) to 4096 other
