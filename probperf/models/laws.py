@@ -507,6 +507,25 @@ LINEAR_SPEEDUP_TIED = True
 # stacking weight cannot take it, and those that can are the runs' poor fits; so it
 # was not registered for a run. No code kept.
 
+#: Whether a draw held by LINEAR_SPEEDUP_BEYOND (or _TIED) keeps the upward part of the
+#: mixture's widening beyond the data: held at the edge's value times ``P / p`` plus
+#: ``max(0, w(point) - w(edge))``, where ``w`` is the draw's discrepancy term (one
+#: deviate per draw, growing with the distance: the learnt rate of
+#: :mod:`probperf.models.discrepancy`), instead of at the bound alone. Why: the bound,
+#: a linear speed-up carried from the edge, is itself a curve extrapolated beyond the
+#: data; a draw that falls below it is a law refuted there, and what the runs teach
+#: about the laws' error at that distance applies to the curve that replaces it, cut
+#: at the physical bound (no draw faster than linear). Today a held draw carries only
+#: the edge's widening, so where the hold binds in most draws the interval is the
+#: edge's, narrow: helper-70's MPI code at 8x its workers, 1.75x fast with the interval
+#: missing (session 49's note; session 50's EDGE_SPEEDUP_BEYOND lost on such
+#: narrowing). Registered 2026-11-29 10:19 UTC, before any run: adopted if nested
+#: forward validation with time modelled directly (``python benchmarks/choose_laws.py
+#: --time-only``, suffix ``+heldw`` after ``+linspt``, seed 0) scores a mean log score
+#: over the training sets not lower than the default's and the mean over the real
+#: sets (shared and extra) not lower.
+HELD_WIDENING = False
+
 #: Knees k of the saturating law, on a log grid (the fit refines between neighbours):
 #: from a quarter of a worker (the ratio already level from ``p = 2``) to 4096 other
 #: workers (no level inside any worker count probperf records, where the law is a

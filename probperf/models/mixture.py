@@ -438,6 +438,7 @@ class LawMixture(MetricModel):
         joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
         rng = np.random.default_rng(seed)
         out = self._law_draws(joint, n_draws, rng, seed, noise)
+        spread = np.zeros((1, len(joint)))
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
             # data is smooth, not noise (a draw stays one curve); one growth form per draw
@@ -446,9 +447,12 @@ class LawMixture(MetricModel):
             form = rng.choice(len(rate), size=n_draws, p=weight / weight.sum())
             d = doublings_beyond(joint, self.features_, self.ranges_, per_span=self.distance_per_span_,
                                  directions=self.directions_, kinds=self.kind_ranges_)
-            out = out + rate[form, None] * d[None, :] ** power[form, None] * z
+            spread = rate[form, None] * d[None, :] ** power[form, None] * z
+            out = out + spread
         if rows is not None:  # no faster than a linear speed-up from the edge (laws.LINEAR_SPEEDUP_BEYOND)
             held = out[:, len(X):] + np.log(ratio)[None, :]
+            if laws.HELD_WIDENING:  # a held draw keeps the point's widening above the edge's
+                held = held + np.maximum(0.0, spread[:, rows] - spread[:, len(X):])
             out = out[:, :len(X)].copy()
             out[:, rows] = np.maximum(out[:, rows], held)
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
