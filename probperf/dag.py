@@ -954,6 +954,9 @@ class DagModel(TableModel):
             raise persist.ModelFileError(f"discrepancy_scales_ of shape {scales.shape} is not rows of (factor >= 0, "
                                          f"weight >= 0); {persist.REFIT}")
         self.discrepancy_scales_ = scales
+        if not hasattr(self, "zero_at_one_"):  # a version 9-16 file: the delay's law at p = 1, as written
+            self.zero_at_one_ = []
+        self.zero_at_one_ = [str(c) for c in self.zero_at_one_]
         # A version 10 file with the hold asked for it in the twin form (session 30),
         # which this code no longer has; version 11 files carry span_inflated_.
         if getattr(self, "monotone_beyond_", False) and not hasattr(self, "span_inflated_"):
@@ -1293,7 +1296,7 @@ class DagModel(TableModel):
                 # span law carried far (a steep law of three sizes) once drew spans 100x
                 # the work, which lifted one worker's time and the idle time it scales
                 draws = np.minimum(draws, comps["serial_work"])
-            at_one = comp.multi_worker or comp.name in getattr(self, "zero_at_one_", ())
+            at_one = comp.multi_worker or comp.name in self.zero_at_one_
             comps[comp.name] = np.where(p > 1, draws, 0.0) if at_one else draws
         return comps
 

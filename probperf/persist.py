@@ -93,9 +93,13 @@ FORMAT = "probperf-model"
 #: predicted at p = 1 too, where T(n) came from a serial_time or serial_work column); a
 #: version 15 reader would refuse the field. A version 9-15 file's A is 0 at p = 1, as
 #: written.
-VERSION = 16
+#: Version 17: DAG models carry ``zero_at_one_`` (the delay predicted 0 at p = 1 where
+#: every one-worker run measured none, :func:`probperf.dag.zero_at_one`); a version 16
+#: reader would refuse the field. A version 9-16 file predicts the delay at p = 1 by
+#: its law, as written.
+VERSION = 17
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12", "13", "14", "15", "16")
+READS = ("9", "10", "11", "12", "13", "14", "15", "16", "17")
 
 _REGISTRY: dict[str, type] = {}
 

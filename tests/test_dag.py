@@ -364,7 +364,7 @@ def test_no_work_is_zero_on_one_worker(fitted):
     assert np.all(pred["no_work"].draws == 0.0)
 
 
-def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted):
+def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted, tmp_path):
     # helper-71: a tracer that counts no delay on one worker; the law fitted to the
     # positive runs gave one worker 2.6 % of its time as delay, the time 2-2.7 % high
     frame = paper_table().frame
@@ -379,6 +379,14 @@ def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted):
     serial = 3.0 * 2**12 * 12  # the work of one worker: the time there
     assert abs(np.median(pred.draws[:, 0]) / serial - 1) < 0.02
     assert np.all(fitted.predict(points, n_draws=50, seed=0)["delay"].draws[:, 0] > 0.0)
+    model.save(tmp_path / "m.model")  # saved with the model (file version 17)
+    again = persist.load(tmp_path / "m.model")
+    assert again.zero_at_one_ == ["delay"]
+    np.testing.assert_array_equal(again.predict(points, n_draws=50, seed=0).draws,
+                                  model.predict(points, n_draws=50, seed=0).draws)
+    del again.zero_at_one_  # a version 16 file: the delay's law at p = 1, as written
+    again._loaded()
+    assert again.zero_at_one_ == [] and np.all(again.predict(points, n_draws=50, seed=0)["delay"].draws[:, 0] > 0)
 
 
 def test_decomposition_shares_sum_to_one(far):
