@@ -1410,30 +1410,76 @@ def check_positive_finite(values: np.ndarray, what: str) -> None:
         raise ValueError(f"{what} must be positive and finite; index {i} is {_show(values[i])}")
 
 
+def column_baseline(frame: pd.DataFrame, size_features: Sequence[str], columns: Sequence[str]) -> tuple:
+    """``(column, values, gap)``: the first of ``columns`` that gives every row a
+    sequential baseline, a row's blank filled from another run of its size and
+    configuration (``size_features``; a column may be filled on one run per size);
+    ``(None, None, gap)`` where none does, ``gap`` the first ``(column, row)`` left
+    blank in a column that has values (``None``: every column absent or blank).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"n": [8, 8, 16, 16], "serial_work": [3.0, None, None, 9.0]})
+    >>> name, values, gap = column_baseline(df, ["n"], ["serial_work"])
+    >>> name, values.tolist(), gap
+    ('serial_work', [3.0, 3.0, 9.0, 9.0], None)
+    >>> column_baseline(df.assign(n=[8, 8, 16, 32]), ["n"], ["serial_work"])[::2]
+    (None, ('serial_work', 2))
+    """
+    gap = None
+    for col in (c for c in columns if c in frame and frame[c].notna().any()):
+        filled = frame[col].fillna(frame.groupby(list(size_features), dropna=False)[col].transform("first"))
+        if filled.notna().all():
+            return col, filled.to_numpy(dtype=np.float64), gap
+        gap = gap or (col, int(np.flatnonzero(filled.isna().to_numpy())[0]))
+    return None, None, gap
+
+
 def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], columns: Sequence[str],
                         metric: str, source=None, needed_by: str = "this model", runs=None) -> np.ndarray:
     """A sequential baseline per row: T1'(n) for the DAG model, T(n) for the penalty model.
 
-    Per row, the first of ``columns`` that has a value there; where none has, the mean
-    ``metric`` of the ``p == 1`` runs with the same size and configuration
-    (``size_features``). A column given for some rows only is used where it is given
-    (it was left out silently, or named as missing). ``runs``: the
-    :class:`Measurements` that ``frame`` is, to name a row by its file's line.
+    The first of ``columns`` that gives every row a value (:func:`column_baseline`);
+    otherwise the mean ``metric`` of the ``p == 1`` runs with the same size and
+    configuration (``size_features``), one source for every row: a column with a gap
+    that those runs fill is set aside with a warning (it was set aside unsaid), and a
+    gap they do not fill is named. ``runs``: the :class:`Measurements` that ``frame``
+    is, to name a row by its file's line.
 
     Examples
     --------
     >>> df = pd.DataFrame({"n": [8, 8, 16, 16], "p": [1, 2, 1, 2], "work": [4.0, 5.0, 9.0, 10.0]})
     >>> one_worker_baseline(df, ["n"], ["serial_work"], "work").tolist()
     [4.0, 4.0, 9.0, 9.0]
-    >>> one_worker_baseline(df.assign(serial_work=[3.5, 3.5, None, None]), ["n"], ["serial_work"], "work").tolist()
-    [3.5, 3.5, 9.0, 9.0]
+    >>> one_worker_baseline(df.assign(serial_work=[3.5, None, None, 8.5]), ["n"], ["serial_work"], "work").tolist()
+    [3.5, 3.5, 8.5, 8.5]
     """
-    out = np.full(len(frame), np.nan)
-    for col in (c for c in columns if c in frame):
-        out = np.where(np.isnan(out), frame[col].to_numpy(dtype=np.float64), out)
-    missing = np.isnan(out)
-    if not missing.any():
-        return out
+    name, values, gap = column_baseline(frame, size_features, columns)
+    if name is not None:
+        return values
+
+    def error(message, row=None):
+        if runs is not None and row is not None:
+            return runs.row_error(message, row, columns[0])
+        return MeasurementError(message if row is None else f"{row_name(row)}: {message}", source, column=columns[0])
+
+    ones = frame[frame["p"] == 1]
+    if ones.empty and gap is None:
+        raise error(f"{needed_by} needs the sequential baseline: a {' or '.join(map(repr, columns))} column "
+                    "or runs with p=1")
+    means = ones.groupby(list(size_features))[metric].mean().rename("_baseline")
+    joined = frame[list(size_features)].merge(means, left_on=list(size_features), right_index=True, how="left")
+    missing = joined["_baseline"].isna().to_numpy()
+    if gap is not None and (missing.any() or ones.empty):
+        raise error(f"no {gap[0]!r} value at this size/configuration and no p=1 run there, so its sequential "
+                    f"baseline is unknown; add its {gap[0]} or p=1 runs", gap[1])
+    if missing.any():
+        raise error(f"no p=1 run at this size/configuration, so its sequential baseline is unknown; add p=1 runs "
+                    f"or a {columns[0]!r} column", int(np.flatnonzero(missing)[0]))
+    if gap is not None:
+        userwarn.warn(str(error(f"no {gap[0]!r} value at this size/configuration: the p=1 runs' {metric} is the "
+                                f"sequential baseline of every run, not {gap[0]}", gap[1])))
+    return joined["_baseline"].to_numpy(dtype=np.float64)
     ones = frame[frame["p"] == 1]
     named = " or ".join(map(repr, columns))
     if ones.empty and missing.all():

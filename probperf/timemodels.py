@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import cautions, persist, unmeasured
-from .data import TIME_METRICS, Measurements, MeasurementError, one_worker_baseline
+from .data import TIME_METRICS, Measurements, MeasurementError, column_baseline, one_worker_baseline
 from .limits import draw_count
 from .models.base import TableModel
 from .models import specs
@@ -242,7 +242,7 @@ class PenaltyModel(_TimeOnly):
                 raise ValueError(f"the penalty model's T(n): {exc}") from None
             penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
             one = frame["p"].to_numpy() == 1
-            from_column = any(c in frame and frame[c].notna().all() for c in ("serial_time", "serial_work"))
+            from_column = column_baseline(frame, size, ["serial_time", "serial_work"])[0] is not None
             self.penalty_at_one_ = bool(from_column and np.sum(one & (penalty > 0)) >= 2)
             keep = (~one | self.penalty_at_one_) & (penalty > 0)
             if np.sum(keep & ~one) < 2:

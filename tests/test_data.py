@@ -318,17 +318,24 @@ def test_a_measurement_error_escapes_control_characters_of_the_file():
     assert "\x1b" not in str(caught.value) and "\\x1b]52;c;aGk=\\x07" in str(caught.value)
 
 
-def test_a_serial_work_column_with_gaps_is_used_where_given_and_a_gap_is_named_by_its_line(tmp_path):
-    # helper-71: a column blank at one size was left out whole where p = 1 runs were
+def test_a_serial_work_column_with_gaps_fills_a_size_from_its_runs_and_a_gap_is_named_by_its_line(tmp_path):
+    # helper-71: a column blank at one size was set aside unsaid where p = 1 runs were
     # there, and named as missing ("a 'serial_work' column or runs with p=1") where not
     from probperf.data import one_worker_baseline
 
     frame = pd.DataFrame({"n": [8, 8, 16, 16], "p": [1, 2, 1, 2], "work": [4.0, 5.0, 9.0, 10.0],
-                          "serial_work": [3.0, 3.0, None, None]})
-    assert one_worker_baseline(frame, ["n"], ["serial_work"], "work").tolist() == [3.0, 3.0, 9.0, 9.0]
+                          "serial_work": [3.0, None, None, 8.5]})
+    # one value per size is enough: a size's other runs share it
+    assert one_worker_baseline(frame, ["n"], ["serial_work"], "work").tolist() == [3.0, 3.0, 8.5, 8.5]
+    # a size with no value: the p = 1 runs' work for every run (one source), said
+    blank = frame.assign(serial_work=[3.0, 3.0, None, None])
+    with pytest.warns(UserWarning, match=r"3rd row: no 'serial_work' value at this size/configuration: the p=1 "
+                                         r"runs' work is the sequential baseline of every run, not serial_work"):
+        assert one_worker_baseline(blank, ["n"], ["serial_work"], "work").tolist() == [4.0, 4.0, 9.0, 9.0]
     path = tmp_path / "runs.csv"
-    frame.query("p > 1").assign(time=[2.5, 5.0]).to_csv(path, index=False)
+    blank.query("p > 1").assign(time=[2.5, 5.0]).to_csv(path, index=False)
     runs = pp.read(path)
-    with pytest.raises(MeasurementError, match=r"runs.csv, line 3, column serial_work: no 'serial_work' value and no "
-                                               r"p=1 run at this size/configuration, .*add p=1 runs or its value$"):
+    with pytest.raises(MeasurementError, match=r"runs.csv, line 3, column serial_work: no 'serial_work' value at "
+                                               r"this size/configuration and no p=1 run there, .*add its serial_work "
+                                               r"or p=1 runs$"):
         one_worker_baseline(runs.frame, ["n"], ["serial_work"], "work", runs.source, runs=runs)

@@ -279,10 +279,18 @@ def _one_line_warnings():
     numpy's floating-point warnings not at all: they come from a prediction far beyond
     the data or a table at the limits of float range, which the commands report
     themselves (a refused prediction, a refused value)."""
+    said = set()  # a model's inner fits (its calibration's clones) warn of the same runs again: said once
+
+    def show(message, *_, **__):
+        line = " ".join(str(message).split())
+        if line not in said:
+            said.add(line)
+            warn(line)
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="(divide by zero|overflow|invalid value|underflow) encountered",
                                 category=RuntimeWarning)
-        warnings.showwarning = lambda message, *_, **__: warn(" ".join(str(message).split()))
+        warnings.showwarning = show
         yield
 
 
