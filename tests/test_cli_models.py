@@ -1078,3 +1078,23 @@ def test_beyond_counts_the_distance_beyond_a_points_own_kind_of_run(tmp_path):
     assert res.exit_code == 0, res.output
     assert [r["beyond"] for r in json.loads(res.stdout)] == [1.0, 4.0]
     assert "n=2^12 is 4x the largest value with p > 1 (1024)" in res.stderr
+
+
+def test_a_narrow_decomposition_gives_a_line_per_term_under_each_point(capsys):
+    # review: the lines' headings grouped rows by their text, and 4 digits made
+    # c=0.12345 and c=0.12346 one point; the decomposition had no narrow form at all
+    from probperf.cli import _app
+    from probperf.cli.model_cmds import _print_decomposition
+
+    terms = ["work", "delay", "no_work"]
+    decomp = pd.DataFrame({"n": [2.0**20] * 6, "p": [36.0] * 6, "c": [0.12345] * 3 + [0.12346] * 3,
+                           "term": terms * 2, "share": [0.9, 0.05, 0.05] * 2, "share_lower": [0.8, 0.01, 0.01] * 2,
+                           "share_upper": [0.95, 0.1, 0.1] * 2, "median": [3.5, 0.2, 0.2] * 2,
+                           "lower": [3.0, 0.1, 0.1] * 2, "upper": [4.0, 0.3, 0.3] * 2})
+    with mock.patch.object(_app.console, "_width", 60):
+        _print_decomposition(decomp, 0.9)
+    out = capsys.readouterr().out
+    assert "…" not in out and all(len(line) <= 60 for line in out.splitlines())
+    lines = out.splitlines()
+    assert "n=2^20, p=36, c=0.12345:" in lines and "n=2^20, p=36, c=0.12346:" in lines
+    assert lines.count("  work: share 90.0% [80.0%, 95.0%], median 3.5 [3, 4]") == 2

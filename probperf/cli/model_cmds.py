@@ -646,32 +646,39 @@ MIN_SHOWN_WEIGHT = 0.01
 MIN_LAW_WIDTH = 20
 
 
-def _print_cells(title, header, rows, caption=None, point=0, folds=()) -> None:
+def _print_cells(title, header, rows, caption=None, point=0, keys=None, folds=()) -> None:
     """Rows of text cells as a table whose numbers are never cut, or, where the
-    terminal is too narrow for it, as lines: each point (the first ``point`` cells,
-    ``n=2^20, p=36``) once, then its rows indented, led by their name (the next
-    cell), an interval after its value: ``work: share 97.7% [97.6%, 97.7%], median
-    0.17 [0.17, 0.18]``. Columns in ``folds`` (a law's name) may fold down to
-    :data:`MIN_LAW_WIDTH` in the table."""
+    terminal is too narrow for it, as a line per row (:func:`_print_lines_by_point`).
+    The first ``point`` cells are the point's (``keys``: which point each row is of);
+    columns in ``folds`` (a law's name) may fold down to :data:`MIN_LAW_WIDTH`."""
+    if not rows:
+        return
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
     folded = [min(w, MIN_LAW_WIDTH) if h in folds else w for h, w in zip(header, widths)]
-    if sum(folded) + 3 * len(header) + 1 <= console.width:
-        table = Table(title=title, caption=caption)
-        for h, w in zip(header, folded):
-            fold = h in folds
-            table.add_column(h, justify="right", no_wrap=not fold, overflow="fold", min_width=w if fold else None)
-        for r in rows:
-            table.add_row(*r)
-        console.print(table)
+    if sum(folded) + 3 * len(header) + 1 > console.width:
+        _print_lines_by_point(title, header, rows, caption, point, keys)
         return
-    console.print(title, highlight=False)
-    last = None
+    table = Table(title=title, caption=caption)
+    for h, w in zip(header, folded):
+        fold = h in folds
+        table.add_column(h, justify="right", no_wrap=not fold, overflow="fold", min_width=w if fold else None)
     for r in rows:
-        where = ", ".join(f"{h}={v}" for h, v in zip(header[:point], r[:point]))
-        if point and where != last:
-            console.print(f"{where}:", highlight=False)
-            last = where
-        items = []  # the row's name leads; an interval follows its value: "work: share 97.7% [97.6%, 97.7%], ..."
+        table.add_row(*r)
+    console.print(table)
+
+
+def _print_lines_by_point(title, header, rows, caption, point, keys) -> None:
+    """:func:`_print_cells`' lines: each point (``n=2^20, p=36``) once, then its rows
+    indented, led by their name (the cell after the point's), an interval after its
+    value: ``work: share 97.7% [97.6%, 97.7%], median 0.17 [0.17, 0.18]``."""
+    console.print(title, highlight=False)
+    keys = range(len(rows)) if keys is None else keys
+    last = object()
+    for key, r in zip(keys, rows):
+        if point and key != last:
+            console.print(", ".join(f"{h}={v}" for h, v in zip(header[:point], r[:point])) + ":", highlight=False)
+            last = key
+        items = []
         for h, v in zip(header[point + 1:], r[point + 1:]):
             if v and h.endswith("interval") and items:
                 items[-1] += f" {v}"
@@ -680,6 +687,13 @@ def _print_cells(title, header, rows, caption=None, point=0, folds=()) -> None:
         console.print(f"  {r[point]}: " + ", ".join(items), highlight=False)
     if caption:
         console.print(caption, highlight=False)
+
+
+def _point_cells(table, params) -> list[list[str]]:
+    """Each row's point cells: the values with the digits that tell the points apart
+    (:func:`~probperf.cautions.column_texts`; ``c=0.12345`` and ``c=0.12346`` are two)."""
+    texts = [column_texts(table[c]) for c in params]
+    return [[t[i] for t in texts] for i in range(len(table))]
 
 
 def _print_laws(laws, level, unit="s"):
@@ -691,47 +705,53 @@ def _print_laws(laws, level, unit="s"):
     # each line shown on its own: shown() makes a newline visible, not a line break
     lines = [shown(t) for t in (caption, _noise_text(laws.attrs.get("noise"))) if t]
     params = _shown_params(laws, ("law", "weight", "median", "lower", "upper"))
-    rows = []
+    cells = _point_cells(laws, params)
+    rows, keys, point = [], [], 0  # the mixture closes each point's list
 
-    def add(r, law=None):
+    def add(i, r, law=None):
         # shown: a law's bracketed form ("[n^1 nnodes^6e-05]") is text, not rich markup (it vanished)
-        rows.append([*(number_text(r[c]) for c in params), shown(law or r["law"]), f"{r['weight']:.1%}",
+        rows.append([*map(shown, cells[i]), shown(law or r["law"]), f"{r['weight']:.1%}",
                      "" if law else number_text(r["median"]),
                      "" if law else shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")])
+        keys.append(point)
 
     small = []  # the point's laws under MIN_SHOWN_WEIGHT, listed only if there is one
-    for r in laws.to_dict("records"):
+    for i, r in enumerate(laws.to_dict("records")):
         if r["law"] != "mixture" and r["weight"] < MIN_SHOWN_WEIGHT:
-            small.append(r)
+            small.append((i, r))
             continue
-        if r["law"] == "mixture":  # the mixture closes each point's list
+        if r["law"] == "mixture":
             if len(small) > 1:
-                add({**r, "weight": sum(s["weight"] for s in small)},
+                add(i, {**r, "weight": sum(s["weight"] for _, s in small)},
                     f"{len(small)} more, each under {MIN_SHOWN_WEIGHT:.0%}")
             else:
-                for s in small:
-                    add(s)
+                for j, s in small:
+                    add(j, s)
             small = []
-        add(r)
+        add(i, r)
+        point += r["law"] == "mixture"
     _print_cells(shown(f"the laws behind the prediction ({level_text(level)} intervals in {unit}; "
                        "a law alone, the mixture with the discrepancy beyond the data)"),
                  [*map(shown, params), "law", "weight", "median", "interval"], rows,
-                 "\n".join(lines) or None, point=len(params), folds=("law",))
+                 "\n".join(lines) or None, point=len(params), keys=keys, folds=("law",))
 
 
 def _print_decomposition(decomp, level, unit="s", models=""):
     params = _shown_params(decomp, ("term", "share", "share_lower", "share_upper", "median", "lower", "upper"))
-    rows = [[*(number_text(r[c]) for c in params), r["term"], f"{r['share']:.1%}",
+    cells = _point_cells(decomp, params)
+    rows = [[*map(shown, cells[i]), r["term"], f"{r['share']:.1%}",
              shown(f"[{r['share_lower']:.1%}, {r['share_upper']:.1%}]"),  # "[inf, ...]" is no markup tag
              number_text(r["median"]), shown(f"[{number_text(r['lower'])}, {number_text(r['upper'])}]")]
-            for r in decomp.to_dict("records")]
+            for i, r in enumerate(decomp.to_dict("records"))]
+    first = decomp["term"].iloc[0] if len(decomp) else None
+    keys = np.cumsum((decomp["term"] == first).to_numpy())  # each point's terms start with the same one
     # each share is a median over the draws, of a different draw each time: they need
     # not add up (the shares of any one draw do)
     caption = "shares: medians over the draws, which need not add up to 100 %" + (
         f"\nterms' models (their heaviest law): {shown(models)}" if models else "")
     _print_cells(shown(f"decomposition of p * time ({level_text(level)} intervals, terms in {unit})"),
                  [*map(shown, params), "term", "share", "share interval", "median", "interval"], rows, caption,
-                 point=len(params))
+                 point=len(params), keys=keys)
 
 
 @app.command()
