@@ -299,7 +299,13 @@ training workers; registered 2026-11-29 08:07 UTC before any run, 0.208 against 
 the real sets equal; results/choose_laws_time_only_linsp.md), then ``+linspt`` after it
 (laws.LINEAR_SPEEDUP_TIED, the same where p is made of other parameters; registered
 08:38 UTC, 0.210 against 0.208, the real sets' mean -0.396 against -0.403;
-results/choose_laws_time_only_linspt.md). ``--dag`` fits
+results/choose_laws_time_only_linspt.md), and since session 50 ``+heldw`` after that
+(laws.HELD_WIDENING: a held draw keeps the upward part of the widening; registered
+10:19 UTC, 0.2103 against 0.2096, the real sets' mean -0.3957 against -0.3963;
+results/choose_laws_time_only_heldw.md). ``+edgesp`` (laws.EDGE_SPEEDUP_BEYOND,
+session 50: no faster than the draw's own speed-up over the last doubling) scored 0.200
+against 0.210 and was rejected (results/choose_laws_time_only_edgesp.md; code at commit
+12fde63). ``--dag`` fits
 the DAG model wherever the runs carry its metrics: on the single-size slices of seed 1
 it scores 0.451 against 0.560 for time modelled directly, so ``auto`` models one size's
 time directly (registry.SINGLE_SIZE_DIRECT; results/choose_laws_single_size_dag_seed1.md).

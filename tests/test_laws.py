@@ -1225,6 +1225,26 @@ def test_time_beyond_the_workers_gets_no_faster_than_a_linear_speed_up(monkeypat
     assert work._speedup_edges(at)[0] is None
 
 
+def test_a_held_draw_keeps_the_upward_part_of_the_widening(monkeypatch):
+    # helper-70's MPI code held at 2-8x its workers: the hold alone gave the edge's
+    # narrow interval; the held draws keep the widening above the bound, never below it
+    X, y = _dearer_beyond_one_node()
+    mix = LawMixture().fit(X, y, features=["n", "p"], target="time")
+    at = np.array([[1e8, 64.0], [1e8, 128.0], [1e8, 512.0]])
+    monkeypatch.setattr(laws, "HELD_WIDENING", False)
+    bound = mix.predict(at, n_draws=1000, seed=0).draws
+    monkeypatch.setattr(laws, "HELD_WIDENING", True)
+    held = mix.predict(at, n_draws=1000, seed=0).draws
+    assert np.all(held >= bound) and np.array_equal(held[:, 0], bound[:, 0])  # the edge itself: as drawn
+    assert np.quantile(held[:, 2], 0.95) > 1.2 * np.quantile(bound[:, 2], 0.95)
+    assert np.quantile(held[:, 2], 0.05) == pytest.approx(np.quantile(bound[:, 2], 0.05), rel=0.01)
+    # a mixture without the widening: nothing to keep
+    plain = LawMixture(discrepancy=False).fit(X, y, features=["n", "p"], target="time")
+    kept = plain.predict(at, n_draws=200, seed=0).draws
+    monkeypatch.setattr(laws, "HELD_WIDENING", False)
+    np.testing.assert_array_equal(kept, plain.predict(at, n_draws=200, seed=0).draws)
+
+
 def test_the_speed_up_hold_keeps_a_relation_of_the_workers(monkeypatch):
     # helper-70's MPI code declared with p = nnodes * ppn: the edge of nnodes=32 is
     # nnodes=4 (its training top) at the same ppn, p worked out from the relation
