@@ -238,7 +238,6 @@ def _check_trace(trace: TaskTrace) -> int:
     for name in ("create_task", "wait_tasks", "end_task"):
         if int(getattr(trace, name)) < 0:
             raise ValueError(f"{name} must be non-negative, got {getattr(trace, name)!r}")
-    _check_one_at_a_time(trace)
     return w
 
 
@@ -246,10 +245,13 @@ def _check_one_at_a_time(trace: TaskTrace) -> None:
     """Refuse a worker that runs two strands at once (one starts before the other
     ends): the profile counts strands, not workers, so such a trace passed with
     every worker's overlap counted as work (helper-71)."""
-    order = np.lexsort((trace.start, trace.worker))
-    w, start, end = trace.worker[order], np.asarray(trace.start, float)[order], np.asarray(trace.end, float)[order]
-    with np.errstate(invalid="ignore"):  # a NaN time is refused by its own check
-        clash = (w[1:] == w[:-1]) & (start[1:] < end[:-1])
+    start, end = np.asarray(trace.start, float), np.asarray(trace.end, float)
+    if np.any(end < start):  # refused by its own check, which names it
+        return
+    # by start, then end: a strand of no length at the instant another starts runs first
+    order = np.lexsort((end, start, trace.worker))
+    w, start, end = trace.worker[order], start[order], end[order]
+    clash = (w[1:] == w[:-1]) & (start[1:] < end[:-1])
     if clash.any():
         k = int(np.flatnonzero(clash)[0])
         raise ValueError(f"worker {w[k]} runs strands {order[k]} and {order[k + 1]} at once (strand {order[k + 1]} "
@@ -356,7 +358,7 @@ def dag_metrics(trace: TaskTrace) -> dict[str, float]:
     ValueError
         On malformed traces: arrays of different lengths, a worker or edge index out of
         range, a strand ending before it starts or starting before a predecessor ends,
-        more strands running than workers, or a cycle.
+        a worker running two strands at once, or a cycle.
 
     Examples
     --------
@@ -370,6 +372,7 @@ def dag_metrics(trace: TaskTrace) -> dict[str, float]:
     _check_trace(trace)
     for name in ("start", "end"):
         _check_finite(getattr(trace, name), name)
+    _check_one_at_a_time(trace)
     ready = ready_times(trace)
     work, delay, no_work, elapsed = profile_integrals(trace.start, trace.end, ready, trace.n_workers)
     return {

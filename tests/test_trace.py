@@ -150,6 +150,13 @@ def test_more_running_strands_than_workers_is_rejected():
         dag_metrics(t)
     ok = dag_metrics(TaskTrace([0.0, 1.0, 5.0], [3.0, 4.0, 6.0], [1, 0, 0], [0, 1], [2, 2], 2))
     assert (ok["work"], ok["time"]) == (7.0, 6.0)
+    # a strand of no length at the instant another starts, in either order: no clash
+    for order in ([1.0, 3.0], [3.0, 1.0]):
+        both = dag_metrics(TaskTrace([1.0, 1.0], order, [0, 0], [], [], 1))
+        assert both["work"] == 2.0
+    # a strand that ends before it starts is named as that, not as a clash
+    with pytest.raises(ValueError, match="strand 1 ends before it starts"):
+        dag_metrics(TaskTrace([0.0, 3.0], [5.0, 1.0], [0, 0], [], [], 1))
 
 
 def test_zero_length_cycle_is_rejected():
