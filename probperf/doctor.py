@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .cautions import coded_choice, coded_values
-from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements, span_excess
+from .data import BASE_PARAMS, IDENTITY_RTOL, MeasurementError, Measurements, row_name, span_excess
 from .limits import MAX_EXACT_INT
 from .models.laws import PARAM_MAX, VALUE_RANGE
 from .selection import MIN_DISTINCT, far_factor
@@ -184,7 +184,7 @@ def diagnose(m: Measurements) -> Report:
     identity = _identity(m)
     if not identity.ok:
         problems.append(f"identity work + delay + no_work = p * time off by {percent(identity.worst)} in "
-                        f"{_run(m, identity.row, f'tolerance {percent(identity.tolerance)}')}: "
+                        f"{_run(m, identity.row, f'tolerance {percent(identity.tolerance)}', column='time')}: "
                         "was the tracer on for the whole run, and are time and the DAG metrics from "
                         "the same run?")
     problems += _span_longer(m)
@@ -650,22 +650,26 @@ def _span_longer(m: Measurements) -> list[str]:
         if off.any():
             row = int(np.nanargmax(np.where(off, ratio, np.nan)))
             out.append(f"critical path longer than the {what} in {int(off.sum())} of {len(m)} runs, {ratio[row]:.3g}x "
-                       f"in {_run(m, row)}: are time and the DAG metrics from the same run, in one unit?")
+                       f"in {_run(m, row, column='critical_path')}: are time and the DAG metrics from the same run, in one unit?")
     return out
 
 
-def _run(m: Measurements, row: int, *notes: str) -> str:
+def _run(m: Measurements, row: int, *notes: str, column: str | None = None) -> str:
     """Run ``row`` (0-based) of ``m`` for people: its number among the runs looked at
-    and, for a table read from a file, its line there (after ``--split`` the runs are
-    the training rows, and their numbers are not the file's), with ``notes``.
+    and where the table has it (its file and line, the field's line in a ``.stat``
+    file with ``column``, or its row before ``--split`` cut the table), with ``notes``.
 
     Examples
     --------
-    >>> _run(Measurements({"n": [8, 16], "p": [2, 2], "time": [1.0, 2.0]}), 1, "tolerance 0.1 %")
-    'run 2 of 2 (tolerance 0.1 %)'
+    >>> runs = Measurements({"n": [8, 16, 32], "p": [2, 2, 2], "time": [1.0, 2.0, 3.0]})
+    >>> _run(runs, 1, "tolerance 0.1 %"), _run(runs.rows(np.array([True, False, True])), 1)
+    ('run 2 of 3 (tolerance 0.1 %)', 'run 2 of 2 (3rd row)')
     """
-    where = str(m.row_error("", row)).removesuffix(": ")
-    notes = ([where] if ", line " in where else []) + list(notes)
+    err = m.row_error("", row, column)
+    where = ", ".join([str(err.source)] * (err.source is not None) + [f"line {err.line}"] * (err.line is not None))
+    cut = err.message.removesuffix(": ")  # "3rd row" of an in-memory table, counted before a cut
+    where = where or (cut if cut and cut != row_name(row) else "")
+    notes = [where] * bool(where) + list(notes)
     return f"run {row + 1} of {len(m)}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
