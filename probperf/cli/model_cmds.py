@@ -252,8 +252,7 @@ def predict(
     unit = getattr(model, "unit_", "s")
     rows = _json_rows(summary)
     reliable = pred.mean_reliable
-    kinds = kinds_apart(getattr(model, "train_points_", None) or {}, getattr(model, "features_", []))
-    for row, beyond, sound in zip(rows, beyond_factor(getattr(model, "train_ranges_", {}), frame, kinds), reliable):
+    for row, beyond, sound in zip(rows, model_beyond(model, frame), reliable):
         row["target"] = pred.name or "time"  # what the numbers are of: a metric model's file says it nowhere else
         row["unit"] = "count" if pred.name in COUNT_METRICS else unit  # seconds, clock cycles or a task count
         row["beyond"] = beyond  # which rows the far-out warnings are about
@@ -496,6 +495,22 @@ def _attach(rows, key, table, as_json):
     """Give each point's JSON row ``key``: its block of ``table`` as ``as_json`` makes it."""
     for row, block in zip(rows, _blocks(table, len(rows))):
         row[key] = as_json(block)
+
+
+def model_beyond(model, points) -> list[float]:
+    """:func:`beyond_factor` of ``points`` from ``model``'s training runs, by kind of
+    run too (what predict's ``beyond`` says, and the demo's table).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(train_ranges_={"n": [1024, 65536, 5], "p": [1, 8, 4]}, features_=["n", "p"])
+    >>> model_beyond(model, pd.DataFrame({"n": [65536, 2**19], "p": [36, 8]}))
+    [4.5, 8.0]
+    """
+    kinds = kinds_apart(getattr(model, "train_points_", None) or {}, getattr(model, "features_", []))
+    return beyond_factor(getattr(model, "train_ranges_", {}), points, kinds)
 
 
 def beyond_factor(ranges, points, kinds=()) -> list[float]:
@@ -938,7 +953,7 @@ def demo(
     points = pd.DataFrame(targets, columns=["n", "p"])
     with without_mean_caution():  # the table shows medians and intervals, no mean
         pred = model.predict(points, n_draws=2000, seed=seed)
-    table = _demo_table(pred, truth, targets, beyond_factor(model.train_ranges_, points))
+    table = _demo_table(pred, truth, targets, model_beyond(model, points))
     console.print(table)
     decomp = pred[[2]].decomposition(0.9)
     decomp[["median", "lower", "upper"]] *= 1e3  # in ms, as the table above
