@@ -225,8 +225,8 @@ class _OneLineErrors(_Group):
     Click prints usage errors (an unknown option, a missing argument) as a usage
     block and typer as a box; both become one ``error:`` line. An unexpected
     exception is an internal error: one line (status 1) saying so, never a traceback
-    (set ``PROBPERF_DEBUG=1`` to see it). SIGTERM exits like Ctrl-C, so writes in
-    progress remove their temporary files.
+    (set ``PROBPERF_DEBUG=1`` to see it). SIGTERM stops a command as Ctrl-C does, so
+    writes in progress remove their temporary files; the status says which (143, 130).
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
