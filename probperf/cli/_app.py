@@ -453,10 +453,11 @@ def bad_input():
         fail(f"{exc.filename or ''}: {exc.strerror or exc}" if exc.filename else str(exc))
 
 
-def number(option: str, text: str, **limits):
+def number(option: str, text: str, why: str = "", **limits):
     """One number typed for ``option``, read by :func:`probperf.limits.parse_expression`
     with ``limits`` (``integer``, ``low``, ``high``, ``low_open``, ``limit``); bad input
-    exits with status 2 and a message naming the option.
+    exits with status 2 and a message naming the option, and ``why`` a limit is where it
+    is not plain.
 
     Examples
     --------
@@ -466,7 +467,7 @@ def number(option: str, text: str, **limits):
     try:
         return parse_expression(text, **limits)
     except NumberError as exc:
-        fail(f"{option}: {exc}")
+        fail(f"{option}: {exc}" + (f" ({why})" if why else ""))
 
 
 def parse_list(text: str, what: str, **limits) -> list:

@@ -924,7 +924,8 @@ def demo(
     from ..sim import generate
 
     # it seeds the simulation too, and the truths' simulations at seed + 1000 and + 2000
-    seed = number("--seed", seed, integer=True, low=0, high=MAX_SIM_SEED - TRUTH_SEEDS[-1])
+    seed = number("--seed", seed, f"the truths are simulated at --seed + {TRUTH_SEEDS[-1]}, which the "
+                  f"simulator takes up to {MAX_SIM_SEED}", integer=True, low=0, high=MAX_SIM_SEED - TRUTH_SEEDS[-1])
     asked, effort = effort, "quick" if fast else effort  # --fast: as in fit
     with bad_input():
         _check_spec("--effort", effort)
