@@ -1483,20 +1483,3 @@ def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], colum
         userwarn.warn(str(error(f"no {gap[0]!r} value at this size/configuration: the p=1 runs' {metric} is the "
                                 f"sequential baseline of every run, not {gap[0]}", gap[1])))
     return joined["_baseline"].to_numpy(dtype=np.float64)
-    ones = frame[frame["p"] == 1]
-    named = " or ".join(map(repr, columns))
-    if ones.empty and missing.all():
-        raise MeasurementError(f"{needed_by} needs the sequential baseline: a {named} column or runs with p=1",
-                               source, column=columns[0])
-    means = ones.groupby(list(size_features))[metric].mean().rename("_baseline")
-    joined = frame[list(size_features)].merge(means, left_on=list(size_features), right_index=True, how="left")
-    out = np.where(missing, joined["_baseline"].to_numpy(dtype=np.float64), out)
-    if np.isnan(out).any():
-        row = int(np.flatnonzero(np.isnan(out))[0])
-        partial = not missing.all()  # the column is there, with a gap
-        message = (f"{f'no {named} value and ' if partial else ''}no p=1 run at this size/configuration, so its "
-                   f"sequential baseline is unknown; add p=1 runs or {'its value' if partial else f'a {columns[0]!r} column'}")
-        if runs is not None:
-            raise runs.row_error(message, row, columns[0])
-        raise MeasurementError(f"{row_name(row)}: {message}", source, column=columns[0])
-    return out
