@@ -367,6 +367,22 @@ IDLE_BOUNDED = False
 #: refused (re-fit), since this code no longer has it.
 MONOTONE_BEYOND = True
 
+#: Whether MONOTONE_BEYOND also holds where ``p`` is made of other parameters (``p =
+#: nnodes * ppn``): the edge is the point with every factor of ``p`` above its training
+#: range set to the range's top and ``p`` worked out from the relation
+#: (:func:`probperf.models.points.worker_edges`, as the time model's
+#: :data:`probperf.models.laws.LINEAR_SPEEDUP_TIED`), so that the edge keeps the
+#: relation. Why: MONOTONE_BEYOND's first principles, whichever factor brings the
+#: workers (more nodes add remote steals and contention for the same tasks). Without
+#: it, helper-73's made-up traced code on nodes x ranks per node, trained on 1-4 nodes,
+#: had its delay per task, a "quadratic" law, fall 400x from 4 to 32 nodes where the
+#: truth levels off: time 3x fast. No training set of the validation pool has ``p``
+#: made of other parameters with the DAG metrics (the simulator's runs have ``n``,
+#: ``p`` and a cut-off), so nested validation cannot weigh it; on by first principles,
+#: as the hold it extends. Read at predict time, not saved: a DAG model saved before
+#: with such a relation now holds too.
+MONOTONE_TIED = True
+
 #: Whether the work part's law mixture (work per serial work) leaves out the laws that
 #: grow like a power of the size, as IDLE_BOUNDED would for the idle part (LawMixture's
 #: ``bounded_in_size``). Why (first principles): the part is the work's inflation over
@@ -938,12 +954,37 @@ class DagModel(TableModel):
 
     def _monotone(self) -> bool:
         """Whether predict holds work and delay at their edge values beyond the training
-        workers (MONOTONE_BEYOND when fitted; a model file from before it: no); not where
-        p is made of other parameters (an edge at another p would break the relation)."""
+        workers (MONOTONE_BEYOND when fitted; a model file from before it: no); where p
+        is made of other parameters, with MONOTONE_TIED."""
         from .models.points import worker_factors
 
         tied = worker_factors(getattr(self, "relations_", None))
-        return bool(getattr(self, "monotone_beyond_", False) and not tied and "p" in self.train_ranges_)
+        return bool(getattr(self, "monotone_beyond_", False) and (MONOTONE_TIED or not tied)
+                    and "p" in self.train_ranges_)
+
+    def _worker_edges(self, table: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+        """``(far, edges)``: which points of ``table`` lie beyond the training workers,
+        and ``table`` with those points at their edge (``p`` at its largest training
+        value; where ``p`` is made of other parameters, every factor beyond its range
+        at the range's top and ``p`` from the relation,
+        :func:`~probperf.models.points.worker_edges`)."""
+        from .models.points import worker_edges, worker_factors
+
+        p = table["p"].to_numpy(dtype=np.float64)
+        if not self._monotone():
+            return np.zeros(len(p), dtype=bool), table
+        if not worker_factors(self.relations_):
+            p_max = self.train_ranges_["p"][1]
+            return p > p_max, table.assign(p=np.minimum(p, p_max))
+        rows, at = worker_edges(table.reset_index(drop=True), self.train_ranges_, self.relations_)
+        edges = table.reset_index(drop=True).copy()
+        for c in at.columns:
+            values = edges[c].to_numpy(dtype=np.float64, copy=True)
+            values[rows] = at[c].to_numpy(dtype=np.float64)
+            edges[c] = values
+        far = np.zeros(len(p), dtype=bool)
+        far[rows] = True
+        return far, edges.set_axis(table.index)
 
     def _loaded(self) -> None:
         super()._loaded()
@@ -1237,10 +1278,9 @@ class DagModel(TableModel):
             comps = self._draw_parts(table, S, seeds)
             held = [k for k in ("work", "delay")  # a model that does not say is not held
                     if k in self.components_ and getattr(self.components_[k], "draws_pointwise", lambda: False)()]
-            p_max = self.train_ranges_["p"][1]
-            far = p > p_max if self._monotone() and held else np.zeros(len(p), dtype=bool)
+            far, edges = self._worker_edges(table) if held else (np.zeros(len(p), dtype=bool), table)
             if far.any():  # overheads do not fall beyond the measured workers (MONOTONE_BEYOND)
-                edge = self._draw_parts(table.assign(p=np.minimum(p, p_max)), S, seeds, held)
+                edge = self._draw_parts(edges, S, seeds, held)
                 drawn = comps.get("work")
                 for name in held:
                     comps[name] = np.where(far, np.maximum(comps[name], edge[name]), comps[name])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import nnls
 
-from probperf import persist
+from probperf import dag as dag_module, persist
 from probperf.dag import DISCREPANCY, DagModel, ZeroMetric, component_seeds, delay_design
 from probperf.registry import fit
 from probperf.data import Measurements, MeasurementError
@@ -387,6 +387,41 @@ def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted, tmp
     del again.zero_at_one_  # a version 16 file: the delay's law at p = 1, as written
     again._loaded()
     assert again.zero_at_one_ == [] and np.all(again.predict(points, n_draws=50, seed=0)["delay"].draws[:, 0] > 0)
+
+
+def test_the_delay_per_task_is_held_beyond_the_nodes_where_p_is_nodes_times_ranks(monkeypatch):
+    # helper-73's made-up hybrid code: delay per task 3e-7 (1 + 0.3 log2 p) plus remote
+    # steals 3e-6 (nnodes - 1) / nnodes, which levels off; trained on 1-4 nodes. Without
+    # the hold its "quadratic" law fell 400x from 4 to 32 nodes and time came out 3x fast.
+    rng = np.random.default_rng(6)
+    rows = []
+    for n in (2**12, 2**14, 2**16):
+        for nodes in (1, 2, 4):
+            for ppn in (1, 2, 4, 8):
+                p = nodes * ppn
+                serial = 2e-9 * n * np.log2(n)
+                work = serial * (1 + 0.004 * (ppn - 1)) * np.exp(rng.normal(0, 0.03))
+                per_task = 0.0 if p == 1 else 3e-7 * (1 + 0.3 * np.log2(p)) + 3e-6 * (nodes - 1) / nodes
+                delay = n / 32 * per_task * np.exp(rng.normal(0, 0.04))
+                span = 2e-9 * 8 * np.log2(n) ** 2
+                no_work = 0.5 * (p - 1) * span
+                rows.append(dict(n=n, p=p, nnodes=nodes, ppn=ppn, time=(work + delay + no_work) / p, work=work,
+                                 delay=delay, no_work=no_work, critical_path=span, create_task=n / 32,
+                                 wait_tasks=n / 64, serial_work=serial))
+    model = DagModel(effort="quick", seed=1, calibrate=False).fit(Measurements(pd.DataFrame(rows),
+                                                                               config=["nnodes", "ppn"]))
+    point = pd.DataFrame({"n": [2.0**16] * 2, "p": [32.0, 256.0], "nnodes": [4.0, 32.0], "ppn": [8.0, 8.0]})
+    tasks = 2**16 * 1.5 / 32
+    truth = 3e-7 * (1 + 0.3 * np.log2(256)) + 3e-6 * 31 / 32
+    assert dag_module.MONOTONE_TIED  # the default
+    held = model.predict(point, n_draws=400, seed=0)["delay"].draws / tasks
+    monkeypatch.setattr(dag_module, "MONOTONE_TIED", False)
+    free = model.predict(point, n_draws=400, seed=0)["delay"].draws / tasks
+    edge = np.median(held[:, 0])  # 4 nodes, the training top, as drawn
+    # held at the edge (the truth, still rising as log p, is 2x above: a floor, not a law)
+    assert edge <= np.median(held[:, 1]) <= truth and abs(np.median(held[:, 1]) / edge - 1) < 0.01
+    assert np.median(free[:, 1]) < edge / 100  # the fall it guards against
+    np.testing.assert_array_equal(free[:, 0], held[:, 0])  # inside the nodes: the same
 
 
 def test_an_idle_time_of_floating_point_residue_is_fitted_as_zero():

@@ -487,7 +487,7 @@ class LawMixture(MetricModel):
             return none
         i = self.features_.index("p")
         if tied:
-            return self._tied_edges(X, i, tied - {"p"})
+            return self._tied_edges(X, i)
         top = self.ranges_["p"][1]
         rows = np.flatnonzero(X[:, i] > top)
         if not len(rows):
@@ -496,12 +496,11 @@ class LawMixture(MetricModel):
         edges[:, i] = top
         return rows, edges, top / X[rows, i]
 
-    def _tied_edges(self, X, i: int, factors: set) -> tuple:
-        """:meth:`_speedup_edges` where ``p`` is made of ``factors`` (and maybe others):
-        the rows with a factor above its training range, each with every such factor
-        clipped to the range's top and ``p`` worked out from the relations there; rows
-        whose edge has no fewer workers, or whose ``p`` the relations do not give, are
-        left free.
+    def _tied_edges(self, X, i: int) -> tuple:
+        """:meth:`_speedup_edges` where ``p`` is made of other parameters: the rows with
+        a factor above its training range, each with every such factor clipped to the
+        range's top and ``p`` worked out from the relations there
+        (:func:`~probperf.models.points.worker_edges`).
 
         Examples
         --------
@@ -509,32 +508,19 @@ class LawMixture(MetricModel):
         >>> n = np.tile(np.repeat([1e5, 1e6], 3), 3)
         >>> X = np.c_[n, nodes, ppn, nodes * ppn]
         >>> mix = LawMixture().fit(X, n / X[:, 3], features=["n", "nnodes", "ppn", "p"], target="time")
-        >>> rows, edges, ratio = mix._tied_edges(np.array([[1e6, 2.0, 8.0, 16.0], [1e6, 32.0, 8.0, 256.0]]), 3,
-        ...                                      {"nnodes", "ppn"})
+        >>> rows, edges, ratio = mix._tied_edges(np.array([[1e6, 2.0, 8.0, 16.0], [1e6, 32.0, 8.0, 256.0]]), 3)
         >>> rows.tolist(), edges.tolist(), ratio.tolist()
         ([1], [[1000000.0, 4.0, 8.0, 32.0]], [0.125])
         """
         import pandas as pd
 
-        from .points import complete_points
+        from .points import worker_edges
 
-        cols = [self.features_.index(c) for c in sorted(factors) if c in self.features_]
-        tops = np.array([self.ranges_[self.features_[j]][1] for j in cols])
-        beyond = np.any(X[:, cols] > tops, axis=1)
-        rows = np.flatnonzero(beyond)
+        rows, edges = worker_edges(pd.DataFrame(X, columns=self.features_), self.ranges_, self.relations_)
         if not len(rows):
             return None, None, None
-        frame = pd.DataFrame(X[rows], columns=self.features_)
-        for j, top in zip(cols, tops):
-            frame[self.features_[j]] = np.minimum(frame[self.features_[j]], top)
-        frame["p"] = np.nan
-        p_edge = complete_points(frame, self.relations_)["p"].to_numpy(dtype=np.float64)
-        keep = np.isfinite(p_edge) & (p_edge < X[rows, i])
-        if not keep.any():
-            return None, None, None
-        edges = frame.to_numpy(dtype=np.float64)[keep]
-        edges[:, i] = p_edge[keep]
-        return rows[keep], edges, p_edge[keep] / X[rows[keep], i]
+        edges = edges[self.features_].to_numpy(dtype=np.float64)
+        return rows, edges, edges[:, i] / X[rows, i]
 
     def _law_draws(self, X, n_draws, rng, seed, noise) -> np.ndarray:
         """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh

@@ -137,6 +137,39 @@ def worker_factors(relations: dict) -> set:
     return {m for group in groups if "p" in group for m in group}
 
 
+def worker_edges(points, ranges: dict, relations: dict) -> tuple:
+    """``(rows, edges)``: the positions of ``points`` (a DataFrame) with a factor of
+    ``p`` above its training range (``ranges``: name -> ``(low, high, ...)``; ``p =
+    nnodes * ppn``), and those points with every such factor set to its range's top
+    and ``p`` worked out from ``relations``: the largest measured machine at the
+    point's own setting, where the holds beyond the workers compare. A point whose
+    edge has no fewer workers, or whose ``p`` the relations do not give, is left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 4.0], [2.0, 4.0, 8.0], [4.0, 1.0, 4.0]])
+    >>> rel = relations(X, ["nnodes", "ppn", "p"])
+    >>> pts = pd.DataFrame({"nnodes": [2.0, 32.0], "ppn": [2.0, 4.0], "p": [4.0, 128.0]})
+    >>> rows, edges = worker_edges(pts, {"nnodes": [1, 4, 3], "ppn": [1, 4, 3], "p": [2, 8, 3]}, rel)
+    >>> rows.tolist(), edges.to_dict("list")
+    ([1], {'nnodes': [4.0], 'ppn': [4.0], 'p': [16.0]})
+    """
+    cols = [c for c in sorted(worker_factors(relations) - {"p"}) if c in points and c in ranges]
+    beyond = np.zeros(len(points), dtype=bool)
+    for c in cols:
+        beyond |= points[c].to_numpy(dtype=np.float64) > ranges[c][1]
+    rows = np.flatnonzero(beyond)
+    edges = points.iloc[rows].reset_index(drop=True)
+    for c in cols:
+        edges[c] = np.minimum(edges[c].to_numpy(dtype=np.float64), ranges[c][1])
+    edges["p"] = np.nan
+    p_edge = complete_points(edges, relations)["p"].to_numpy(dtype=np.float64)
+    keep = np.isfinite(p_edge) & (p_edge < points["p"].to_numpy(dtype=np.float64)[rows])
+    edges["p"] = p_edge
+    return rows[keep], edges[keep].reset_index(drop=True)
+
+
 def relation_members(c: str, rel) -> list[str]:
     """``c`` and the parameters its relation makes it from (nonzero coefficients).
 
