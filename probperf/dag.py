@@ -44,7 +44,7 @@ from .models.base import TableModel
 from .models.laws import STEAL
 from .models.mixture import widens
 from .models.points import relations
-from .predict import Predictive, check_level, point_positions, whole_number
+from .predict import Predictive, _quantiles, _whole_columns, check_level, point_positions, whole_number
 from .selection import (choose_by_forward_error, discrepancy_rates, discrepancy_scale, extrapolation_distance,
                         forward_error, forward_regions, widen)
 from .selection import forward_cuts  # noqa: F401  (public here too)
@@ -762,26 +762,19 @@ class Prediction(Predictive):
         """
         level = check_level(level)
         budget = self.draws * self.p
+        points = _whole_columns(self.points)  # p = 4, not 4.0, as the summary shows it
+        qs = [0.5, (1 - level) / 2, (1 + level) / 2]
         rows = []
         for i in range(self.n_points):
-            base = self.points.iloc[i].to_dict()
+            base = points.iloc[i].to_dict()
             for term in ("work", "delay", "no_work"):
                 d = self.components[term].draws[:, i]
-                share = d / budget[:, i]
-                lo, hi = np.quantile(share, [(1 - level) / 2, (1 + level) / 2])
-                vlo, vhi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
-                rows.append(
-                    {
-                        **base,
-                        "term": term,
-                        "share": float(np.median(share)),
-                        "share_lower": float(lo),
-                        "share_upper": float(hi),
-                        "median": float(np.median(d)),
-                        "lower": float(vlo),
-                        "upper": float(vhi),
-                    }
-                )
+                with np.errstate(invalid="ignore"):  # a draw overflowed far out: inf / inf
+                    share = np.where(np.isinf(d) & np.isinf(budget[:, i]), 1.0, d / budget[:, i])
+                (mid, lo, hi), (vmid, vlo, vhi) = (_quantiles(v[:, None], qs)[:, 0] for v in (share, d))
+                rows.append({**base, "term": term, "share": float(mid), "share_lower": float(lo),
+                             "share_upper": float(hi), "median": float(vmid), "lower": float(vlo),
+                             "upper": float(vhi)})
         return pd.DataFrame(rows)
 
     def __repr__(self) -> str:

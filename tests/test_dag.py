@@ -439,6 +439,21 @@ def test_an_idle_time_of_floating_point_residue_is_fitted_as_zero():
     np.testing.assert_array_equal(*(f.predict(points, n_draws=200, seed=0).draws for f in fits))
 
 
+def test_a_decomposition_with_overflowed_draws_has_shares_not_nan():
+    # helper-74: 4 of 1000 draws inf far out made every work share NaN (inf / inf), and
+    # predict --explain printed "nan%" with exit 0; an infinite term is all the budget
+    from probperf.dag import Prediction
+
+    inf, pts = np.inf, pd.DataFrame({"n": [600.0], "p": [4.0]})
+    comps = {"work": np.array([[8.0], [8.0], [inf]]), "delay": np.array([[1.0], [1.0], [2.0]]),
+             "no_work": np.array([[1.0], [1.0], [3.0]]), "serial_work": np.full((3, 1), 8.0)}
+    table = Prediction(comps, pts).decomposition(level=0.5)
+    work = table[table["term"] == "work"].iloc[0]
+    assert (work["share"], work["median"], work["upper"]) == (0.8, 8.0, inf)  # draws 0.8, 0.8, 1.0
+    assert table[["share", "share_lower", "share_upper"]].notna().all().all()
+    assert table["p"].dtype.kind == "i" and table["p"].iloc[0] == 4  # as the summary shows it
+
+
 def test_decomposition_shares_sum_to_one(far):
     d = far.decomposition(0.9)
     sums = d.groupby(["n", "p"])["share"].sum()
