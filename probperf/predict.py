@@ -61,12 +61,22 @@ def point_positions(n_points: int, idx) -> np.ndarray:
     --------
     >>> point_positions(4, slice(1, 3)).tolist(), point_positions(4, -1).tolist()
     ([1, 2], [3])
+    >>> point_positions(4, True)
+    Traceback (most recent call last):
+    ...
+    IndexError: a prediction at 4 points has no point True (points are indexed by position: an int, a slice or a mask)
     """
+    refused = IndexError(f"a prediction at {n_points} points has no point {idx!r} (points are indexed by position: "
+                         "an int, a slice or a mask)"[:300])
+    if idx is None or isinstance(idx, (bool, np.bool_)):  # numpy reads them as a new axis, not a point
+        raise refused
     try:
-        return np.atleast_1d(np.arange(n_points)[idx])
+        out = np.atleast_1d(np.arange(n_points)[idx])
     except (IndexError, TypeError, ValueError):
-        raise IndexError(f"a prediction at {n_points} points has no point {idx!r} (points are indexed by position: "
-                         "an int, a slice or a mask)"[:300]) from None
+        raise refused from None
+    if out.ndim != 1:  # positions nested in lists ([[0]]): a table of points, not a choice of them
+        raise refused
+    return out
 
 
 class Predictive:

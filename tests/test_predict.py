@@ -3,6 +3,7 @@
 known index), and how points, levels and seeds are checked."""
 
 import json
+import re
 import warnings
 
 import arviz as az
@@ -297,6 +298,9 @@ def test_the_api_says_what_is_wrong_in_its_own_words():
         pred[5]
     with pytest.raises(IndexError, match=r"^a prediction at 2 points has no point 'n' "):
         pred["n"]
+    for odd in (True, None, [[0]]):  # numpy read them as an axis or a table (helper-74: pandas' words)
+        with pytest.raises(IndexError, match=rf"^a prediction at 2 points has no point {re.escape(repr(odd))} "):
+            pred[odd]
     assert pred[1].n_points == 1 and pred[[True, False]].n_points == 1
     with pytest.raises(ValueError, match=r"^draws must be numbers"):
         pp.Predictive("a")
