@@ -797,6 +797,15 @@ def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_r
         f"error: {grid_runs / 'runs.csv'}, line 1, column nodes: no column 'nodes', a parameter of the model "
         f"{mpi_runs / 'mpi.model'}")
     assert not (grid_runs / "x.png").exists()
+    # a configuration column the reader knows (the simulator's cut-off), varying: its runs
+    # were drawn together at each n (helper-74); at one value they are one setting's runs
+    sim = grid_runs / "fib.csv"
+    assert run("sim", "run", "--app", "fib", "--n", "14,15", "--p", "1,2", "--set", "cutoff=2,4", "-o", sim).exit_code == 0
+    res = run("plot", grid_runs / "m.model", "--at", "n=2**16,p=4", "--data", sim, "-o", grid_runs / "x.png")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: {sim}, column cutoff: 'cutoff' varies in these runs but is no parameter of the model "
+        f"{grid_runs / 'm.model'} (its parameters: n, p); give runs at one cutoff")
+    assert not (grid_runs / "x.png").exists()
 
 
 def test_fit_names_the_split_labels_a_table_has(grid_runs):

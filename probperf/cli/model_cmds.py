@@ -828,6 +828,11 @@ def plot(
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise
+            varied = [c for c in measured.config if c not in model.features_ and measured.frame[c].nunique() > 1]
+            if varied:  # its runs would be drawn together, settings the model never told apart
+                raise MeasurementError(f"{varied[0]!r} varies in these runs but is no parameter of the model "
+                                       f"{model_file} (its parameters: {', '.join(model.features_)}); give runs "
+                                       f"at one {varied[0]}", measured.source, column=varied[0])
             measured = measured.in_unit(getattr(model, "unit_", "s"))  # as fit converts them (unit_slip reads it)
         elif getattr(model, "train_points_", None):
             # the model's parameters and the metrics; a column of the runs that is none of
