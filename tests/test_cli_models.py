@@ -666,6 +666,10 @@ def test_plot_sweeps_a_cut_off_and_its_band_has_the_fastest_cut_off(tmp_path):
     # predict --fastest: the chance of each cut-off being the fastest, from the joint
     # draws; 16 and 32 tie in truth (1 + 1/2 + 1/4 either way), the others are slower
     res = run("predict", model, "--at", "n=64000,p=8,cutoff=2**1..2**7", "--fastest", "--format", "json")
+    assert "--fastest: the points differ in n" not in res.stderr  # one problem, seven settings
+    other = run("predict", model, "--at", "n=64000,p=8,cutoff=8", "--at", "n=16000,p=8,cutoff=8", "--fastest")
+    assert other.exit_code == 0 and ("warning: --fastest: the points differ in n (64000, 16000): it compares run "
+                                     "times of different problem sizes, not settings of one") in other.stderr
     chance = {row["cutoff"]: row["prob_fastest"] for row in json.loads(res.stdout)}
     assert list(chance) == [2, 4, 8, 16, 32, 64, 128] and sum(chance.values()) == pytest.approx(1.0)
     assert chance[16] + chance[32] > 0.8, chance

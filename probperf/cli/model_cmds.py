@@ -234,6 +234,9 @@ def predict(
             i = next(i for i in range(len(where)) if where[i] in where[:i])
             point = ",".join(f"{c}={number_text(v)}" for c, v in frame.iloc[i].items())
             fail(f"--at: the point {point} is given twice; --fastest compares distinct points")
+        if fastest and "n" in frame and frame["n"].nunique() > 1:  # a choice among settings of one problem
+            warn(f"--fastest: the points differ in n ({', '.join(column_texts(frame['n'].drop_duplicates()))}): "
+                 "it compares run times of different problem sizes, not settings of one")
         with np.errstate(all="ignore"), cautions_caught() as cautions:
             # overflow far beyond the data is reported below, once, as a non-finite prediction
             warnings.simplefilter("ignore", RuntimeWarning)
