@@ -11,6 +11,7 @@ from typing import List, Optional
 
 import numpy as np
 import typer
+from rich.padding import Padding
 from rich.table import Table
 
 from .. import registry
@@ -702,7 +703,8 @@ def _print_lines_by_point(title, header, rows, caption, point, keys) -> None:
                 items[-1] += f" {v}"
             elif v:
                 items.append(f"{h} {v}")
-        console.print(f"  {r[point]}: " + ", ".join(items), highlight=False)
+        # indented as a block: a line the terminal wraps stays under its point
+        console.print(Padding(f"{r[point]}: " + ", ".join(items), (0, 0, 0, 2), expand=False), highlight=False)
     if caption:
         console.print(caption, highlight=False)
 
