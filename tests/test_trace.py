@@ -159,6 +159,15 @@ def test_more_running_strands_than_workers_is_rejected():
         dag_metrics(TaskTrace([0.0, 3.0], [5.0, 1.0], [0, 0], [], [], 1))
 
 
+def test_the_profile_alone_refuses_more_running_strands_than_workers():
+    # profile_integrals has no worker ids: it counts the strands running at once
+    from probperf.trace import profile_integrals
+
+    with pytest.raises(ValueError, match=r"2 strands run at once .* only n_workers=1"):
+        profile_integrals([0.0, 0.0], [2.0, 2.0], [0.0, 0.0], 1)
+    assert profile_integrals([0.0, 0.0], [2.0, 2.0], [0.0, 0.0], 2) == (4.0, 0.0, 0.0, 2.0)
+
+
 def test_zero_length_cycle_is_rejected():
     t = TaskTrace([1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0, 1, 0], [2, 0, 1], [0, 1, 0], 2)
     with pytest.raises(ValueError, match="cycle"):
