@@ -13,6 +13,7 @@ import numpy as np
 import typer
 from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from .. import registry
 from ..data import COUNT_METRICS, RESULT_COLUMNS, TRACED_METRICS, TRAIN_SPLIT, metric_label
@@ -672,7 +673,11 @@ def _print_cells(title, header, rows, caption=None, point=0, keys=None, folds=()
     columns in ``folds`` (a law's name) may fold down to :data:`MIN_LAW_WIDTH`."""
     if not rows:
         return
-    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
+
+    def width(cell):  # as the terminal shows it: an escaped "\\[" is one "["
+        return Text.from_markup(cell).cell_len
+
+    widths = [max(width(h), *(width(r[j]) for r in rows)) for j, h in enumerate(header)]
     folded = [min(w, MIN_LAW_WIDTH) if h in folds else w for h, w in zip(header, widths)]
     if sum(folded) + 3 * len(header) + 1 > console.width:
         _print_lines_by_point(title, header, rows, caption, point, keys)
