@@ -1079,7 +1079,7 @@ class DagModel(TableModel):
         self.zero_at_one_ = zero_at_one(frame)
         measured = {c.name: frame[c.name].to_numpy(dtype=np.float64) for c in WIRING if c.name in frame}
         measured["serial_work"] = one_worker_baseline(frame, self.size_features_, ["serial_work"], "work",
-                                                      m.source, "DagModel", runs=m)
+                                                      needed_by="DagModel", runs=m)
         config_varies = any(frame[c].nunique() > 1 for c in m.config)
         wanted = self.component_specs()
         self.specs_, self.selection_, self.components_ = {}, {}, {}

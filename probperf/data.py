@@ -1447,7 +1447,7 @@ def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], colum
     configuration (``size_features``), one source for every row: a column with a gap
     that those runs fill is set aside with a warning (it was set aside unsaid), and a
     gap they do not fill is named. ``runs``: the :class:`Measurements` that ``frame``
-    is, to name a row by its file's line.
+    is, to name a row by its file's line (and its file: ``source`` is for a bare frame).
 
     Examples
     --------
@@ -1464,7 +1464,8 @@ def one_worker_baseline(frame: pd.DataFrame, size_features: Sequence[str], colum
     def error(message, row=None):
         if runs is not None and row is not None:
             return runs.row_error(message, row, columns[0])
-        return MeasurementError(message if row is None else f"{row_name(row)}: {message}", source, column=columns[0])
+        where = runs.source if runs is not None else source
+        return MeasurementError(message if row is None else f"{row_name(row)}: {message}", where, column=columns[0])
 
     ones = frame[frame["p"] == 1]
     if ones.empty and gap is None:

@@ -231,8 +231,8 @@ class PenaltyModel(_TimeOnly):
             self._remember(m, m.params, "time")
             frame = m.frame
             size = ["n", *m.config]
-            serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time", m.source,
-                                         "the penalty model", runs=m)
+            serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time",
+                                         needed_by="the penalty model", runs=m)
             seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
             try:  # the first part to see the configuration parameters: its refusal names the model
                 self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
