@@ -231,8 +231,10 @@ class PenaltyModel(_TimeOnly):
             self._remember(m, m.params, "time")
             frame = m.frame
             size = ["n", *m.config]
-            serial = one_worker_baseline(frame, size, ["serial_time", "serial_work"], "time",
-                                         needed_by="the penalty model", runs=m)
+            columns = ["serial_time", "serial_work"]
+            from_column, serial, _ = column_baseline(frame, size, columns)  # T(n) given, or from the p=1 runs
+            if from_column is None:
+                serial = one_worker_baseline(frame, size, columns, "time", needed_by="the penalty model", runs=m)
             seq = pd.DataFrame({**{c: frame[c] for c in size}, "y": serial}).drop_duplicates()
             try:  # the first part to see the configuration parameters: its refusal names the model
                 self.serial_ = self._new(0).fit(seq[size], seq["y"].to_numpy(), features=size)
@@ -242,8 +244,7 @@ class PenaltyModel(_TimeOnly):
                 raise ValueError(f"the penalty model's T(n): {exc}") from None
             penalty = frame["time"].to_numpy() - serial / frame["p"].to_numpy()
             one = frame["p"].to_numpy() == 1
-            from_column = column_baseline(frame, size, ["serial_time", "serial_work"])[0] is not None
-            self.penalty_at_one_ = bool(from_column and np.sum(one & (penalty > 0)) >= 2)
+            self.penalty_at_one_ = bool(from_column is not None and np.sum(one & (penalty > 0)) >= 2)
             keep = (~one | self.penalty_at_one_) & (penalty > 0)
             if np.sum(keep & ~one) < 2:
                 raise MeasurementError(
