@@ -1245,6 +1245,29 @@ def test_a_held_draw_keeps_the_upward_part_of_the_widening(monkeypatch):
     np.testing.assert_array_equal(kept, plain.predict(at, n_draws=200, seed=0).draws)
 
 
+def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch):
+    # a law that falls with n inside the data (here every law: t = 1/n, made up) rises
+    # below it; per draw, t(n) <= t(n0) below the smallest training size n0 = 256
+    rng = np.random.default_rng(2)
+    n, p = np.repeat(2.0 ** np.arange(8, 14), 4), np.tile([1.0, 2.0, 4.0, 8.0], 6)
+    y = 10.0 / n / p * np.exp(rng.normal(0, 0.02, len(n)))
+    mix = LawMixture().fit(np.c_[n, p], y, features=["n", "p"], target="time")
+    at = np.array([[256.0, 4.0], [16.0, 4.0], [1.0, 4.0], [1024.0, 4.0]])
+    assert laws.SMALLER_NO_SLOWER  # the default
+    exact = mix._predict_draws(at, 300, 0, noise=False)  # no run-to-run noise: the edge is the point
+    assert np.all(exact[:, 1:3] <= exact[:, :1])
+    held = mix.predict(at, n_draws=300, seed=0).median
+    assert held[2] < held[0] * 1.1  # each point and its edge their own run-to-run noise
+    monkeypatch.setattr(laws, "SMALLER_NO_SLOWER", False)
+    free = mix.predict(at, n_draws=300, seed=0).median
+    assert free[2] > free[0] * 100  # the rise it guards against: 1/n from 256 down to 1
+    assert free[3] == pytest.approx(held[3], rel=0.05)  # inside the data: the same law draws
+    # a metric other than time: no hold
+    monkeypatch.setattr(laws, "SMALLER_NO_SLOWER", True)
+    work = LawMixture().fit(np.c_[n, p], y, features=["n", "p"], target="work")
+    assert work._size_edges(at)[0] is None
+
+
 def test_the_speed_up_hold_keeps_a_relation_of_the_workers(monkeypatch):
     # helper-70's MPI code declared with p = nnodes * ppn: the edge of nnodes=32 is
     # nnodes=4 (its training top) at the same ppn, p worked out from the relation

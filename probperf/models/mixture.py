@@ -434,6 +434,50 @@ class LawMixture(MetricModel):
         if self.guard:  # off in a DAG model's parts, which are fitted on subsets of its runs
             check_points(X, self.features_, self.ranges_, self.relations_)
             check_extrapolation(X, self.features_, self.ranges_)
+        rows, edges = self._size_edges(X)
+        if rows is None:
+            out = self._held_draws(X, n_draws, seed, noise)
+        else:  # no slower than at the smallest training size (laws.SMALLER_NO_SLOWER)
+            joint = self._held_draws(np.vstack([X, edges]), n_draws, seed, noise)
+            out = joint[:, :len(X)].copy()
+            out[:, rows] = np.minimum(out[:, rows], joint[:, len(X):])
+        # beyond float range a draw is inf, not a silent cap: predict then refuses it
+        with np.errstate(over="ignore"):
+            return np.exp(np.maximum(out, -700.0))
+
+    def _size_edges(self, X) -> tuple:
+        """``(rows, edges)``: the rows of ``X`` below the smallest training size ``n``
+        and those rows with ``n`` set to it; ``(None, None)`` where
+        :data:`~probperf.models.laws.SMALLER_NO_SLOWER` does not act (off, a metric
+        other than time, a DAG model's part, no ``n`` or one made of other parameters,
+        no row below).
+
+        Examples
+        --------
+        >>> n, p = np.repeat(2.0 ** np.arange(8, 13), 2), np.tile([1.0, 2.0], 5)
+        >>> mix = LawMixture().fit(np.c_[n, p], 1e-6 * n / p, features=["n", "p"], target="time")
+        >>> rows, edges = mix._size_edges(np.array([[16.0, 2.0], [512.0, 2.0]]))
+        >>> rows.tolist(), edges.tolist()
+        ([0], [[256.0, 2.0]])
+        """
+        from .points import relation_members
+
+        if not (laws.SMALLER_NO_SLOWER and self.guard and self.target_ == "time" and "n" in self.features_):
+            return None, None
+        if any("n" in relation_members(c, rel) for c, rel in self.relations_.items()):
+            return None, None  # n made of others (n = m * k): an edge at n alone would break that
+        i = self.features_.index("n")
+        low = self.ranges_["n"][0]
+        rows = np.flatnonzero(X[:, i] < low)
+        if not len(rows):
+            return None, None
+        edges = X[rows].copy()
+        edges[:, i] = low
+        return rows, edges
+
+    def _held_draws(self, X, n_draws, seed, noise) -> np.ndarray:
+        """Joint draws of log time at ``X``: the laws', widened beyond the data, held at
+        a linear speed-up beyond the workers (:meth:`_speedup_edges`)."""
         rows, edges, ratio = self._speedup_edges(X)
         joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
         rng = np.random.default_rng(seed)
@@ -455,9 +499,7 @@ class LawMixture(MetricModel):
                 held = held + np.maximum(0.0, spread[:, rows] - spread[:, len(X):])
             out = out[:, :len(X)].copy()
             out[:, rows] = np.maximum(out[:, rows], held)
-        # beyond float range a draw is inf, not a silent cap: predict then refuses it
-        with np.errstate(over="ignore"):
-            return np.exp(np.maximum(out, -700.0))
+        return out
 
     def _speedup_edges(self, X) -> tuple:
         """``(rows, edges, P / p)``: the rows of ``X`` beyond the largest training worker
