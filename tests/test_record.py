@@ -832,3 +832,49 @@ def test_rows_another_command_writes_to_the_file_while_recording_stay(tmp_path):
     writer(first.concat(Measurements({"n": [22.0], "p": [1.0], "time": [0.02]})))
     assert pd.read_csv(out)["time"].tolist() == [0.5, 0.01, 0.9, 0.02]
     assert (writer.written, writer.total) == (2, 4)
+
+
+def test_rows_already_written_take_the_serial_work_of_all_the_one_worker_runs(tmp_path):
+    # helper-76: each write added only the new rows, so the first one-worker row kept
+    # its own run's work as serial_work (2.2x the mean of the three)
+    from probperf.cli.record_cmds import _RowWriter
+    from probperf.data import Measurements
+    from probperf.formats import write
+
+    out = tmp_path / "runs.csv"
+    write(Measurements({"n": [22.0], "p": [1.0], "time": [0.5], "serial_work": [0.7]}), out)  # another recording's
+    writer = _RowWriter(out)
+    works = [3.0, 1.0, 2.0]
+    for k in range(1, 4):  # as record() hands them: every row so far, serial_work the mean so far
+        writer(Measurements({"n": [22.0] * k, "p": [1.0] * k, "time": works[:k], "work": works[:k],
+                             "serial_work": [np.mean(works[:k])] * k}))
+    writer(Measurements({"n": [22.0] * 4, "p": [1.0, 1.0, 1.0, 2.0], "time": works + [1.1],
+                         "work": works + [2.2], "serial_work": [2.0] * 4}))
+    table = pd.read_csv(out)
+    assert table["serial_work"].tolist() == [0.7, 2.0, 2.0, 2.0, 2.0]  # the other recording's row: its own
+    assert table["work"].tolist()[1:] == [3.0, 1.0, 2.0, 2.2]
+
+
+def _append_rows(out, tag, rows):
+    from probperf.cli.record_cmds import _RowWriter
+    from probperf.data import Measurements
+
+    writer = _RowWriter(out)
+    for k in range(1, rows + 1):
+        writer(Measurements({"n": [22.0] * k, "p": [1.0] * k, "time": [tag + i / 100 for i in range(k)]}))
+
+
+def test_commands_appending_to_one_file_at_once_keep_every_row(tmp_path):
+    # helper-76: 3 commands of 6 runs each, appending to one file at once, left 14-16
+    # rows (a write between another's read and its rename was lost); the folder lock
+    import multiprocessing
+
+    out = tmp_path / "runs.csv"
+    procs = [multiprocessing.get_context("fork").Process(target=_append_rows, args=(out, tag, 6)) for tag in (1, 2, 3)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+    assert [proc.exitcode for proc in procs] == [0, 0, 0]
+    times = sorted(pd.read_csv(out)["time"].round(2).tolist())
+    assert times == sorted(tag + i / 100 for tag in (1, 2, 3) for i in range(6))
