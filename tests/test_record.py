@@ -454,6 +454,16 @@ def test_a_program_that_exits_inside_a_task_is_said_to_have_skipped_the_runtime_
         run_traced([str(exe)], 2)
 
 
+def test_a_run_whose_task_never_ended_is_refused_on_one_worker_too(bench_bin, tmp_path):
+    # helper-76: with one worker, exit() inside a task still shuts the runtime down and
+    # writes a trace; its row was kept (create_task 1, end_task 0, the task's work lost)
+    exe = _c_program(tmp_path, "exittask", "#include <stdlib.h>\nint main(void){\n#pragma omp parallel\n"
+                     "#pragma omp single\n{\n#pragma omp task\n{ exit(0); }\n}\nreturn 0;}\n")
+    with pytest.raises(RecordError, match=r"\(traced run 1 of 1, p=1\): 1 of its 1 tasks never ended \(exit\(\) "
+                                          r"inside a task, or tasks cancelled with omp cancel\?\)"):
+        record([str(exe)], [1], {"n": 1}, untraced=False)
+
+
 def test_a_failed_build_leaves_nothing_and_says_the_compiler_in_one_line(bench_bin, tmp_path):
     """One program of two fails: neither is left behind (fib was), and the compiler's
     lines are joined on the error's one line (they were a literal \\n)."""

@@ -679,9 +679,24 @@ def _convert(events: Events, n_workers):
             f"{len(used)} threads ran tasks but the run had {n_workers} workers"
         )
     _check_team_size(c, initial, n_workers)
+    counts = _counts(c, child)
+    _check_tasks_ended(counts)
     return TaskTrace(start=S.start_t.astype(np.float64), end=S.end_t.astype(np.float64),
                      worker=worker.astype(np.int64), edge_src=src, edge_dst=dst,
-                     n_workers=int(n_workers), **_counts(c, child))
+                     n_workers=int(n_workers), **counts)
+
+
+def _check_tasks_ended(counts: dict) -> None:
+    """Refuse a run in which a created task never ended: its work and its part of the
+    DAG are missing. With one worker, ``exit()`` inside a task still shuts the runtime
+    down and writes a trace (with more, it does not, and :func:`run_traced` says so),
+    so the missing end is the only sign (helper-76)."""
+    missing = counts["create_task"] - counts["end_task"]
+    if missing > 0:
+        raise UnsupportedConstruct(
+            f"{missing} of its {counts['create_task']} tasks never ended (exit() inside a task, or tasks "
+            "cancelled with omp cancel?): record runs that finish every task they create"
+        )
 
 
 def events_to_trace(events: Events, n_workers: int | None = None):
