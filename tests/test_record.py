@@ -647,6 +647,14 @@ def test_cli_record_checks_its_inputs_before_running_the_program(tmp_path):
     res = _cli("record", "--param", "cutoff=2", "-o", str(out), *program)
     assert res.exit_code == 2 and "the problem size is missing: give it as a parameter n" in res.output
     assert not marker.exists() and out.read_text() == "n,p,cutoff,time\n3,1,2,1.0\n"
+    # a column this recording does not set: said in record's words (it has no --config; helper-76)
+    for column, value in (("P", "3"), ("host", "node01")):
+        out.write_text(f"n,p,{column},time\n3,1,{value},1.0\n")
+        res = _cli("record", "--param", "n=3", "-o", str(out), *program)
+        assert res.exit_code == 2 and not marker.exists(), res.output
+        assert (f"its runs have a column {column} that this recording does not set (give --param {column}=VALUE "
+                "if it is a parameter of those runs); or write these runs to another file") in " ".join(res.output.split())
+        assert "--config" not in res.output
 
 
 def test_cli_record_errors_leave_no_file(bench_bin, tmp_path):

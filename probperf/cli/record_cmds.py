@@ -65,7 +65,7 @@ class _RowWriter:
         """Before any run: the ``--param`` values as a recorded row would hold them, and
         the rows already in ``out`` (readable, with this recording's parameters), so that
         a mistake is not found only after the program has run."""
-        from ..data import MISSING_CONFIG, MeasurementError, Measurements
+        from ..data import MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
         from ..formats import read
         from ..record.run import NO_SIZE
 
@@ -80,6 +80,12 @@ class _RowWriter:
             try:
                 old = read(self.out, config=config)
             except MeasurementError as exc:
+                if exc.message.startswith(UNKNOWN_COLUMN) and exc.column is not None:
+                    # a column this recording does not set (a --param of earlier runs, a label):
+                    # record has no --config, so the reader's advice to declare one is not ours
+                    fail(f"{self.out}: its runs have a column {exc.column} that this recording does not set "
+                         f"(give --param {exc.column}=VALUE if it is a parameter of those runs); "
+                         "or write these runs to another file")
                 if not exc.message.startswith(MISSING_CONFIG):
                     raise
                 # a --param this file's runs never had: the file is not wrong, the pairing is
