@@ -572,6 +572,13 @@ def test_missing_runtime_library_is_an_error(bench_bin, tmp_path):
 def test_program_without_llvm_openmp_writes_no_trace(bench_bin, tmp_path):
     with pytest.raises(RecordError, match="no trace was written"):
         run_traced(["/bin/true"], 1)
+    # helper-76: linked with libomp, no parallel region: the runtime never started, and
+    # the error said the program had not loaded libomp
+    exe = _c_program(tmp_path, "wtime", "#include <stdio.h>\n#include <omp.h>\n"
+                     "int main(void){printf(\"%f\\n\", omp_get_wtime()); return 0;}\n")
+    with pytest.raises(RecordError, match=r"never started with the OMPT tool .*Either the program opened no "
+                                          r"parallel region \(a call such as omp_get_wtime\(\) alone"):
+        run_traced([str(exe)], 1)
     if shutil.which("gcc"):  # GCC's libgomp has no OMPT: same diagnosis
         exe = _c_program(tmp_path, "gomp", "#include <stdio.h>\nint main(void){int s=0;\n"
                          "#pragma omp parallel reduction(+:s)\ns+=1;\nprintf(\"%d\\n\",s);}\n",

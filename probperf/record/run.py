@@ -214,11 +214,12 @@ def run_program(
             )
         if not trace_file.exists():
             raise RecordError(
-                f"{_shown(cmd)} ran (p={p}) but no trace was written: it did not load "
-                f"LLVM's OpenMP runtime (libomp) together with the OMPT tool {str(tool)!r}. "
-                "Build the program with clang -fopenmp (GCC's libgomp has no OMPT support; "
-                "`ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES "
-                "names a working OMPT tool."
+                f"{_shown(cmd)} ran (p={p}) but no trace was written: LLVM's OpenMP runtime (libomp) "
+                f"never started with the OMPT tool {str(tool)!r}. Either the program opened no parallel "
+                "region (a call such as omp_get_wtime() alone does not start the runtime: nothing to trace), "
+                "or it does not use libomp: build it with clang -fopenmp (GCC's libgomp has no OMPT "
+                "support; `ldd PROGRAM` should list libomp.so) and check that OMP_TOOL_LIBRARIES names "
+                "a working OMPT tool."
             )
         try:
             found = read_events(trace_file)
@@ -293,7 +294,7 @@ def run_traced(
     >>> fib = example_program("fib")
     >>> run = run_traced([fib, "10", "3"], p=1)
     >>> run.p, run.metrics["create_task"], run.metrics["wait_tasks"]
-    (1, 66.0, 33.0)
+    (1, 66, 33)
     >>> bool(0 < run.metrics["critical_path"] <= run.metrics["time"])
     True
     >>> run_traced([fib], p=1)  # fib without its argument N
@@ -315,7 +316,7 @@ def _traced_result(cmd, p, wall, cpu, events) -> TracedRun:
         raise RecordError(str(exc)) from None
     raw = dag_metrics(trace)
     metrics = {k: raw[k] / 1e9 for k in _TIME_KEYS}
-    metrics.update({k: raw[k] for k in _COUNT_KEYS})
+    metrics.update({k: int(raw[k]) for k in _COUNT_KEYS})  # whole, as a .stat file's counts are read
     return TracedRun(p=p, metrics=metrics, wall=wall, cpu=cpu, trace=trace)
 
 
@@ -431,8 +432,8 @@ def record(
     >>> rec = record([fib, "10", "3"], workers=[1, 2], params={"n": 10, "cutoff": 3})
     >>> rec.measurements.frame[["n", "p", "cutoff", "create_task"]]
         n  p  cutoff  create_task
-    0  10  1       3         66.0
-    1  10  2       3         66.0
+    0  10  1       3           66
+    1  10  2       3           66
     >>> record([fib], workers=[1, 2], params={"cutoff": 3})
     Traceback (most recent call last):
     ...
