@@ -13,6 +13,10 @@ through :func:`atomic_write`:
   minus the umask), or keeps those of the file it replaces;
 * a symbolic link is written through: its target gets the new content and the link
   stays a link.
+
+A file that several processes add to (``record -o``, an experiment grid's results)
+is read and rewritten under :func:`folder_lock`, so that two writers at once do not
+write over each other's rows.
 """
 
 from __future__ import annotations
@@ -230,3 +234,32 @@ def atomic_write(path, write_to: Callable[[str], None]) -> Path:
             os.unlink(tmp)
         raise
     return Path(path)
+
+
+@contextlib.contextmanager
+def folder_lock(folder):
+    """An exclusive advisory lock on ``folder`` while the block runs, for writers that
+    read a file there, add to it and replace it: each takes its turn. The folder, not
+    the file, is locked: the file is replaced by a rename at each write, and a lock on
+    the replaced one would not be seen by the next reader. Locks of one process do not
+    nest (a second one on the same folder waits for the first). Without ``fcntl``
+    (Windows), or where the folder cannot be opened, no lock.
+
+    Examples
+    --------
+    >>> folder = tempfile.mkdtemp()
+    >>> with folder_lock(folder):
+    ...     Path(folder, "rows.csv").write_text("n,p,time\\n")
+    9
+    """
+    try:
+        import fcntl
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

@@ -13,7 +13,9 @@ atomic rename, by the client process only. A crash (of a worker, of the client, 
 the machine) therefore loses at most the tasks still running: every part file on disk
 is complete. At the end the parts are compacted into ``out`` (again through a
 temporary file and a rename) and then deleted; a crash between the two leaves both,
-and the next run merges them, keeping one row per key.
+and the next run merges them, keeping one row per key. Part writes and compactions
+hold a lock on the folder of ``out`` (:func:`probperf.outputs.folder_lock`), so two
+runs on one file (other tasks, or the same grid started twice) keep every row.
 
 Resume and exactly-once
 -----------------------
@@ -43,6 +45,7 @@ with ``dask scheduler`` / ``dask worker`` on a cluster's nodes).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import logging
@@ -57,6 +60,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from .outputs import folder_lock
 
 #: Columns the runner adds to every row; task and result fields may not use them.
 RESERVED = ("key", "status", "error", "seconds", "task")
@@ -218,11 +223,13 @@ class ResultStore:
         >>> len(list(store.parts.glob("*.parquet")))  # one part file per key
         1
         """
-        self.parts.mkdir(parents=True, exist_ok=True)
-        final = self._part(row["key"])
-        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
-        pd.DataFrame([row]).to_parquet(tmp, index=False)
-        os.replace(tmp, final)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        with folder_lock(self.out.parent):  # another run's compaction may be removing the parts folder
+            self.parts.mkdir(exist_ok=True)
+            final = self._part(row["key"])
+            tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+            pd.DataFrame([row]).to_parquet(tmp, index=False)
+            os.replace(tmp, final)
 
     def read(self) -> pd.DataFrame:
         """Every row stored so far (final file and parts), one per key, parts winning.
@@ -236,6 +243,12 @@ class ResultStore:
         >>> store.read()[["x", "y", "key", "status"]].values.tolist()
         [[4, 16, 'a', 'ok']]
         """
+        with folder_lock(self.out.parent) if self.out.parent.is_dir() else contextlib.nullcontext():
+            return self._read()
+
+    def _read(self) -> pd.DataFrame:
+        """:meth:`read` without the lock (its callers hold it: a process's locks do not
+        nest)."""
         frames = []
         if self.out.exists():
             frames.append(pd.read_parquet(self.out))
@@ -269,6 +282,10 @@ class ResultStore:
 
     def compact(self) -> pd.DataFrame:
         """Merge the parts into the final file (atomic replace), then delete the parts.
+        Writes and compactions hold the folder's lock (:func:`~probperf.outputs.folder_lock`):
+        a part another run writes meanwhile waits, and is merged by the next compaction
+        (two runs on one file lost rows to a compaction between a read and a write;
+        helper-77).
 
         Examples
         --------
@@ -280,15 +297,16 @@ class ResultStore:
         >>> store.parts.exists(), store.out.exists()
         (False, True)
         """
-        table = self.read()
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.out.with_name(f".{self.out.name}.{uuid.uuid4().hex}.tmp")
-        table.to_parquet(tmp, index=False)
-        os.replace(tmp, self.out)
-        if self.parts.is_dir():
-            shutil.rmtree(self.parts)
-        # read back, so a first run and a resumed run return identical frames
-        return pd.read_parquet(self.out)
+        with folder_lock(self.out.parent):  # two runs on one file: each merges what is there in turn
+            table = self._read()
+            tmp = self.out.with_name(f".{self.out.name}.{uuid.uuid4().hex}.tmp")
+            table.to_parquet(tmp, index=False)
+            os.replace(tmp, self.out)
+            if self.parts.is_dir():  # every part in it was read: no write runs while the lock is held
+                shutil.rmtree(self.parts)
+            # read back, so a first run and a resumed run return identical frames
+            return pd.read_parquet(self.out)
 
 
 def _storable(table: pd.DataFrame) -> pd.DataFrame:

@@ -153,6 +153,31 @@ def test_resume_after_crash_merges_parts_and_ignores_partial_writes(tmp_path):
     assert not store.parts.exists()
 
 
+def _grid_of(out, tasks):
+    run_grid(tasks, fit_stub, out, scheduler="inline", progress=False)
+
+
+def test_two_runs_writing_one_file_at_once_keep_every_row(tmp_path):
+    # helper-77: two grids of other tasks on one out file lost 2-4 of 45 rows (one run's
+    # compaction deleted the parts the other wrote after its read) and one of them died
+    # of a KeyError or a missing parts folder; writes and compactions now take turns
+    import multiprocessing
+
+    out = tmp_path / "grid.parquet"
+    grids = [make_tasks(tmp_path, 12), [dict(t, i=t["i"] + 100) for t in make_tasks(tmp_path, 15)]]
+    for grid in grids:
+        for t in grid:
+            t["sleep"] = 0.02
+    procs = [multiprocessing.get_context("fork").Process(target=_grid_of, args=(out, g)) for g in grids]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+    assert [proc.exitcode for proc in procs] == [0, 0]
+    assert sorted(pd.read_parquet(out)["y"]) == sorted(t["i"] ** 2 for g in grids for t in g)
+    assert not ResultStore(out).parts.exists()
+
+
 def test_duplicate_tasks_run_once_and_errors_rerun_on_request(tmp_path):
     out = tmp_path / "grid.parquet"
     task = make_tasks(tmp_path, 1, {0: {"fail": True, "sleep": 0.0}})[0]

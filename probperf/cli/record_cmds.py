@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -19,7 +18,7 @@ class _RowWriter:
     write and only this command's rows not yet in it are added, so rows another
     command wrote to it meanwhile stay (helper-66: the rows read at the start were
     rewritten with the new ones after every run, dropping any written since); the
-    read and the write hold a lock (:func:`_folder_lock`), so that two commands
+    read and the write hold a lock (:func:`~probperf.outputs.folder_lock`), so that two commands
     appending at once do not write over each other's rows (helper-76: 3 commands of 6
     runs each left 14-16 rows). This command's rows already written keep their runs'
     metrics, their ``serial_work`` follows the recording's one-worker runs (the mean
@@ -34,8 +33,9 @@ class _RowWriter:
         import numpy as np
 
         from ..formats import read, write
+        from ..outputs import folder_lock
 
-        with _folder_lock(self.out.parent):
+        with folder_lock(self.out.parent):
             now = read(self.out, config=new.config) if self.out.exists() else None
             if now is None:  # gone since (or never there): every row of this command
                 now, self.positions = new, list(range(len(new)))
@@ -105,28 +105,6 @@ class _RowWriter:
         """The rows in the file after the last write (this command's, the ones before it,
         any another command wrote meanwhile)."""
         return self.rows_now
-
-
-@contextmanager
-def _folder_lock(folder: Path):
-    """An exclusive advisory lock on ``folder`` while the block runs: every ``record``
-    appending to a file there reads and writes it in turn. The folder, not the file, is
-    locked: the file is replaced by a rename at each write, and a lock on the replaced
-    one would not be seen by the next reader. Without ``fcntl`` (Windows), or where the
-    folder cannot be opened, no lock."""
-    import os
-
-    try:
-        import fcntl
-        fd = os.open(folder, os.O_RDONLY)
-    except (ImportError, OSError):
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 def _overhead_table(overhead) -> Table:
