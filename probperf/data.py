@@ -835,6 +835,26 @@ def _as_frame(frame, source) -> pd.DataFrame:
     return pd.DataFrame(frame)
 
 
+def config_list(config) -> list[str]:
+    """The configuration parameters declared by ``config``: one name alone is one
+    parameter (``list("sched")`` would be five one-letter ones), else a list of names.
+
+    Examples
+    --------
+    >>> config_list("cutoff"), config_list(("m", "k")), config_list(None)
+    (['cutoff'], ['m', 'k'], [])
+    >>> config_list(3)
+    Traceback (most recent call last):
+    ...
+    TypeError: config takes the names of the configuration columns (a string or a list of strings), got 3
+    """
+    names = [config] if isinstance(config, str) else list(config or ()) if isinstance(config or (), Iterable) else None
+    if names is None or not all(isinstance(c, str) for c in names):
+        raise TypeError(f"config takes the names of the configuration columns (a string or a list of strings), "
+                        f"got {config!r}"[:300])
+    return names
+
+
 def _names(columns) -> list:
     """Column names as a list; one name alone is one column (``list("time")`` would be four).
 
@@ -898,12 +918,7 @@ class Measurements:
             if unit != "cycles":  # a rate for times already in seconds would be kept and never used
                 raise MeasurementError(f"{CLOCK_NOT_CYCLES} (unit='cycles'), but unit is {unit!r}", source)
         frame = _as_frame(frame, source)
-        # one name is one parameter (list("sched") would be five one-letter ones)
-        names = [config] if isinstance(config, str) else list(config or ()) if isinstance(config or (), Iterable) else None
-        if names is None or not all(isinstance(c, str) for c in names):
-            raise TypeError(f"config takes the names of the configuration columns (a string or a list of strings), "
-                            f"got {config!r}"[:300])
-        self.config = names
+        self.config = config_list(config)
         self.unit = unit
         self.clock_hz = clock_hz
         self.source = source

@@ -45,6 +45,7 @@ from .data import (
     Measurements,
     check_known_columns,
     check_required_columns,
+    config_list,
     named_setting_hint,
     row_name,
 )
@@ -181,7 +182,7 @@ def read(path, **kw) -> Measurements:
     try:
         tables = [reader(p, **kw) for p in paths]
     except MeasurementError as exc:
-        if exc.column in kw.get("config", ()):  # a declared configuration column: say what to do with names
+        if exc.column in config_list(kw.get("config")):  # a declared configuration column: say what to do with names
             exc.message += named_setting_hint(exc.column, exc.value)
         raise
     return tables[0].concat(*tables[1:]) if len(tables) > 1 else tables[0]
@@ -532,7 +533,7 @@ def _add_params(frame: pd.DataFrame, params: Mapping | None, source) -> pd.DataF
 
 def _config_of(config: Sequence[str], params: Mapping | None) -> list:
     """Declared config parameters plus those given as constants (not n or p)."""
-    out = list(config)
+    out = config_list(config)
     for name in params or {}:
         if name not in BASE_PARAMS and name not in out:
             out.append(name)

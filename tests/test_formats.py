@@ -272,6 +272,13 @@ def test_csv_config_and_params(tmp_path):
     assert m.params == ["n", "p", "cutoff"]
     assert m.frame["p"].tolist() == [4]
     assert "also a column" in error_of(read_csv, write(tmp_path / "s.csv", "n,p,time\n1,1,1\n"), params={"p": 4})
+    # one name alone is one parameter, as Measurements takes it (helper-77: pp.read split
+    # "cutoff" into letters and failed with an internal TypeError)
+    path = write(tmp_path / "c.csv", "n,p,cutoff,time\n1,1,8,1.0\n")
+    for reader in (read_csv, pp.read):
+        assert reader(path, config="cutoff").params == ["n", "p", "cutoff"]
+    with pytest.raises(TypeError, match="config takes the names of the configuration columns"):
+        pp.read(path, config=8)
 
 
 # -- JSON lines and Parquet --------------------------------------------------------
