@@ -82,12 +82,25 @@ def names(option: str, text: str, allowed=None, check=None) -> tuple:
 
 
 def check_out(path: str) -> None:
-    """``--out`` must name a Parquet file that is not a directory or another kind of file."""
+    """``--out`` must name a Parquet file that is not a directory or another kind of
+    file, in a folder this process can write (made if missing, as the results' folder
+    is): checked before any fit runs (helper-77: a read-only folder failed after the
+    first fit, with a traceback)."""
+    from probperf.outputs import OutputError, check_output
+
     out = Path(path)
     if out.suffix.lower() != ".parquet":
         fail(f"--out {path}: give a .parquet file")
     if out.is_dir():
         fail(f"--out {path}: is a directory")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"--out {path}: cannot make its folder {out.parent} ({exc.strerror or exc})")
+    try:
+        check_output(out, "--out")
+    except OutputError as exc:
+        fail(str(exc))
 
 
 # -- datasets ----------------------------------------------------------------------
@@ -469,8 +482,14 @@ def execute(tasks, fn, args, watch):
     try:
         table = run_grid(tasks, fn, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
-    except BaseException:  # a run cut short still added the fits it stored: the report lists it
+    except ConnectionError as exc:  # --scheduler: no fit ran
+        fail(str(exc))
+    except BaseException as exc:  # a run cut short still added the fits it stored: the report lists it
         log_run(args.out, command_line() + " (stopped)", watch.minutes(), len(stored(tasks, args.out)) - before)
+        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C: said in a line, not a traceback
+            print(f"interrupted; the fits finished so far are kept with {args.out}: run the same command "
+                  "again to go on", file=sys.stderr)
+            raise SystemExit(130) from None
         raise
     log_run(args.out, command_line(), watch.minutes(), len(table) - before)
     return table

@@ -378,7 +378,10 @@ def _connect(scheduler: str | None, n_workers: int | None):
     if scheduler:
         if n_workers is not None:
             log.warning("n_workers is ignored when connecting to scheduler %s", scheduler)
-        return Client(scheduler), None
+        try:
+            return Client(scheduler), None
+        except (OSError, ValueError) as exc:  # nothing listens there, or no address (Dask's words follow)
+            raise ConnectionError(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
     cluster = LocalCluster(
         n_workers=n_workers or default_workers(),
         threads_per_worker=1,
@@ -428,6 +431,11 @@ def run_grid(tasks: Sequence[dict], fn: Callable[[dict], dict], out, scheduler: 
         One row per task of ``tasks`` (in their order): the task's fields, ``fn``'s fields,
         ``key``, ``status`` (``"ok"``/``"error"``), ``error`` (message or None), ``seconds``
         (run time of ``fn``) and ``task`` (the task as JSON).
+
+    Raises
+    ------
+    ConnectionError
+        When ``scheduler`` names no reachable Dask scheduler (before any task runs).
 
     Examples
     --------

@@ -2,6 +2,7 @@
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -288,7 +289,42 @@ def test_a_sweep_cut_short_is_still_listed_with_the_fits_it_stored(tmp_path):
     out = tmp_path / "grid.parquet"
     args = argparse.Namespace(report_only=False, no_progress=True, rerun_errors=False, out=out,
                               scheduler="inline", workers=None)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit) as exit_:  # Ctrl-C: a line and 130, not a traceback (helper-77)
         C.execute([{"i": i} for i in range(4)], _stop_at_two, args, C.Stopwatch())
+    assert exit_.value.code == 130
     runs = [json.loads(line) for line in out.with_suffix(".runs.jsonl").read_text().splitlines()]
     assert [r["fits_run"] for r in runs] == [2] and runs[0]["command"].endswith(" (stopped)")
+
+
+def test_an_unusable_out_or_scheduler_is_refused_in_a_line_before_any_fit(tmp_path, capsys):
+    # helper-77: an --out folder that cannot be written failed after the first fit, and
+    # a --scheduler address with nothing behind it in Dask's traceback
+    import argparse
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        C.check_out(str(tmp_path / "file" / "grid.parquet"))
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip() == (f"error: --out {tmp_path / 'file' / 'grid.parquet'}: cannot make its "
+                                               f"folder {tmp_path / 'file'} (File exists)")
+    C.check_out(str(tmp_path / "new" / "grid.parquet"))  # a missing folder is made, as the results' is
+    assert (tmp_path / "new").is_dir()
+    args = argparse.Namespace(report_only=False, no_progress=True, rerun_errors=False, out=tmp_path / "g.parquet",
+                              scheduler="nonsense", workers=None)
+    with pytest.raises(SystemExit) as exit_:
+        C.execute([{"i": 1}], _stop_at_two, args, C.Stopwatch())
+    assert exit_.value.code == 2 and capsys.readouterr().err.strip().endswith(
+        "error: cannot connect to the Dask scheduler 'nonsense': missing port number in address 'nonsense'")
+
+
+def test_compare_kernels_without_time_writes_its_report_without_the_time_figure(tmp_path):
+    # helper-77: --targets work failed on the time figure, after its fits, with no report
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    shutil.copy(EXPERIMENTS / "data" / "sim" / "nqueens_A_scale1_seed0.csv", sim)
+    out = _run("compare_kernels", tmp_path, "--models", "linear", "--targets", "work", "--datasets", "nqueens:A",
+               "--no-published", "--data", str(sim), where=("--scheduler", "inline"))
+    md = out.with_suffix(".md").read_text()
+    assert "calibration curves" in md and "actual vs predicted" not in md
+    assert sorted(f.name for f in (tmp_path / "figures").iterdir()) == [
+        f"compare_kernels_{name}.png" for name in ("calibration", "error_boxes", "rank_heatmap")]
