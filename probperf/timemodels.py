@@ -111,7 +111,7 @@ class DirectModel(_TimeOnly):
         >>> bool(a.predict(n=160, p=2).median[0] == b.predict(n=160, p=2, seed=3).median[0])
         True
         """
-        pts = self._points(X, params)
+        pts = self._points_in_reach(X, params)  # a GP or basis regression does not judge them itself
         table, rows = unmeasured.with_neighbours(self, pts)  # a setting no run had spans its nearest
         seed = self._draw_seed(seed)
         drawn = self.model_.predict(table, n_draws=n_draws, seed=seed)

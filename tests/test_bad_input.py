@@ -420,6 +420,9 @@ CLI_CASES = [
     case("doctor-empty", ["doctor", ""], "DATA is empty; give a path"),
     case("predict-at-no-value", ["predict", MODEL, "--at", "n"], "--at"),
     case("predict-explain-gp", "predict {d}/gp.model --at n=200 --explain", "law mixture"),
+    # a GP judges no point itself: the model does, as the law mixture does (helper-78)
+    case("predict-gp-p-never-varied", ["predict", "{d}/gp.model", "--at", "n=200,p=16"],
+         "--at: only 1 distinct value of 'p' in the training data (8): cannot predict p=16"),
     case("predict-missing-model", "predict {d}/absent.model --at n=200", "absent.model"),
     case("predict-csv-as-model", f"predict {GAUSS} --at n=200", "gauss.csv"),
     case("predict-truncated-model", "predict {d}/truncated.model --at n=200", "truncated.model"),
@@ -1014,9 +1017,32 @@ def test_predict_refuses_a_run_time_that_is_not_positive(monkeypatch):
     monkeypatch.setattr(persist, "load", lambda path: Vanishing())
     res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2", "--at", "n=1,p=8"])
     assert res.exit_code == 2 and res.stderr.strip().splitlines() == [
-        "error: the predicted time at n=1,p=8 is 0, but a run time is positive: the model does not hold there "
-        "(its terms vanish); predict closer to the measured range or fit --model auto"]
+        "error: the predicted time at n=1,p=8 is 0, but a run time is positive: the model does not hold there; "
+        "predict closer to the measured range or fit --model auto"]
     assert CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"]).exit_code == 0
+
+
+def test_an_interval_reaching_a_time_of_zero_is_refused(monkeypatch):
+    # helper-78: a network's draws clipped at 0 printed a 90 % interval [0, 38.9] s with
+    # exit 0, its median positive
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+    from probperf.models.base import TableModel
+    from probperf.predict import Predictive
+
+    class Clipped(TableModel):
+        features_ = ["n", "p"]
+
+        def predict(self, X, n_draws, seed):
+            draws = np.maximum(np.linspace(-1.0, 2.0, n_draws), 0.0)[:, None] * np.ones((1, len(X)))  # a third at 0
+            return Predictive(draws, X, "time")
+
+    monkeypatch.setattr(persist, "load", lambda path: Clipped())
+    res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"])
+    assert res.exit_code == 2 and res.stderr.strip().splitlines() == [
+        "error: the lower end of the predicted time's interval at n=64,p=2 is 0, but a run time is positive: the "
+        "model does not hold there; predict closer to the measured range or fit --model auto"]
 
 
 def test_a_model_written_to_stdout_is_not_mixed_with_status_lines(corpus, tmp_path):

@@ -183,15 +183,33 @@ def test_fit_needs_a_measurements_table():
         TwoStepLasso().fit(np.ones((4, 2)), np.ones(4))
 
 
-def test_two_step_lasso_rejects_varying_config_parameter():
+def test_models_of_n_and_p_alone_refuse_a_varying_config_parameter_in_their_own_name():
+    # helper-78: Extra-P averaged two cut-offs away (the same time at 16, 64 and 32),
+    # and Cilkview's refusal named its inner TwoStepLasso
+    from probperf import fit
+
     cols = paper_metrics(np.repeat(TRAIN_N, 2), np.ones(14))
     cols["cutoff"] = np.tile([4, 8], 7)
     m = Measurements(cols, config=["cutoff"])
-    with pytest.raises(MeasurementError, match="'cutoff' takes 2 values"):
-        TwoStepLasso().fit(m)
+    for name, model in (("TwoStepLasso", "twostep_lasso"), ("CilkviewBounds", "cilkview"), ("ExtraP", "extrap")):
+        with pytest.raises(MeasurementError, match=f"^column cutoff: {name} models n and p only, but configuration "
+                                                   "parameter 'cutoff' takes 2 values"):
+            fit(m, model=model)
 
 
 # -- neural networks -------------------------------------------------------------------
+
+
+def test_a_network_that_misses_its_own_runs_by_ten_times_says_so():
+    # helper-78: on runs spanning 9 decades the raw-scale network (squared error on
+    # time * p) fitted the longest runs and predicted the shortest 600,000x too long
+    n = np.repeat(10.0 ** np.arange(1, 10), 2)
+    p = np.tile([1.0, 8.0], 9)
+    m = Measurements({"n": n, "p": p, "time": 1e-6 * n / p + 1e-7 * p * np.log(n)})
+    with pytest.warns(UserWarning, match=r"^DirectNN does not reproduce its own training runs: at n=10, p=\d .*"
+                                         r"\(inputs and time on the raw scale, the thesis's design"):
+        model = DirectNN(**NN_ARGS).fit(m)
+    assert model._cautions(None)  # said with every prediction too (cautions.warn)
 
 
 def test_direct_nn_fits_training_points(direct, nn_train):

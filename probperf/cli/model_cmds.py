@@ -30,11 +30,12 @@ from .reading import read_measurements, reads_measurements
 MODELS = tuple(registry.names(saved_only=True))
 #: Why predict refuses an inf/nan median or bound (never printed with exit 0).
 NOT_FINITE = "the prediction is not finite (overflow far beyond the data); predict closer to the measured range"
-#: Why predict refuses a run time whose median is 0 or below: no run takes no time, so
-#: the model does not hold at that point (a reference model's ``n^j log^k n`` terms all
-#: vanish at n = 1, say), and an interval [0, 0] would claim a certainty it has not.
+#: Why predict refuses a run time whose median (or interval's lower end) is 0 or below:
+#: no run takes no time, so the model does not hold at that point (a reference model's
+#: ``n^j log^k n`` terms all vanish at n = 1, say; a network's draws fall below 0 and are
+#: clipped there), and an interval [0, 0] would claim a certainty it has not.
 NOT_POSITIVE = ("the predicted time at {point} is {value:g}, but a run time is positive: the model does not "
-                "hold there (its terms vanish); predict closer to the measured range or fit --model auto")
+                "hold there; predict closer to the measured range or fit --model auto")
 
 
 @app.command()
@@ -452,7 +453,7 @@ def cautions_caught():
 
 def _refuse_impossible(summary, laws, frame, name) -> None:
     """Exit 2 on a prediction that is not finite (or a law's, with ``--explain``), or
-    on a run time whose median is not positive."""
+    on a run time whose median or interval's lower end is not positive."""
     # an infinite mean (a few draws overflowed) is shown as unreliable, not refused: the
     # median and interval are what to read there, as plot draws them
     numbers = summary.drop(columns=[c for c in [*frame.columns, "mean"] if c in summary], errors="ignore")
@@ -461,9 +462,13 @@ def _refuse_impossible(summary, laws, frame, name) -> None:
         fail(NOT_FINITE.replace("is not finite", f"at {point_text(frame.iloc[int(np.argmin(finite))])} is not finite"))
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
-    if name in (None, "time") and np.any(summary["median"] <= 0):
-        i = int(np.argmax(summary["median"].to_numpy() <= 0))
-        fail(NOT_POSITIVE.format(point=point_text(frame.iloc[i]), value=summary["median"].iloc[i]))
+    if name in (None, "time"):  # the median, or an interval's lower end (a network's draws clipped at 0)
+        for column in ("median", "lower"):
+            if np.any(summary[column] <= 0):
+                i = int(np.argmax(summary[column].to_numpy() <= 0))
+                what = "predicted time" if column == "median" else "lower end of the predicted time's interval"
+                fail(NOT_POSITIVE.format(point=point_text(frame.iloc[i]), value=summary[column].iloc[i])
+                     .replace("predicted time", what, 1))
 
 
 def _laws_behind(model, pred, frame, level, draws, seed):

@@ -253,12 +253,14 @@ class TableModel(Estimator):
         """:meth:`_points`, checked against the whole table (its ranges and relations,
         :func:`~probperf.models.points.check_points` and
         :func:`~probperf.models.points.check_extrapolation`): for a model whose parts
-        are fitted on subsets of its runs, which must not judge the points alone."""
-        from .points import check_extrapolation, check_points
+        are fitted on subsets of its runs, which must not judge the points alone, and
+        for one whose inner model does not judge them (a GP, a network: helper-78's
+        GP predicted p=8 from runs at p=4 alone, as if it knew)."""
+        from .points import check_extrapolation, check_points, relations_of
 
         pts = self._points(X, params)
         values = pts[self.features_].to_numpy(dtype=np.float64)
-        check_points(values, self.features_, self.train_ranges_, self.relations_)
+        check_points(values, self.features_, self.train_ranges_, relations_of(self))
         check_extrapolation(values, self.features_, self.train_ranges_)
         return pts
 

@@ -150,7 +150,7 @@ class TimeModel(TableModel):
         (1, 1.0)
         """
         self._check_fitted()
-        points = self._points(X, params)
+        points = self._points_in_reach(X, params)  # no baseline judges its points itself
         draws = self._predict_draws(self._inputs(points), draw_count(n_draws, self.n_draws), seed)
         return cautions.warn(self, points, Predictive(draws, points, "time"))  # they learn no widening: said
 
@@ -226,8 +226,18 @@ def _closed_form_runs(**config) -> Measurements:
     return Measurements(runs, config=list(config))
 
 
-def _check_single_config(measurements: Measurements, model: str) -> None:
-    """The DAG-based baselines model n and p only; a varying config parameter is an error."""
+def check_single_config(measurements: Measurements, model: str) -> None:
+    """The baselines of n and p alone (the DAG-based ones, Extra-P) model n and p only;
+    a varying config parameter is an error (pooled, its settings would be averaged).
+
+    Examples
+    --------
+    >>> m = Measurements({"n": [1, 2], "p": [1, 1], "cut": [4, 8], "time": [1.0, 2.0]}, config="cut")
+    >>> check_single_config(m, "ExtraP")
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: column cut: ExtraP models n and p only, but configuration parameter 'cut' takes 2 values; select one value first (m.select(cut=...))
+    """
     frame = measurements.frame
     for c in measurements.config:
         if frame[c].nunique() > 1:
@@ -433,7 +443,7 @@ class TwoStepLasso(TimeModel):
     def _fit_table(self, measurements):
         if self.n_boot < 0:
             raise ValueError(f"n_boot must be >= 0, got {self.n_boot}")
-        _check_single_config(measurements, type(self).__name__)
+        check_single_config(measurements, type(self).__name__)
         frame = measurements.frame
         n, p = frame["n"].to_numpy(float), frame["p"].to_numpy(float)
         # Metrics of n alone are fitted on one row per distinct n.
@@ -635,6 +645,7 @@ class CilkviewBounds(TimeModel):
         return basis.normal_form(worker=("1", "p-1"))
 
     def _fit_table(self, measurements):
+        check_single_config(measurements, type(self).__name__)  # said as this model, not its inner one
         self.dag_ = TwoStepLasso(n_boot=0, n_folds=self.n_folds, seed=self.seed).fit(measurements)
         frame = measurements.frame
         n, p = frame["n"].to_numpy(float), frame["p"].to_numpy(float)
@@ -842,6 +853,42 @@ class _NeuralTimeModel(TimeModel):
                 f"trials; lower the learning_rate range {self.learning_rate}"
             )
         self.net_ = {k: v.detach().numpy().astype(np.float32) for k, v in net.items()}
+        from .. import userwarn
+
+        for line in self._cautions(None):  # said at the fit, and with every prediction
+            userwarn.warn(line)
+
+    #: How far (a factor) a network's mean may miss one of its own training runs before
+    #: every prediction says so: an order of magnitude, where a prediction is of no use
+    #: whatever its interval (helper-78: on runs spanning 9 decades the raw-scale
+    #: network, fitted by squared error, missed its smallest runs 600,000x).
+    MISFIT_FACTOR = 10.0
+
+    def _cautions(self, points) -> list[str]:
+        """How far the network's mean misses its own training runs' time, when by more
+        than :data:`MISFIT_FACTOR` (from ``train_points_``, so a loaded model says it too)."""
+        import pandas as pd
+
+        runs = pd.DataFrame(self.train_points_)
+        X = runs[self.features_].to_numpy(dtype=np.float64)
+        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
+        net = {k: v.astype(np.float64) for k, v in self.net_.items()}
+        h = np.maximum(np.maximum(Z @ net["w1"] + net["b1"], 0.0) @ net["w2"] + net["b2"], 0.0)
+        head = self.tasks_.index("time")  # inverted dropout: the mean network is the unthinned one
+        mean = (h @ net["wh"][:, head] + net["bh"][head]) * self.y_scaler_.scale_[head] + self.y_scaler_.mean_[head]
+        y = runs["time"].to_numpy(dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(mean > 0, np.maximum(mean / X[:, self.features_.index("p")] / y,
+                                                   y * X[:, self.features_.index("p")] / mean), np.inf)
+        worst = int(np.argmax(factor))
+        if factor[worst] <= self.MISFIT_FACTOR:
+            return []
+        at = ", ".join(f"{c}={v:g}" for c, v in zip(self.features_, X[worst]))
+        miss = "predicts no positive time" if not np.isfinite(factor[worst]) else f"misses it {factor[worst]:.3g}x"
+        scale = "" if self.log_scale else (" (inputs and time on the raw scale, the thesis's design: squared error "
+                                           "fits the longest runs and leaves the shortest)")
+        return [f"{type(self).__name__} does not reproduce its own training runs: at {at} it {miss}"
+                f"{scale}; fit --model direct, or this network with log_scale=True in Python"]
 
     def _train(self, X, Z, w, train, val, dropout, lr, seed):
         """Adam with early stopping on the weighted validation loss of the time head."""

@@ -20,6 +20,7 @@ import pandas as pd
 from ..data import Measurements
 from ..predict import Predictive
 from .base import TableModel
+from .baselines import check_single_config
 
 #: Extra-P and the two of its dependencies its modelling code needs.
 EXTRAP_PACKAGES = ("extrap", "marshmallow~=3.7", "pycubexr>=1.2.3,!=2.0.0,<3")
@@ -115,6 +116,9 @@ class ExtraP(TableModel):
             from extrap.modelers.model_generator import ModelGenerator
 
             measurements.require("n", self.target)
+            # n and p alone: a varying cut-off would be averaged away (helper-78); the
+            # registry fits one model per value (its per_config)
+            check_single_config(measurements, type(self).__name__)
             self._remember(measurements, measurements.params, self.target)
             frame = measurements.frame
             self.params_ = [c for c in ("n", "p") if c in frame and frame[c].nunique() > 1]
