@@ -1258,15 +1258,35 @@ class DagModel(TableModel):
         >>> bool(np.all((lo < measured) & (measured < hi)))
         True
         """
-        from .models.mixture import discrepancy_factors
-
         pts = self._points_in_reach(X, params)  # an unfitted model says so; its parts do not judge alone
         table, rows = unmeasured.with_neighbours(self, pts)  # a setting no run had spans its nearest
         S = draw_count(n_draws, self.n_draws)
         seeds = component_seeds(whole_number(self.seed if seed is None else seed, "seed"))
-        p = table["p"].to_numpy(dtype=np.float64)
         grid, weights = self.discrepancy_scales_.T
         factors = np.random.default_rng(seeds["scale"]).choice(grid, size=S, p=weights / weights.sum())
+        comps = self._joint_parts(table, S, seeds, factors)
+        low, edges = self._size_edges(table)
+        if low.any():  # no slower than at the smallest training size (SMALLER_NO_SLOWER)
+            comps = _held_below(comps, self._joint_parts(edges, S, seeds, factors), low,
+                                table["p"].to_numpy(dtype=np.float64))
+        # a draw that overflowed (inf - inf, 0 * inf) is NaN where another part of the
+        # same draw is inf: an unbounded draw, so inf, which the quantiles can order (a
+        # NaN made every summary NaN) and the cautions on the mean and far-out points
+        # speak of. A NaN without an overflow beside it stays NaN: a fault, not a bound.
+        blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
+        if blown.any():
+            comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
+        comps = {k: unmeasured.pick(v, rows, seeds["setting"]) for k, v in comps.items()}  # one choice per draw
+        return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
+
+    def _joint_parts(self, table: pd.DataFrame, S: int, seeds: dict, factors) -> dict[str, np.ndarray]:
+        """``S`` joint draws of every component at ``table``: the parts' draws (held
+        beyond the workers, MONOTONE_BEYOND), widened beyond the data, lifted to the
+        critical path; from ``seeds`` and the parts' discrepancy ``factors``, so that two
+        calls at as many points share every draw's coefficients and deviates."""
+        from .models.mixture import discrepancy_factors
+
+        p = table["p"].to_numpy(dtype=np.float64)
         with discrepancy_factors(factors):  # one factor per draw, shared by the parts
             comps = self._draw_parts(table, S, seeds)
             held = [k for k in ("work", "delay")  # a model that does not say is not held
@@ -1294,15 +1314,22 @@ class DagModel(TableModel):
                 idle = np.maximum(0.0, p * span - (work + delay + no_work))
                 comps["no_work"] = no_work + idle
                 comps["critical_path"] = span
-        # a draw that overflowed (inf - inf, 0 * inf) is NaN where another part of the
-        # same draw is inf: an unbounded draw, so inf, which the quantiles can order (a
-        # NaN made every summary NaN) and the cautions on the mean and far-out points
-        # speak of. A NaN without an overflow beside it stays NaN: a fault, not a bound.
-        blown = np.any([np.isinf(v) for v in comps.values()], axis=0)
-        if blown.any():
-            comps = {k: np.where(np.isnan(v) & blown, np.inf, v) for k, v in comps.items()}
-        comps = {k: unmeasured.pick(v, rows, seeds["setting"]) for k, v in comps.items()}  # one choice per draw
-        return cautions.warn(self, pts, Prediction(comps, pts, getattr(self, "unit_", "s")))
+        return comps
+
+    def _size_edges(self, table: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+        """``(low, edges)``: which points of ``table`` lie below the smallest training
+        size ``n``, and ``table`` with those points at it; none where
+        :data:`~probperf.models.laws.SMALLER_NO_SLOWER` is off or ``n`` is made of
+        other parameters (an edge at ``n`` alone would break the relation)."""
+        from .models import laws
+        from .models.points import relation_members
+
+        n = table["n"].to_numpy(dtype=np.float64)
+        tied = any("n" in relation_members(c, rel) for c, rel in self.relations_.items())
+        if not laws.SMALLER_NO_SLOWER or tied:
+            return np.zeros(len(n), dtype=bool), table
+        n_min = self.train_ranges_["n"][0]
+        return n < n_min, table.assign(n=np.maximum(n, n_min))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
         """``S`` joint draws of every component at ``pts`` (``only``: of these and the
@@ -1335,6 +1362,40 @@ class DagModel(TableModel):
 
     def __repr__(self) -> str:
         return f"DagModel(models={self.models!r}, kernel={self.kernel!r}, effort={self.effort!r})"
+
+
+def _held_below(comps: dict, edge: dict, low: np.ndarray, p: np.ndarray) -> dict:
+    """The draws ``comps`` with each point flagged ``low`` (below the smallest training
+    size) no slower than its ``edge`` draw (the same draw at that size): where its time
+    is larger, its time's parts and critical path scaled down to the edge's time (the
+    identity and ``time >= T_inf`` kept; an overflowed draw takes the edge's parts), and
+    the serial work and task counts no larger than the edge's (a smaller problem has no
+    more work and no more tasks).
+
+    Examples
+    --------
+    >>> one = lambda *v: np.array([v], dtype=float)  # one draw, points as columns
+    >>> comps = {"work": one(8.0, 4.0), "delay": one(2.0, 1.0), "no_work": one(2.0, 1.0),
+    ...          "serial_work": one(8.0, 4.0), "critical_path": one(1.0, 1.0)}
+    >>> edge = {k: v / 2 for k, v in comps.items()}  # the same draw at the smallest size: half
+    >>> held = _held_below(comps, edge, np.array([True, False]), np.array([2.0, 2.0]))
+    >>> held["work"].tolist(), held["no_work"].tolist(), held["serial_work"].tolist()
+    ([[4.0, 4.0]], [[1.0, 1.0]], [[4.0, 4.0]])
+    """
+    parts = ("work", "delay", "no_work")
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        time, limit = (sum(c[k] for k in parts) / p for c in (comps, edge))
+        over = low[None, :] & (time > limit)
+        scale = np.where(over & np.isfinite(time), limit / time, 1.0)
+        out = dict(comps)
+        for k in (*parts, "critical_path"):
+            if k in comps:
+                out[k] = np.where(over & ~np.isfinite(time), edge[k], comps[k] * scale)
+        for k in comps:
+            if k not in out or k in (*parts, "critical_path"):
+                continue
+            out[k] = np.where(low[None, :], np.minimum(comps[k], edge[k]), comps[k])
+    return out
 
 
 #: A delay or idle time below this share of its run's ``p * time`` is a floating-point

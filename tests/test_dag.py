@@ -2,6 +2,7 @@
 accuracy on data that follows the paper's equations exactly, persistence."""
 
 import copy
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -1092,3 +1093,26 @@ def test_the_span_of_a_run_is_drawn_with_its_run_to_run_noise(monkeypatch):
 
     assert 0.8 <= held(True) <= 0.98
     assert held(False) < 0.6  # the fault: the latent span's band is far narrower than its runs
+
+
+def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch):
+    # helper-78: fib fitted on n = 20..25 predicted n = 3 at 0.18 s (upper end 1.6e14 s,
+    # the truth 1.4e-6 s): the parts' laws (an exponential idle ratio) rise below the
+    # data; each draw is held at its own value at the smallest training size
+    # (laws.SMALLER_NO_SLOWER), its parts scaled together so the identity holds
+    from probperf.models import laws
+    from probperf.sim import generate
+
+    model = DagModel(seed=0).fit(generate("fib", [20, 21, 22, 23, 24], [1, 2, 4, 8], config={"cutoff": 12}, seed=0))
+    points = pd.DataFrame({"n": [20.0, 10.0, 3.0], "p": [2.0] * 3, "cutoff": [12.0] * 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # below the measured range: said, and not the subject here
+        held = model.predict(points, n_draws=1000, seed=0)
+        monkeypatch.setattr(laws, "SMALLER_NO_SLOWER", False)
+        free = model.predict(points, n_draws=1000, seed=0)
+    assert free.interval(0.9)[1][2] > 1e3 * free.median[0]  # the rise it guards against
+    assert held.interval(0.9)[1][2] < 1.1 * held.interval(0.9)[1][0]  # no draw above n = 20's, its noise apart
+    parts = held["work"].draws + held["delay"].draws + held["no_work"].draws
+    np.testing.assert_allclose(parts, held.draws * held.p)  # the identity, scaled draws too
+    assert np.all(held["critical_path"].draws <= held.draws * (1 + 1e-9))
+    np.testing.assert_array_equal(held.draws[:, 0], free.draws[:, 0])  # inside the data: untouched
