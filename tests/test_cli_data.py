@@ -174,8 +174,17 @@ def test_extrap_output_that_would_lose_metrics_writes_nothing(tmp_path):
     out = tmp_path / "out.txt"
     r = run("convert", path, out)
     assert r.exit_code == 2
-    assert "Extra-P text holds the parameters and one metric (time)" in r.stderr
+    assert one_line(r.stderr).startswith(f"error: OUT {out}: Extra-P text holds the parameters and one metric; this "
+                                         "table also has create_task, wait_tasks, end_task, work, delay")
+    assert "give --metric NAME (e.g. --metric time) to write one and leave the rest out" in one_line(r.stderr)
     assert not out.exists()
+    # --metric picks the one to write, and says what was left out (the CLI had no way to)
+    r = run("convert", path, out, "--metric", "work")
+    assert r.exit_code == 0, r.stderr
+    assert "METRIC work" in out.read_text() and "note: left out of the Extra-P text: create_task, wait_tasks, end_task, delay" in one_line(r.stderr)
+    assert pp.read(out, metric="work").frame["work"].tolist() == pp.read(path).frame["work"].tolist()
+    r = run("convert", path, tmp_path / "out.csv", "--metric", "work")  # every other format keeps every column
+    assert r.exit_code == 2 and "--metric work: it picks the one metric of Extra-P output" in one_line(r.stderr)
 
 
 def test_bad_param_option(tmp_path):

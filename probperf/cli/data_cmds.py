@@ -115,14 +115,18 @@ def convert(
     reading: dict,
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="<path>",
                                          help="The output file, as OUT (every other command writes with -o)."),
+    metric: Optional[str] = typer.Option(None, "--metric", metavar="NAME",
+                                         help="Extra-P output (.txt/.extrap): the one metric to write, e.g. time; "
+                                              "the table's other metrics and labels are left out."),
 ):
     """Convert between formats (.csv .parquet .jsonl .txt/.extrap; .stat as input).
 
     Values are copied unchanged (cycle counts stay cycles). The input is read and
     checked in full first, and the output is written atomically, so bad input
-    leaves no output file.
+    leaves no output file. Extra-P text holds one metric: a table with more is
+    written with --metric NAME.
     """
-    from ..formats import input_files, output_format, write
+    from ..formats import input_files, output_format, write, write_extrap
     from ..outputs import check_output
 
     if target is not None and output is not None:
@@ -134,16 +138,26 @@ def convert(
     if not target:  # a plain string: the path check of _app does not see it
         fail(empty_path(given))
     with bad_input():
-        output_format(target, given)
+        kind = output_format(target, given)
         check_output(target, given)
+    if metric is not None and kind != "extrap":  # every other format keeps every column
+        fail(f"--metric {metric}: it picks the one metric of Extra-P output (.txt/.extrap); {given} {target} "
+             "keeps every column")
     m = read_measurements([source], reading, label="IN")
+    left_out = [c for c in m.frame.columns if c not in (*m.params, metric or "time")] if kind == "extrap" else []
+    if left_out and metric is None:  # said in the command's words, not write's Python ones
+        fail(f"{given} {target}: Extra-P text holds the parameters and one metric; this table also has "
+             f"{', '.join(left_out)}: give --metric NAME (e.g. --metric time) to write one and leave the rest "
+             "out, or write CSV, Parquet or JSON lines to keep them")
     with bad_input():
         if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
             raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
         with warnings.catch_warnings(record=True) as caught:  # said below, after the line saying what was written
             warnings.simplefilter("always")
-            out = write(m, target)
+            out = write_extrap(m, target, metric=metric) if metric is not None else write(m, target)
     err_console.print(f"wrote {counted(len(m), 'row')} to {shown(Path(out))}", highlight=False, soft_wrap=True)
+    if metric is not None and left_out:
+        err_console.print(f"note: left out of the Extra-P text: {', '.join(left_out)}", highlight=False, soft_wrap=True)
     for w in caught:  # only Parquet records the unit: said rather than let cycles pass for seconds
         err_console.print(f"note: {w.message}", highlight=False, soft_wrap=True)
 
