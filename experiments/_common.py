@@ -468,7 +468,7 @@ def execute(tasks, fn, args, watch):
     Shared by every experiment script: stored fits are reused, a run that adds fits
     is logged with its command line and wall time.
     """
-    from probperf.runner import grid_options, run_grid
+    from probperf.runner import SchedulerUnreachable, grid_options, run_grid
 
     if args.report_only:
         table = stored(tasks, args.out)
@@ -482,7 +482,7 @@ def execute(tasks, fn, args, watch):
     try:
         table = run_grid(tasks, fn, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
-    except ConnectionError as exc:  # --scheduler: no fit ran
+    except SchedulerUnreachable as exc:  # --scheduler: no fit ran
         fail(str(exc))
     except BaseException as exc:  # a run cut short still added the fits it stored: the report lists it
         log_run(args.out, command_line() + " (stopped)", watch.minutes(), len(stored(tasks, args.out)) - before)

@@ -1318,18 +1318,15 @@ class DagModel(TableModel):
 
     def _size_edges(self, table: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
         """``(low, edges)``: which points of ``table`` lie below the smallest training
-        size ``n``, and ``table`` with those points at it; none where
-        :data:`~probperf.models.laws.SMALLER_NO_SLOWER` is off or ``n`` is made of
-        other parameters (an edge at ``n`` alone would break the relation)."""
-        from .models import laws
-        from .models.points import relation_members
+        size ``n`` (:func:`~probperf.models.points.size_floor`), and ``table`` with
+        those points at it."""
+        from .models.points import size_floor
 
         n = table["n"].to_numpy(dtype=np.float64)
-        tied = any("n" in relation_members(c, rel) for c, rel in self.relations_.items())
-        if not laws.SMALLER_NO_SLOWER or tied:
+        floor = size_floor(self.train_ranges_, self.relations_)
+        if floor is None:
             return np.zeros(len(n), dtype=bool), table
-        n_min = self.train_ranges_["n"][0]
-        return n < n_min, table.assign(n=np.maximum(n, n_min))
+        return n < floor, table.assign(n=np.maximum(n, floor))
 
     def _draw_parts(self, pts: pd.DataFrame, S: int, seeds: dict, only=None) -> dict[str, np.ndarray]:
         """``S`` joint draws of every component at ``pts`` (``only``: of these and the
@@ -1395,6 +1392,9 @@ def _held_below(comps: dict, edge: dict, low: np.ndarray, p: np.ndarray) -> dict
             if k not in out or k in (*parts, "critical_path"):
                 continue
             out[k] = np.where(low[None, :], np.minimum(comps[k], edge[k]), comps[k])
+        if "critical_path" in out and "serial_work" in out:  # a path is part of the work, T_inf <= T_1'
+            out["critical_path"] = np.where(low[None, :], np.minimum(out["critical_path"], out["serial_work"]),
+                                            out["critical_path"])
     return out
 
 

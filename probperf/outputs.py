@@ -243,7 +243,9 @@ def folder_lock(folder):
     the file, is locked: the file is replaced by a rename at each write, and a lock on
     the replaced one would not be seen by the next reader. Locks of one process do not
     nest (a second one on the same folder waits for the first). Without ``fcntl``
-    (Windows), or where the folder cannot be opened, no lock.
+    (Windows), where the folder cannot be opened, or where its file system refuses the
+    lock (NFS on a descriptor opened for reading, Lustre without ``-o flock``), no lock:
+    the writers then run as they did before locks, which one writer alone never needs.
 
     Examples
     --------
@@ -252,14 +254,25 @@ def folder_lock(folder):
     ...     Path(folder, "rows.csv").write_text("n,p,time\\n")
     9
     """
+    fd = _locked_descriptor(folder)
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def _locked_descriptor(folder) -> int | None:
+    """A descriptor of ``folder`` holding an exclusive lock, or None where no lock can
+    be had (see :func:`folder_lock`)."""
     try:
         import fcntl
         fd = os.open(folder, os.O_RDONLY)
     except (ImportError, OSError):
-        yield
-        return
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
+    except OSError:  # refused by the file system (EBADF on NFS, ENOSYS on Lustre)
+        os.close(fd)
+        return None
+    return fd

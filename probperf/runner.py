@@ -63,6 +63,22 @@ import pandas as pd
 
 from .outputs import folder_lock
 
+class SchedulerUnreachable(ConnectionError):
+    """``run_grid``'s ``scheduler`` names no Dask scheduler it can reach: raised before
+    any task runs (a connection lost later is another error, and fits may be stored).
+
+    Examples
+    --------
+    >>> import tempfile, os.path
+    >>> try:
+    ...     run_grid([{"x": 2}], example_square, os.path.join(tempfile.mkdtemp(), "g.parquet"),
+    ...              scheduler="nonsense", progress=False)
+    ... except SchedulerUnreachable as exc:
+    ...     print(exc)
+    cannot connect to the Dask scheduler 'nonsense': missing port number in address 'nonsense'
+    """
+
+
 #: Columns the runner adds to every row; task and result fields may not use them.
 RESERVED = ("key", "status", "error", "seconds", "task")
 
@@ -381,7 +397,7 @@ def _connect(scheduler: str | None, n_workers: int | None):
         try:
             return Client(scheduler), None
         except (OSError, ValueError) as exc:  # nothing listens there, or no address (Dask's words follow)
-            raise ConnectionError(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
+            raise SchedulerUnreachable(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
     cluster = LocalCluster(
         n_workers=n_workers or default_workers(),
         threads_per_worker=1,
@@ -434,8 +450,8 @@ def run_grid(tasks: Sequence[dict], fn: Callable[[dict], dict], out, scheduler: 
 
     Raises
     ------
-    ConnectionError
-        When ``scheduler`` names no reachable Dask scheduler (before any task runs).
+    SchedulerUnreachable
+        A ``ConnectionError``: ``scheduler`` names no reachable Dask scheduler (before any task runs).
 
     Examples
     --------

@@ -200,6 +200,20 @@ def test_models_of_n_and_p_alone_refuse_a_varying_config_parameter_in_their_own_
 # -- neural networks -------------------------------------------------------------------
 
 
+def test_cilkview_bounds_any_worker_count_from_one_worker_runs():
+    # its premise: work and span from one-worker runs bound every p (helper-81: the range
+    # check the networks need refused p=8 from p=1 runs); a network refuses it
+    from probperf.sim import generate
+
+    runs = generate("fib", [14, 15, 16, 17, 18], [1], config={"cutoff": 4}, seed=0)
+    model = CilkviewBounds().fit(runs)
+    lower, upper = model.bounds(n=18, p=8)
+    work = runs.frame.loc[runs.frame["n"] == 18, "work"].mean()
+    assert lower[0] == pytest.approx(work / 8, rel=0.1) and upper[0] > lower[0]
+    with pytest.raises(ValueError, match=r"only 1 distinct value of 'p' in the training data \(1\): cannot predict p=8"):
+        DirectNN(**NN_ARGS).fit(runs).predict(n=18, p=8)
+
+
 def test_a_network_that_misses_its_own_runs_by_ten_times_says_so():
     # helper-78: on runs spanning 9 decades the raw-scale network (squared error on
     # time * p) fitted the longest runs and predicted the shortest 600,000x too long

@@ -1104,7 +1104,8 @@ def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch
     from probperf.sim import generate
 
     model = DagModel(seed=0).fit(generate("fib", [20, 21, 22, 23, 24], [1, 2, 4, 8], config={"cutoff": 12}, seed=0))
-    points = pd.DataFrame({"n": [20.0, 10.0, 3.0], "p": [2.0] * 3, "cutoff": [12.0] * 3})
+    # the last point also beyond the workers (held there by MONOTONE_BEYOND first)
+    points = pd.DataFrame({"n": [20.0, 10.0, 3.0, 3.0], "p": [2.0, 2.0, 2.0, 32.0], "cutoff": [12.0] * 4})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # below the measured range: said, and not the subject here
         held = model.predict(points, n_draws=1000, seed=0)
@@ -1115,4 +1116,5 @@ def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch
     parts = held["work"].draws + held["delay"].draws + held["no_work"].draws
     np.testing.assert_allclose(parts, held.draws * held.p)  # the identity, scaled draws too
     assert np.all(held["critical_path"].draws <= held.draws * (1 + 1e-9))
+    assert np.all(held["critical_path"].draws <= held["serial_work"].draws)  # T_inf <= T_1' (helper-81)
     np.testing.assert_array_equal(held.draws[:, 0], free.draws[:, 0])  # inside the data: untouched

@@ -1256,12 +1256,15 @@ def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch
     assert laws.SMALLER_NO_SLOWER  # the default
     exact = mix._predict_draws(at, 300, 0, noise=False)  # no run-to-run noise: the edge is the point
     assert np.all(exact[:, 1:3] <= exact[:, :1])
-    held = mix.predict(at, n_draws=300, seed=0).median
-    assert held[2] < held[0] * 1.1  # each point and its edge their own run-to-run noise
+    held = mix.predict(at, n_draws=2000, seed=0)
+    # the cap binds in every draw, and each edge takes its point's noise deviate: at n = 1
+    # the distribution at n = 256 (the smaller of two independent noises would sit low)
+    assert held.median[2] == pytest.approx(held.median[0], rel=0.02)
+    assert held.interval(0.9)[0][2] == pytest.approx(held.interval(0.9)[0][0], rel=0.02)
     monkeypatch.setattr(laws, "SMALLER_NO_SLOWER", False)
-    free = mix.predict(at, n_draws=300, seed=0).median
+    free = mix.predict(at, n_draws=2000, seed=0).median
     assert free[2] > free[0] * 100  # the rise it guards against: 1/n from 256 down to 1
-    assert free[3] == pytest.approx(held[3], rel=0.05)  # inside the data: the same law draws
+    assert free[3] == pytest.approx(held.median[3], rel=0.02)  # inside the data: Monte Carlo noise apart
     # a metric other than time: no hold
     monkeypatch.setattr(laws, "SMALLER_NO_SLOWER", True)
     work = LawMixture().fit(np.c_[n, p], y, features=["n", "p"], target="work")

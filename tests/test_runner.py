@@ -236,3 +236,26 @@ def test_custom_key_names_tasks(tmp_path):
     changed = [dict(t, sleep=0.01) for t in tasks]
     run_grid(changed, fit_stub, out, scheduler="inline", progress=False, key=by_index)
     assert calls(tmp_path / "calls.log") == [0, 1, 2]
+
+
+def test_a_folder_whose_file_system_refuses_locks_is_written_without_one(tmp_path, monkeypatch):
+    # helper-81: NFS refuses flock on a descriptor opened for reading (EBADF), Lustre
+    # without -o flock (ENOSYS); the writers then run unlocked, as one writer alone may
+    import errno
+    import fcntl
+
+    from probperf.outputs import folder_lock
+
+    def refused(fd, op):
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(fcntl, "flock", refused)
+    with folder_lock(tmp_path):
+        (tmp_path / "rows.csv").write_text("n,p,time\n")
+    table = run_grid([{"i": 1, "sleep": 0.0, "calls": str(tmp_path / "calls.log")}], fit_stub, tmp_path / "g.parquet",
+                     scheduler="inline", progress=False)
+    assert table["y"].tolist() == [1]
+    with pytest.raises(KeyError) as err:  # an error inside the block is its own, not chained to the refusal
+        with folder_lock(tmp_path):
+            raise KeyError("inside")
+    assert err.value.__context__ is None

@@ -150,7 +150,10 @@ class TimeModel(TableModel):
         (1, 1.0)
         """
         self._check_fitted()
-        points = self._points_in_reach(X, params)  # no baseline judges its points itself
+        # a network learns any shape, so it cannot go along a parameter measured at fewer
+        # than 3 values (helper-78: DirectNN predicted a cut-off it saw once); a fixed
+        # form may (Cilkview bounds any p from one-worker runs: its premise)
+        points = self._points_in_reach(X, params) if self.uses_config else self._points(X, params)
         draws = self._predict_draws(self._inputs(points), draw_count(n_draws, self.n_draws), seed)
         return cautions.warn(self, points, Predictive(draws, points, "time"))  # they learn no widening: said
 

@@ -947,6 +947,33 @@ def _n_coefficients(terms) -> int:
             + any(t[0] == "logshift" for t in terms))
 
 
+_TIED_NOISE = contextvars.ContextVar("tied_noise", default=None)
+
+
+@contextmanager
+def tied_noise(ties):
+    """Inside the block, the laws' run-to-run noise at point ``i`` takes the deviate of
+    point ``ties[i]`` (each point keeps its own noise scale); None: every point its own.
+    Used where a point is held against its edge, so that the hold compares two curves
+    under one noise (:meth:`~probperf.models.mixture.LawMixture._predict_draws`).
+
+    Examples
+    --------
+    >>> law = _Law([("log", "n")]).fit(np.array([[1.0], [2.0], [4.0], [8.0]]), ["n"],
+    ...                                  np.log([1.0, 2.1, 3.9, 8.2]))
+    >>> X = np.array([[4.0], [4.0]])
+    >>> with tied_noise([0, 0]):
+    ...     d = law.draws(X, ["n"], 3, np.random.default_rng(0), noise=True)
+    >>> bool(np.array_equal(d[:, 0], d[:, 1]))  # the same point, the same deviate
+    True
+    """
+    token = _TIED_NOISE.set(None if ties is None else np.asarray(ties, dtype=np.int64))
+    try:
+        yield
+    finally:
+        _TIED_NOISE.reset(token)
+
+
 # -- measurement resolution ----------------------------------------------------------
 
 def resolution(y: np.ndarray) -> float:
@@ -1119,7 +1146,11 @@ class _Law:
         keep = 1.0 if gp is None else np.sqrt(gp.noise_share)
         if noise:
             relative = sigma[:, None] if relative is None else relative
-            out = out + keep * relative * rng.standard_normal(out.shape)
+            z = rng.standard_normal(out.shape)
+            ties = _TIED_NOISE.get()
+            if ties is not None:  # a point and its edge: one deviate, each its own scale
+                z = z[:, ties]
+            out = out + keep * relative * z
         if gp is not None:
             mean, z = gp.sample(X, len(sigma), rng)
             out = out + mean + sigma[:, None] * z

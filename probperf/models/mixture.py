@@ -438,7 +438,10 @@ class LawMixture(MetricModel):
         if rows is None:
             out = self._held_draws(X, n_draws, seed, noise)
         else:  # no slower than at the smallest training size (laws.SMALLER_NO_SLOWER)
-            joint = self._held_draws(np.vstack([X, edges]), n_draws, seed, noise)
+            # each edge takes its point's run-to-run deviate: the cap compares the two
+            # curves, not two noises (the smaller of two noises is biased low: helper-81)
+            ties = np.concatenate([np.arange(len(X)), rows])
+            joint = self._held_draws(np.vstack([X, edges]), n_draws, seed, noise, ties)
             out = joint[:, :len(X)].copy()
             out[:, rows] = np.minimum(out[:, rows], joint[:, len(X):])
         # beyond float range a draw is inf, not a silent cap: predict then refuses it
@@ -447,10 +450,9 @@ class LawMixture(MetricModel):
 
     def _size_edges(self, X) -> tuple:
         """``(rows, edges)``: the rows of ``X`` below the smallest training size ``n``
-        and those rows with ``n`` set to it; ``(None, None)`` where
-        :data:`~probperf.models.laws.SMALLER_NO_SLOWER` does not act (off, a metric
-        other than time, a DAG model's part, no ``n`` or one made of other parameters,
-        no row below).
+        (:func:`~probperf.models.points.size_floor`) and those rows with ``n`` set to
+        it; ``(None, None)`` where the hold does not act there (also a metric other than
+        time, a DAG model's part, no row below).
 
         Examples
         --------
@@ -460,28 +462,29 @@ class LawMixture(MetricModel):
         >>> rows.tolist(), edges.tolist()
         ([0], [[256.0, 2.0]])
         """
-        from .points import relation_members
+        from .points import size_floor
 
-        if not (laws.SMALLER_NO_SLOWER and self.guard and self.target_ == "time" and "n" in self.features_):
+        floor = size_floor(self.ranges_, self.relations_) if self.guard and self.target_ == "time" else None
+        if floor is None:
             return None, None
-        if any("n" in relation_members(c, rel) for c, rel in self.relations_.items()):
-            return None, None  # n made of others (n = m * k): an edge at n alone would break that
         i = self.features_.index("n")
-        low = self.ranges_["n"][0]
-        rows = np.flatnonzero(X[:, i] < low)
+        rows = np.flatnonzero(X[:, i] < floor)
         if not len(rows):
             return None, None
         edges = X[rows].copy()
-        edges[:, i] = low
+        edges[:, i] = floor
         return rows, edges
 
-    def _held_draws(self, X, n_draws, seed, noise) -> np.ndarray:
+    def _held_draws(self, X, n_draws, seed, noise, ties=None) -> np.ndarray:
         """Joint draws of log time at ``X``: the laws', widened beyond the data, held at
-        a linear speed-up beyond the workers (:meth:`_speedup_edges`)."""
+        a linear speed-up beyond the workers (:meth:`_speedup_edges`); ``ties``: for
+        each row of ``X``, the row whose run-to-run deviate it takes (None: its own)."""
         rows, edges, ratio = self._speedup_edges(X)
         joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
+        if ties is not None and rows is not None:  # the speed-up's edges keep their own noise, as validated
+            ties = np.concatenate([ties, np.arange(len(X), len(joint))])
         rng = np.random.default_rng(seed)
-        out = self._law_draws(joint, n_draws, rng, seed, noise)
+        out = self._law_draws(joint, n_draws, rng, seed, noise, ties)
         spread = np.zeros((1, len(joint)))
         if widens(self):
             # one deviate per draw, shared by its points: the laws' error beyond the
@@ -564,11 +567,13 @@ class LawMixture(MetricModel):
         edges = edges[self.features_].to_numpy(dtype=np.float64)
         return rows, edges, edges[:, i] / X[rows, i]
 
-    def _law_draws(self, X, n_draws, rng, seed, noise) -> np.ndarray:
+    def _law_draws(self, X, n_draws, rng, seed, noise, ties=None) -> np.ndarray:
         """Each draw's law, then its draw at ``X`` (log scale), from ``rng`` (a fresh
-        generator of ``seed``); inside :func:`law_draws_kept`, once per arguments."""
+        generator of ``seed``); ``ties`` as in :meth:`_held_draws`; inside
+        :func:`law_draws_kept`, once per arguments."""
         kept = _KEPT_DRAWS.get() if seed is not None else None
-        key = (id(self), rowsets.digest(X), n_draws, seed, noise) if kept is not None else None
+        tied = None if ties is None else tuple(int(t) for t in ties)
+        key = (id(self), rowsets.digest(X), n_draws, seed, noise, tied) if kept is not None else None
         hit = kept.get(key) if kept is not None else None
         if hit is not None:  # the entry holds the mixture, so its id is not another's
             rng.bit_generator.state = hit[2]  # where the draws left it: the rest is the same
@@ -577,10 +582,11 @@ class LawMixture(MetricModel):
         which = rng.choice(len(names), size=n_draws, p=np.array([self.weights_[k] for k in names]))
         out = np.empty((n_draws, len(X)))
         w = self._noise_weights(X)
-        for k, name in enumerate(names):
-            rows = np.flatnonzero(which == k)
-            if len(rows):
-                out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
+        with laws.tied_noise(ties):
+            for k, name in enumerate(names):
+                rows = np.flatnonzero(which == k)
+                if len(rows):
+                    out[rows] = self.laws_[name].draws(X, self.features_, len(rows), rng, noise, w)
         if kept is not None:
             out.flags.writeable = False
             kept[key] = (self, out, rng.bit_generator.state)

@@ -137,6 +137,30 @@ def worker_factors(relations: dict) -> set:
     return {m for group in groups if "p" in group for m in group}
 
 
+def size_floor(ranges: dict, relations: dict) -> float | None:
+    """The smallest training size ``n`` (``ranges``: name -> ``(low, high, ...)``),
+    below which time is held at its value there (:data:`~probperf.models.laws.SMALLER_NO_SLOWER`),
+    or None where that hold does not act: off, no ``n``, or ``n`` made of other
+    parameters (``n = m * k``: an edge at ``n`` alone would break the relation). One
+    rule for time modelled directly and the DAG model.
+
+    Examples
+    --------
+    >>> X = np.array([[4.0, 2.0, 8.0], [8.0, 2.0, 16.0], [8.0, 4.0, 32.0], [16.0, 1.0, 16.0]])
+    >>> size_floor({"n": (64.0, 4096.0)}, {}), size_floor({"m": (2, 8)}, {})
+    (64.0, None)
+    >>> print(size_floor({"n": (8.0, 32.0)}, relations(X, ["m", "k", "n"])))  # n = m * k
+    None
+    """
+    from . import laws
+
+    if not laws.SMALLER_NO_SLOWER or "n" not in ranges:
+        return None
+    if any("n" in relation_members(c, rel) for c, rel in (relations or {}).items()):
+        return None
+    return float(ranges["n"][0])
+
+
 def worker_edges(points, ranges: dict, relations: dict) -> tuple:
     """``(rows, edges)``: the positions of ``points`` (a DataFrame) with a factor of
     ``p`` above its training range (``ranges``: name -> ``(low, high, ...)``; ``p =

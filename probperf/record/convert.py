@@ -694,8 +694,8 @@ def _check_tasks_ended(counts: dict) -> None:
     missing = counts["create_task"] - counts["end_task"]
     if missing > 0:
         raise UnsupportedConstruct(
-            f"{missing} of its {counts['create_task']} tasks never ended (exit() inside a task, or tasks "
-            "cancelled with omp cancel?): record runs that finish every task they create"
+            f"{missing} of its {counts['create_task']} tasks never ended (exit() inside a task?): record runs "
+            "that finish every task they create"
         )
 
 
