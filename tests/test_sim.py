@@ -129,7 +129,7 @@ def test_a_dag_past_the_segment_limit_fails_before_any_run(monkeypatch):
 def test_every_protocol_dag_at_the_largest_scale_fits_the_segment_limit():
     """MAX_SIM_SEGMENTS refuses run-away cut-offs, never a size MAX_SIM_SCALE admits
     with the protocol's configurations."""
-    from probperf.cli.sim_cmds import max_size
+    from probperf.sim.datasets import max_size
     from probperf.limits import MAX_SIM_SEGMENTS
 
     for app, spec in sim.PROTOCOL.items():
@@ -383,9 +383,26 @@ def test_cli_datasets_simulates_a_program_named_twice_once(tmp_path):
 
 def test_generate_refuses_worker_counts_that_are_not_whole():
     """2.5 workers (or True) is no run: refused, not truncated to 2 (or 1)."""
-    for bad in (2.5, True, 0):
+    for bad in (2.5, 0):
         with pytest.raises(ValueError, match="worker counts p must be whole numbers >= 1"):
             sim.generate("sort", [1024], [bad, 2])
+    with pytest.raises(TypeError, match="^p takes numbers, got True$"):
+        sim.generate("sort", [1024], [True, 2])
+
+
+def test_the_simulators_python_inputs_are_named_when_wrong():
+    # helper-82: these ended in Python's own words from deep inside the simulation, and
+    # fib(1500) overflowed float64 (the CLI's size limit held only there)
+    cases = [(lambda: sim.generate("fib", [10], [1], reps=2.0), ValueError, "reps must be a positive whole number, got 2.0"),
+             (lambda: sim.generate("fib", [float("nan")], [1]), ValueError, "n must be finite, got nan"),
+             (lambda: sim.generate("fib", ["10"], [1]), TypeError, "n takes numbers, got '10'"),
+             (lambda: sim.run("fib", 1500, p=1, cutoff=0, seed=0), ValueError,
+              "fib: n = 1500 is above the largest size the simulator builds, 42 (MAX_SIM_SCALE")]
+    for make, kind, said in cases:
+        with pytest.raises(kind) as err:
+            make()
+        assert str(err.value).startswith(said)
+    assert len(sim.generate("fib", 10, [1, 2])) == 2  # one size alone, as predict takes one point
 
 
 def test_dataset_in_python_keeps_the_simulators_limits():

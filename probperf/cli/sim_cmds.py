@@ -22,24 +22,6 @@ def _check_output(path: Path) -> None:
         check_output(path, "-o")  # a missing directory is refused, as by every -o FILE
 
 
-def max_size(app: str):
-    """The largest size ``sim run`` simulates for ``app``: the protocol's largest test
-    size at :data:`~probperf.limits.MAX_SIM_SCALE` times its work (``None``: no limit
-    known, the program has no protocol).
-
-    Examples
-    --------
-    >>> max_size("sort"), max_size("fib")
-    (16777216, 42)
-    """
-    from ..sim.datasets import PROTOCOL, _sizes
-
-    if app not in PROTOCOL:
-        return None
-    spec = PROTOCOL[app]
-    return max(max(_sizes(spec, key, MAX_SIM_SCALE)) for key in ("a_test", "b_test"))
-
-
 def _parse_config(items: Optional[List[str]], app: str) -> dict:
     from ..sim import APPS
 
@@ -102,6 +84,8 @@ def run(
     if scheduler == "greedy" and overheads:  # it ignores the runtime's overheads: never dropped without a word
         fail(f"{' and '.join(overheads)}: the greedy scheduler has no runtime overheads (no steals, task "
              "creation free); they apply to --scheduler ws")
+    from ..sim.datasets import max_size
+
     sizes = parse_list(n, "--n", high=max_size(app), limit=f"MAX_SIM_SCALE = {MAX_SIM_SCALE:g}x "
                        f"the work of the largest {app} test size")
     workers = parse_list(p, "--p", high=MAX_SIM_WORKERS, limit="MAX_SIM_WORKERS")

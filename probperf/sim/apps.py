@@ -547,7 +547,13 @@ def build(app: str, n: int, **config) -> Dag:
     >>> build("fib", 10, cutoff=2).n_tasks
     7
     """
+    from .datasets import max_size
+
     if app not in APPS:
         raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")
+    largest = max_size(app)
+    if largest is not None and isinstance(n, (int, float, np.integer, np.floating)) and n > largest:
+        raise ValueError(f"{app}: n = {n:g} is above the largest size the simulator builds, {largest} "
+                         "(MAX_SIM_SCALE times the work of its largest test size)")
     return APPS[app](n, **config)
 

@@ -103,8 +103,8 @@ def simulate_runs(app: str, points: Iterable[tuple], *, reps: int = 1, seed: int
     """
     if app not in APPS:
         raise ValueError(f"unknown program {app!r}; choose from {', '.join(APPS)}")
-    if int(reps) != reps or reps < 1:
-        raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    if isinstance(reps, (bool, np.bool_)) or not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise ValueError(f"reps must be a positive whole number, got {reps!r}")  # 2.0 or True: not a count
     check_sim_seed(seed)
     machine = machine or Machine()
     defaults = APPS[app].config
@@ -182,7 +182,7 @@ def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None 
     ----------
     app : str
         Program name (see :data:`probperf.sim.APPS`).
-    n, p : sequence
+    n, p : number or sequence
         Problem sizes and worker counts.
     config : mapping, optional
         Configuration parameter -> value or list of values (a grid); unspecified
@@ -216,13 +216,37 @@ def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None 
     if unknown:
         raise ValueError(f"{app} has no configuration parameter(s) {sorted(unknown)}; "
                          f"it takes {sorted(APPS[app].config) or 'none'}")
+    n, p = _numbers(n, "n"), _numbers(p, "p")
     for value in p:  # a worker count is a whole number of workers: 2.5 (or True) is no run to simulate
-        if isinstance(value, (bool, np.bool_)) or not float(value).is_integer() or value < 1:
+        if not float(value).is_integer() or value < 1:
             raise ValueError(f"worker counts p must be whole numbers >= 1, got {value!r}")
     points = [(nn, int(pp), cfg, None) for cfg in _grid(config) for nn in n for pp in p]
     frame = simulate_runs(app, points, reps=reps, seed=seed, machine=machine,
                           scheduler=scheduler, progress=progress)
     return Measurements(frame, config=list(APPS[app].config), unit="s", source=f"sim:{app}")
+
+
+def _numbers(values, name: str) -> list:
+    """``values`` (one number or a sequence of them) as a list of finite numbers, or a
+    ``TypeError``/``ValueError`` naming ``name`` (helper-82: a string or NaN ended in
+    Python's own words, from deep inside the simulation).
+
+    Examples
+    --------
+    >>> _numbers(20, "n"), _numbers([1, 2.0], "p")
+    ([20], [1, 2.0])
+    >>> _numbers(["10"], "n")
+    Traceback (most recent call last):
+    ...
+    TypeError: n takes numbers, got '10'
+    """
+    items = list(values) if isinstance(values, (list, tuple, range, np.ndarray, pd.Series)) else [values]
+    for v in items:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} takes numbers, got {v!r}")
+        if not np.isfinite(v):
+            raise ValueError(f"{name} must be finite, got {v!r}")
+    return items
 
 
 # -- the thesis protocol ------------------------------------------------------------
@@ -259,6 +283,25 @@ A_TEST_P = (28, 32, 36)
 B_TRAIN_P = (1, 2, 4, 8, 12, 16)
 B_TEST1_P = (1, 4, 8, 16)
 B_TEST23_P = (32, 36)
+
+
+def max_size(app: str):
+    """The largest size the simulator builds for ``app``: the protocol's largest test
+    size at :data:`~probperf.limits.MAX_SIM_SCALE` times its work (``None``: no limit
+    known, the program has no protocol). Why: past it a single run took minutes and its
+    DAG gigabytes, and fib's call counts overflow float64 by n = 1500 (helper-82); one
+    limit for ``sim run``, :func:`generate` and :func:`probperf.sim.run`
+    (:func:`probperf.sim.apps.build` checks it).
+
+    Examples
+    --------
+    >>> max_size("sort"), max_size("fib")
+    (16777216, 42)
+    """
+    if app not in PROTOCOL:
+        return None
+    spec = PROTOCOL[app]
+    return max(max(_sizes(spec, key, MAX_SIM_SCALE)) for key in ("a_test", "b_test"))
 
 
 def _sizes(spec: dict, key: str, scale: float) -> list[int]:
