@@ -5,8 +5,9 @@ regressions (default) and with a GP ``sm4`` for every component; the direct GP
 (``sm4``) and direct basis regression of time; the penalty model; TwoStepLasso (2016
 paper), DirectNN and MultiTaskNN (thesis); Cilkview bounds; Extra-P (PyPI ``extrap``,
 modeler ``default``, negative exponents allowed; installed by ``make install``). Models that
-take only ``n`` and ``p`` (TwoStepLasso, Cilkview, Extra-P) are fitted once per value of
-a varying configuration parameter.
+take only ``n`` and ``p`` (TwoStepLasso, Cilkview, Extra-P, and the basis regressions of
+dag_basis, direct_basis and penalty, which refuse a varying cut-off) are fitted once per
+value of a varying configuration parameter (the registry entry's ``per_config``).
 
 Data: simulated Dataset B per program (train -> ``test1`` larger n, ``test2`` more
 workers, ``test3`` both) and Dataset A (train on 1-8 workers -> ``test``: larger n on

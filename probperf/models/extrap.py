@@ -117,7 +117,7 @@ class ExtraP(TableModel):
 
             measurements.require("n", self.target)
             # n and p alone: a varying cut-off would be averaged away (helper-78); the
-            # registry fits one model per value (its per_config)
+            # experiments fit one model per value (the registry entry's per_config)
             check_single_config(measurements, type(self).__name__)
             self._remember(measurements, measurements.params, self.target)
             frame = measurements.frame
