@@ -1388,10 +1388,9 @@ def _held_below(comps: dict, edge: dict, low: np.ndarray, p: np.ndarray) -> dict
         for k in (*parts, "critical_path"):
             if k in comps:
                 out[k] = np.where(over & ~np.isfinite(time), edge[k], comps[k] * scale)
-        for k in comps:
-            if k not in out or k in (*parts, "critical_path"):
-                continue
-            out[k] = np.where(low[None, :], np.minimum(comps[k], edge[k]), comps[k])
+        for k in comps:  # serial work, task counts
+            if k not in (*parts, "critical_path"):
+                out[k] = np.where(low[None, :], np.minimum(comps[k], edge[k]), comps[k])
         if "critical_path" in out and "serial_work" in out:  # a path is part of the work, T_inf <= T_1'
             out["critical_path"] = np.where(low[None, :], np.minimum(out["critical_path"], out["serial_work"]),
                                             out["critical_path"])
