@@ -534,6 +534,20 @@ LINEAR_SPEEDUP_TIED = True
 #: workers reaches 0.013 s against 0.0096 s without (truth 0.0157 s: still missed).
 HELD_WIDENING = True
 
+#: Whether the edge of a point held by LINEAR_SPEEDUP_BEYOND (or _TIED) takes the
+#: point's own run-to-run deviate (:func:`tied_noise`), so that the hold compares the
+#: two curves under one noise rather than the larger of two independent noises. Why
+#: (first principles): the max of two independent noisy draws is biased upward and
+#: narrower than either (the DAG model's MONOTONE_BEYOND moved to shared draws in
+#: session 31 for the same reason; helper-81 found the mirror bias in the hold below the
+#: sizes, SMALLER_NO_SLOWER, whose edges now share their points' deviates).
+#: Registered 2026-11-29 13:38 UTC (session 51), before any run: adopted if nested
+#: forward validation with time modelled directly (``python benchmarks/choose_laws.py
+#: --time-only``, suffix ``+tiedsp`` after ``+heldw``, seed 0, default and variant in one
+#: run) scores a mean log score over the training sets not lower than the default's and
+#: the mean over the real sets (shared and extra) not lower.
+TIED_SPEEDUP_NOISE = False
+
 #: Whether a draw of time modelled directly below the smallest training size ``n0`` is
 #: no larger than its own value at ``n0`` (same workers and configuration; the point
 #: and its edge in one joint draw, as for LINEAR_SPEEDUP_BEYOND). Why (first
