@@ -481,11 +481,8 @@ class LawMixture(MetricModel):
         each row of ``X``, the row whose run-to-run deviate it takes (None: its own)."""
         rows, edges, ratio = self._speedup_edges(X)
         joint = X if rows is None else np.vstack([X, edges])  # a point and its edge in one joint draw
-        if rows is not None and (ties is not None or laws.TIED_SPEEDUP_NOISE):
-            base = np.arange(len(X)) if ties is None else np.asarray(ties)
-            # a speed-up edge takes its point's deviate (laws.TIED_SPEEDUP_NOISE), else its own
-            edge_ties = base[rows] if laws.TIED_SPEEDUP_NOISE else np.arange(len(X), len(joint))
-            ties = np.concatenate([base, edge_ties])
+        if ties is not None and rows is not None:  # a speed-up edge keeps its own noise (laws: TIED_SPEEDUP_NOISE)
+            ties = np.concatenate([ties, np.arange(len(X), len(joint))])
         rng = np.random.default_rng(seed)
         out = self._law_draws(joint, n_draws, rng, seed, noise, ties)
         spread = np.zeros((1, len(joint)))
