@@ -34,7 +34,7 @@ NOT_FINITE = "the prediction is not finite (overflow far beyond the data); predi
 #: no run takes no time, so the model does not hold at that point (a reference model's
 #: ``n^j log^k n`` terms all vanish at n = 1, say; a network's draws fall below 0 and are
 #: clipped there), and an interval [0, 0] would claim a certainty it has not.
-NOT_POSITIVE = ("the predicted time at {point} is {value:g}, but a run time is positive: the model does not "
+NOT_POSITIVE = ("the {what} at {point} is {value:g}, but a run time is positive: the model does not "
                 "hold there; predict closer to the measured range or fit --model auto")
 
 
@@ -463,12 +463,10 @@ def _refuse_impossible(summary, laws, frame, name) -> None:
     if laws is not None and not np.all(np.isfinite(laws[["median", "lower", "upper"]].to_numpy(dtype=float))):
         fail("a law's " + NOT_FINITE.removeprefix("the "))
     if name in (None, "time"):  # the median, or an interval's lower end (a network's draws clipped at 0)
-        for column in ("median", "lower"):
+        for column, what in (("median", "predicted time"), ("lower", "lower end of the predicted time's interval")):
             if np.any(summary[column] <= 0):
                 i = int(np.argmax(summary[column].to_numpy() <= 0))
-                what = "predicted time" if column == "median" else "lower end of the predicted time's interval"
-                fail(NOT_POSITIVE.format(point=point_text(frame.iloc[i]), value=summary[column].iloc[i])
-                     .replace("predicted time", what, 1))
+                fail(NOT_POSITIVE.format(what=what, point=point_text(frame.iloc[i]), value=summary[column].iloc[i]))
 
 
 def _laws_behind(model, pred, frame, level, draws, seed):

@@ -858,6 +858,7 @@ class _NeuralTimeModel(TimeModel):
         self.net_ = {k: v.detach().numpy().astype(np.float32) for k, v in net.items()}
         from .. import userwarn
 
+        self._misfit = None  # a re-fit works it out again
         for line in self._cautions(None):  # said at the fit, and with every prediction
             userwarn.warn(line)
 
@@ -869,20 +870,24 @@ class _NeuralTimeModel(TimeModel):
 
     def _cautions(self, points) -> list[str]:
         """How far the network's mean misses its own training runs' time, when by more
-        than :data:`MISFIT_FACTOR` (from ``train_points_``, so a loaded model says it too)."""
+        than :data:`MISFIT_FACTOR` (from ``train_points_``, so a loaded model says it
+        too); worked out once per model object, not at every prediction."""
+        if getattr(self, "_misfit", None) is None:
+            self._misfit = self._misfit_lines()
+        return list(self._misfit)
+
+    def _misfit_lines(self) -> list[str]:
         import pandas as pd
 
         runs = pd.DataFrame(self.train_points_)
         X = runs[self.features_].to_numpy(dtype=np.float64)
-        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
-        net = {k: v.astype(np.float64) for k, v in self.net_.items()}
-        h = np.maximum(np.maximum(Z @ net["w1"] + net["b1"], 0.0) @ net["w2"] + net["b2"], 0.0)
+        h, net = self._hidden(X)
         head = self.tasks_.index("time")  # inverted dropout: the mean network is the unthinned one
         mean = (h @ net["wh"][:, head] + net["bh"][head]) * self.y_scaler_.scale_[head] + self.y_scaler_.mean_[head]
+        time = mean / X[:, self.features_.index("p")]  # the head's target is time * p
         y = runs["time"].to_numpy(dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            factor = np.where(mean > 0, np.maximum(mean / X[:, self.features_.index("p")] / y,
-                                                   y * X[:, self.features_.index("p")] / mean), np.inf)
+            factor = np.where(time > 0, np.maximum(time / y, y / time), np.inf)
         worst = int(np.argmax(factor))
         if factor[worst] <= self.MISFIT_FACTOR:
             return []
@@ -940,14 +945,19 @@ class _NeuralTimeModel(TimeModel):
         hidden activations are computed once and each draw applies one dropout mask
         to every point: row ``s`` is one thinned network, a coherent joint draw.
         """
-        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
-        net = {k: v.astype(np.float64) for k, v in self.net_.items()}
-        h = np.maximum(Z @ net["w1"] + net["b1"], 0.0)
-        h = np.maximum(h @ net["w2"] + net["b2"], 0.0)
+        h, net = self._hidden(X)
         keep = 1.0 - self.dropout_
         rng = np.random.default_rng(seed)
         masks = (rng.random((n_draws, HIDDEN)) < keep) / keep
         return (masks * net["wh"][:, head]) @ h.T + net["bh"][head]
+
+    def _hidden(self, X: np.ndarray) -> tuple[np.ndarray, dict]:
+        """The second hidden layer's activations at ``X`` (before the dropout) and the
+        weights as float64."""
+        Z = self.x_scaler_.transform(log_inputs(X, self.log_mask_))
+        net = {k: v.astype(np.float64) for k, v in self.net_.items()}
+        h = np.maximum(Z @ net["w1"] + net["b1"], 0.0)
+        return np.maximum(h @ net["w2"] + net["b2"], 0.0), net
 
     def _metric_draws(self, X, metric, n_draws, seed) -> np.ndarray:
         head = self.tasks_.index(metric)
