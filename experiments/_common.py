@@ -111,9 +111,11 @@ def sim_file(app: str, which: str, scale: float, seed: int, data_dir: Path) -> P
 
     The simulation is deterministic in ``(app, which, scale, seed)``, so the file is a
     cache: deleting it and re-running gives the same table, under the simulator that
-    wrote it. The stored results were computed on the stored tables; nqueens' were
-    written before session 32 conserved its search across cut-offs
-    (:func:`probperf.sim.apps.nqueens`), so deleting them re-simulates other tables.
+    wrote it. The stored results were computed on the stored tables: every table was
+    written before the work-stealing fix of 2026-11-29 (the first idle thief to probe a
+    pushed continuation takes it, :mod:`probperf.sim.schedule`), and nqueens' before
+    session 32 conserved its search across cut-offs (:func:`probperf.sim.apps.nqueens`),
+    so deleting them re-simulates other tables.
     """
     from probperf.sim import dataset
 
