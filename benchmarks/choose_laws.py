@@ -344,6 +344,20 @@ spread, learnt by the same nested splits (probperf/models/discrepancy.py, after
 RATE_GRID): 0.172 against 0.189 with ``--time-only`` and 0.751 against 0.806 on the
 simulated DAG sets of seed 0, rejected on both paths by the rule fixed before the runs
 (results/choose_laws_time_only_drift.md, choose_laws_drift.md).
+
+Session 52: the simulator's work stealing was fixed (2026-11-29, probperf/sim/schedule.py:
+the first idle thief to probe a pushed continuation takes it; before, a woken thief
+searched alone, about p - 1 probes), which changes every simulated training set, most
+the idle time and delay of programs with little parallelism. Registered 2026-11-29
+14:50 UTC, before any run on the fixed simulator: the DAG default and the time-only
+default are re-scored on ``--only sim`` with seeds 0 and 1 (new reference scores, no
+decision), and the three DAG switches whose evidence came mostly from idle time and
+delay growing with p are re-checked, each by the default without it: ``+idle``
+(components.IDLE_PER_SPAN), ``+partsat`` (dag.PART_SATURATING) and ``+mono``
+(dag.MONOTONE_BEYOND). Rule: a switch is turned off only if the default without it
+scores a higher mean log score (3 decimals) on both seeds; otherwise it stays, as
+decided before. Results: results/choose_laws_simfix.md, choose_laws_simfix_seed1.md,
+choose_laws_time_only_simfix.md, choose_laws_time_only_simfix_seed1.md.
 """
 
 from __future__ import annotations
