@@ -349,7 +349,7 @@ Session 52: the simulator's work stealing was fixed (2026-11-29, probperf/sim/sc
 the first idle thief to probe a pushed continuation takes it; before, a woken thief
 searched alone, about p - 1 probes), which changes every simulated training set, most
 the idle time and delay of programs with little parallelism. Registered 2026-11-29
-14:50 UTC, before any run on the fixed simulator: the DAG default and the time-only
+14:44 UTC, before any run on the fixed simulator: the DAG default and the time-only
 default are re-scored on ``--only sim`` with seeds 0 and 1 (new reference scores, no
 decision), and the three DAG switches whose evidence came mostly from idle time and
 delay growing with p are re-checked, each by the default without it: ``+idle``
