@@ -7,7 +7,8 @@
    average parallelism ``T1' / T_inf`` and on all of them (the errors are printed);
 3. ``delay_vs_create.png``: delay grows with the tasks created and, per task, with the
    workers while a growing share of the continuations is stolen (runtime overheads and
-   steals), though slower than in proportion to p: the slope of
+   steals), though slower than in proportion to p; it levels off, then falls somewhat,
+   once nearly every continuation is stolen (sparselu): the slope of
    log(delay / create_task) against log p is printed per program.
 
 Also prints the numbers behind each figure.
@@ -102,7 +103,7 @@ def no_work_quadratic(data, path):
         ax.set_xlabel("p - 1")
         ax.set_ylabel("no_work (ms)")
         ax.legend(fontsize=8)
-    fig.suptitle("no_work when parallelism is low: faster than linear below it, linear beyond")
+    fig.suptitle("no_work when parallelism is low: steeper below it, slower beyond")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -119,7 +120,7 @@ def delay_vs_create(data, clock_hz, path):
         print(f"  {label:10s}", " ".join(f"{v:.0f}" for v in per_task), f"(log-log slope in p {slope:.2f})")
     axes[0].set_xlabel("workers p")
     axes[0].set_ylabel("delay / create_task (cycles)")
-    axes[0].set_title("Delay per created task grows with p")
+    axes[0].set_title("Delay per created task against p")
     axes[1].set_xlabel("create_task * p")
     axes[1].set_ylabel("delay (s)")
     axes[1].set_title("delay against create_task * p")

@@ -188,6 +188,12 @@ def test_overheads_show_up_as_delay_on_one_worker():
     # done (the continuation ready) leave a ready strand unrun: pure delay
     assert m["delay"] == 100.0 * c["create_task"] + 40.0 * c["wait_tasks"]
     assert m["no_work"] == 0
+    # overheads are taken in whole cycles: 100.4 is 100 (helper-83: a fraction broke the
+    # event keys, an IndexError on several workers)
+    frac = Machine.ideal(create_overhead=100.4, wait_overhead=40.0, steal_latency=2000.5, steal_attempt=399.6)
+    assert dag_metrics(simulate(dag, 1, frac, "ws", seed=0))["delay"] == m["delay"]
+    several = dag_metrics(simulate(dag, 3, frac, "ws", seed=1))
+    assert several["work"] + several["delay"] + several["no_work"] == 3 * several["time"]
 
 
 def test_fixed_seeds_reproduce_and_different_seeds_differ():
@@ -413,6 +419,7 @@ def test_the_simulators_python_inputs_are_named_when_wrong():
     cases = [(lambda: sim.generate("fib", [10], [1], reps=2.0), ValueError, "reps must be a positive whole number, got 2.0"),
              (lambda: sim.generate("fib", [float("nan")], [1]), ValueError, "n must be finite, got nan"),
              (lambda: sim.generate("fib", ["10"], [1]), TypeError, "n takes numbers, got '10'"),
+             (lambda: sim.generate("fib", [10], [2, 2]), ValueError, "p gives 2 twice; use reps="),
              (lambda: sim.run("fib", 1500, p=1, cutoff=0, seed=0), ValueError,
               "fib: n = 1500 is above the largest size the simulator builds, 42 (MAX_SIM_SCALE")]
     for make, kind, said in cases:

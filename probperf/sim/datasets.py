@@ -227,9 +227,10 @@ def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None 
 
 
 def _numbers(values, name: str) -> list:
-    """``values`` (one number or a sequence of them) as a list of finite numbers, or a
-    ``TypeError``/``ValueError`` naming ``name`` (helper-82: a string or NaN ended in
-    Python's own words, from deep inside the simulation).
+    """``values`` (one number or a sequence of them) as a list of distinct finite
+    numbers, or a ``TypeError``/``ValueError`` naming ``name`` (helper-82: a string or
+    NaN ended in Python's own words, from deep inside the simulation; ``p=[2, 2]`` gave
+    two identical rows, where the CLI refuses a value given twice).
 
     Examples
     --------
@@ -239,6 +240,10 @@ def _numbers(values, name: str) -> list:
     Traceback (most recent call last):
     ...
     TypeError: n takes numbers, got '10'
+    >>> _numbers([2, 4, 2.0], "p")
+    Traceback (most recent call last):
+    ...
+    ValueError: p gives 2.0 twice; use reps= for repeated runs
     """
     items = list(values) if isinstance(values, (list, tuple, range, np.ndarray, pd.Series)) else [values]
     for v in items:
@@ -246,6 +251,11 @@ def _numbers(values, name: str) -> list:
             raise TypeError(f"{name} takes numbers, got {v!r}")
         if not np.isfinite(v):
             raise ValueError(f"{name} must be finite, got {v!r}")
+    seen = set()
+    for v in items:
+        if float(v) in seen:
+            raise ValueError(f"{name} gives {v!r} twice; use reps= for repeated runs")
+        seen.add(float(v))
     return items
 
 

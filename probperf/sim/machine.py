@@ -13,7 +13,8 @@ class Machine:
 
     Defaults look like the papers' server: two sockets of 18 Haswell cores at
     2.3 GHz with 45 MB of L3 each, running a work-first work-stealing runtime
-    (MassiveThreads/Cilk style). All times are in clock cycles.
+    (MassiveThreads/Cilk style). All times are in clock cycles; the work-stealing
+    scheduler takes the overheads in whole cycles (rounded).
 
     Parameters
     ----------

@@ -264,11 +264,13 @@ class _WorkStealing:
                  rnd: random.Random):
         self.seg_ptr, self.action, self.joins, self.cost, self.trace = _tables(dag, cost)
         self.infl = infl
-        self.c_create = float(machine.create_overhead)
-        self.c_wait = float(machine.wait_overhead)
-        self.c_pop = float(machine.pop_overhead)
-        self.c_steal = float(machine.steal_latency)
-        self.c_probe = float(machine.steal_attempt)
+        # whole cycles, as the event keys need (helper-83: --steal-latency 2000.5 decoded
+        # the wrong worker from a key and ended in an IndexError)
+        self.c_create = float(round(machine.create_overhead))
+        self.c_wait = float(round(machine.wait_overhead))
+        self.c_pop = float(round(machine.pop_overhead))
+        self.c_steal = float(round(machine.steal_latency))
+        self.c_probe = float(round(machine.steal_attempt))
         self.deques = [deque() for _ in range(p)]
         self.stealable = []      # workers whose deque has something to steal
         self.pos = [-1] * p      # index of a worker in `stealable`
