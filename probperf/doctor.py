@@ -165,12 +165,16 @@ def diagnose(m: Measurements) -> Report:
     from .models.base import DIAGNOSE, check_table
 
     check_table(m, DIAGNOSE)
-    directions = [_direction(name, lo, hi, k) for name, (lo, hi, k) in m.ranges().items()]
+    from .cautions import unchecked
+
+    ranges = m.ranges()
+    alone = unchecked({name: list(r) for name, r in ranges.items()}, m.frame["p"] if "p" in m.frame else [])
+    directions = [_direction(name, lo, hi, k, name in alone) for name, (lo, hi, k) in ranges.items()]
     # A configuration parameter held at one value is a choice, not a gap: the model
     # predicts for that value. n and p at one value, or anything at two, limit predictions.
     problems = [d.note for d in directions
                 if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
-    problems += _unchecked(m, directions)
+    problems += _unchecked(directions, alone)
     problems += kinds_limits(m) + _missing(m)
     averaged = averaged_runs(m)
     if averaged:
@@ -282,7 +286,11 @@ def _relations(m: Measurements) -> list[str]:
             "must keep that" for c, rel in relations(X, m.params).items()]
 
 
-def _direction(name: str, lo, hi, k: int) -> Direction:
+def _direction(name: str, lo, hi, k: int, alone: bool = False) -> Direction:
+    """The direction ``name`` of ``k`` values from ``lo`` to ``hi``; ``alone``: its
+    values are too few for a forward validation to check (:func:`_unchecked`), so
+    predict warns just beyond ``hi``, before its far warning (helper-84: the note named
+    only the far one, the problems line the near one)."""
     lo, hi, k = float(lo), float(hi), int(k)
     one, many = _WORDS.get(name, (f"value of {name}", f"values of {name}"))
     if not _extrapolates(name, lo, hi, k):
@@ -299,8 +307,9 @@ def _direction(name: str, lo, hi, k: int) -> Direction:
     # below the range at once: the forward validation only predicts larger values from smaller
     # (p below one worker is no point at all)
     below = f" or below {value(lo)} (the smallest)" if lo > 0 and not (name == "p" and lo <= 1) else ""
+    near = f"beyond {value(hi)} (unchecked: no forward validation) and again " if alone else ""
     return Direction(name, k, lo, hi, True, far, f"{k} {many}: can be extrapolated; predict warns "
-                     f"beyond {value(far)} ({factor:.3g}x the largest){below}")
+                     f"{near}beyond {value(far)} ({factor:.3g}x the largest){below}")
 
 
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
@@ -521,14 +530,10 @@ def beyond_law_range(m: Measurements, metrics: bool = True) -> list[str]:
             "refuse; give them in another unit" for c, limit in wide]
 
 
-def _unchecked(m: Measurements, directions) -> list[str]:
-    """Sentences for directions of exactly MIN_DISTINCT values, extrapolated without a
-    check, as ``predict`` warns beyond them (:func:`~probperf.cautions.unchecked`, the
-    rule both apply)."""
-    from .cautions import unchecked
-
-    names = unchecked({d.name: [d.low, d.high, d.distinct] for d in directions},
-                      m.frame["p"] if "p" in m.frame else [])
+def _unchecked(directions, names) -> list[str]:
+    """Sentences for the directions ``names``, of exactly MIN_DISTINCT values,
+    extrapolated without a check, as ``predict`` warns beyond them
+    (:func:`~probperf.cautions.unchecked`, the rule both apply)."""
     out = []
     for d in directions:
         if d.name in names:

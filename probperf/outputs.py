@@ -106,6 +106,24 @@ def check_output(path, what: str = "output") -> Path:
     return _checked(_check_output, path, f"{what} {os.fspath(path)}")
 
 
+def check_not_input(path, inputs, what: str, written: str) -> None:
+    """Raise :class:`OutputError` if ``path`` is one of the files ``inputs`` (after
+    symbolic links): writing ``written`` there would replace what the command reads
+    (helper-84: ``plot m.model -o m.model`` turned the model into a PNG).
+
+    Examples
+    --------
+    >>> check_not_input("a.png", ["m.model"], "-o", "the figure")
+    >>> check_not_input("./m.model", ["m.model"], "-o", "the figure")
+    Traceback (most recent call last):
+    ...
+    probperf.outputs.OutputError: -o ./m.model: it is one of the input files; write the figure elsewhere
+    """
+    real = _real(path)
+    if any(_real(f) == real for f in inputs):
+        raise OutputError(f"{what} {os.fspath(path)}: it is one of the input files; write {written} elsewhere")
+
+
 def _checked(check, path, name: str, *args) -> Path:
     """``check(path, name, *args)``, its operating-system errors (a name too long for
     the file system, a loop of links) said as an :class:`OutputError` naming ``name``."""

@@ -286,7 +286,7 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
     pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, held)})]).reset_index(drop=True)
     given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
     _check_axis(pts[vs], f"the sweep of {vs} (the training values and the point asked)")
-    if len(pts) < 2:
+    if pts[vs].nunique() < 2:  # one value, however many points (a geometric grid from 100 to 100)
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
     # overflow far out is refused below, once; the band shows no mean, so no caution about it
@@ -338,6 +338,12 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
                 transform=ax.get_xaxis_transform(), label=f"{vs} of the training runs")
     if log_axis(x.min()):
         ax.set_xscale("log", base=2)
+        if np.log2(x.max()) - np.log2(x.min()) < 2:  # two powers of 2 at most inside (n = 70..120 had none):
+            from matplotlib import ticker        # plain numbers, or the sweep cannot be read (helper-84)
+
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=5))
+            ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: number_text(v)))
+            ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_yscale("log")
     ax.set_xlabel(vs)
     ax.set_ylabel(metric_label(metric, unit))

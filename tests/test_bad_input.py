@@ -461,6 +461,12 @@ CLI_CASES = [
     case("plot-unknown-format", ["plot", MODEL, "--at", "n=200", "-o", "{out}.xyz"], "-o"),
     case("plot-onto-directory", ["plot", MODEL, "--at", "n=200", "-o", "{d}/subdir.csv"], "-o"),
     case("plot-vs-q", ["plot", MODEL, "--vs", "q", "--at", "n=200", "-o", "{out}.png"], "--vs"),
+    # helper-84: runs without n were a KeyError along n and drawn at the asked n along p
+    case("plot-data-without-n", ["plot", MODEL, "--at", "n=200", "--data", "{d}/no_n.csv", "-o", "{out}.png"],
+         "no_n.csv, column n: no column 'n', a parameter of the model"),
+    # helper-84: the figure replaced the model it was drawn from
+    case("plot-onto-its-model", ["plot", "{d}/selfmodel", "--at", "n=200", "-o", "{d}/selfmodel"],
+         "selfmodel: it is one of the input files; write the figure elsewhere"),
     # the band leaves the log axis (1e200) before its draws overflow: the nearer fault is named
     case("plot-beyond-float-range", ["plot", MODEL, "--at", "n=1e100", "-o", "{out}.png"],
          "the 90% interval is 9.006e+200 from n=5.878e+84 on, beyond what a plot's log axis draws (1e-200 to 1e+200)"),
@@ -692,6 +698,7 @@ def _fit_models(d: Path) -> None:
     model = DirectModel(target="time").fit(m)
     model.save(d / "direct.model")
     shutil.copy(d / "direct.model", d / "model.csv")  # a model under a text suffix: named as one, not by its bytes
+    shutil.copy(d / "direct.model", d / "selfmodel")  # no suffix: plot -o onto it would write a PNG there
     # a time-only model that --explain cannot explain (no laws to list)
     DirectModel(kernel="rbf", target="time", effort="quick").fit(m).save(d / "gp.model")
     model.unit_ = f"s{OSC52}[s]"

@@ -695,6 +695,14 @@ def test_plot_refuses_a_sweep_of_a_constant_and_keeps_a_continuous_parameter_con
                                   "point asks for no other; nothing to sweep")
     grid = sweep(persist.load(model), "alpha", {"n": 8000, "p": 8, "const": 7, "alpha": 2})["alpha"]
     assert len(grid) == 40 and grid.min() == 1 and grid.max() == 2
+    # n at one value: its geometric sweep was 40 copies of it, drawn as an empty figure (helper-84)
+    one_n = pd.DataFrame(rows, columns=["n", "p", "const", "alpha", "time"]).query("n == 1000")
+    one_n.to_csv(data, index=False)
+    assert run("fit", data, "--config", "const,alpha", "-q", "-o", model).exit_code == 0
+    res = run("plot", model, "--vs", "n", "--at", "p=8,alpha=1.5", "-o", tmp_path / "n.png")
+    assert res.exit_code == 2 and not (tmp_path / "n.png").exists()
+    assert res.stderr.strip() == ("error: --vs n: the model was trained at one value of n (1000) and the "
+                                  "point asks for no other; nothing to sweep")
 
 
 def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):

@@ -177,3 +177,17 @@ def test_pgf_without_its_tex_system_is_refused_and_postscript_says_it_drops_tran
         save_figure(fig, tmp_path / "band.eps", figure_format(tmp_path / "band.eps"))
     assert (tmp_path / "band.eps").read_bytes().startswith(b"%!PS-Adobe")
     plt.close("all")
+
+
+def test_a_sweep_inside_one_octave_labels_its_axis_in_plain_numbers():
+    # helper-84: n = 70..120 holds no power of 2, and the base-2 axis showed no label
+    class Narrow(PowerLaw):
+        train_ranges_ = {"n": [70, 120], "p": [1, 8]}
+
+    fig = plot_band(Narrow(), vs="n", at={"p": 2})
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    shown = [t.get_text() for t, x in zip(ax.get_xticklabels(), ax.get_xticks()) if lo <= x <= hi and t.get_text()]
+    assert len(shown) >= 2 and all(s.replace(".", "").isdigit() for s in shown), shown
+    plt.close(fig)

@@ -500,3 +500,18 @@ def test_a_metric_that_time_modelled_directly_leaves_alone_is_not_refused():
                          "time": [1.0, 2.1, 3.9, 8.2, 0.6, 1.1, 2.0, 4.2], "work": [1e-200] + [1.0] * 7})
     assert "work has values beyond 1e-150..1e+150" in " ".join(diagnose(runs).problems)
     assert DirectModel().fit(runs).predict(n=160, p=2).median[0] > 0
+
+
+def test_three_sizes_say_the_near_warning_in_the_table_note_as_in_the_problems():
+    # helper-84: the note named only the far warning (1600, 4x), the problems line the
+    # near one (400): predict warns just past 400, three values leaving none to hold out
+    from probperf.doctor import diagnose
+
+    m = Measurements({"n": [100, 200, 400] * 3, "p": [1] * 3 + [2] * 3 + [4] * 3,
+                      "time": [1.0, 2.0, 4.0, 0.5, 1.0, 2.0, 0.3, 0.6, 1.1]})
+    report = diagnose(m)
+    n = report.directions[0]
+    assert n.far == 1600
+    assert n.note.startswith("3 problem sizes: can be extrapolated; predict warns beyond 400 (unchecked: no forward "
+                             "validation) and again beyond 1600 (4x the largest)")
+    assert any("predict warns beyond 400;" in line for line in report.problems)

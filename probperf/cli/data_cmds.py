@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -127,6 +126,7 @@ def convert(
     written with --metric NAME.
     """
     from ..formats import input_files, output_format, write, write_extrap
+    from ..outputs import check_not_input
     from ..outputs import check_output
 
     if target is not None and output is not None:
@@ -150,8 +150,7 @@ def convert(
              f"{', '.join(left_out)}: give --metric NAME (e.g. --metric time) to write one and leave the rest "
              "out, or write CSV, Parquet or JSON lines to keep them")
     with bad_input():
-        if os.path.realpath(target) in {os.path.realpath(f) for f in input_files(source)}:
-            raise ValueError(f"{given} {target}: it is one of the input files; write the conversion elsewhere")
+        check_not_input(target, input_files(source), given, "the conversion")
         with warnings.catch_warnings(record=True) as caught:  # said below, after the line saying what was written
             warnings.simplefilter("always")
             out = write_extrap(m, target, metric=metric) if metric is not None else write(m, target)

@@ -805,7 +805,11 @@ def plot(
         fail(f"{'--unit' if unit is not None else '--clock-hz'}: it says how to read the times of --data, "
              "and no --data is given")
     with bad_input():
+        from ..formats import input_files
+        from ..outputs import check_not_input
+
         fmt = figure_format(output)
+        check_not_input(output, [model_file, *(input_files(data) if data is not None else [])], "-o", "the figure")
         model = _load_model(model_file)
         check_sweep(model, vs)
         if vs not in point and vs in getattr(model, "train_ranges_", {}) and (
@@ -841,6 +845,12 @@ def plot(
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise
+            # n or p missing (a .stat file carries no n): the runs' place on the band is
+            # unknown (helper-84: a KeyError along n, runs drawn at the wrong n along p)
+            absent = [c for c in model.features_ if c not in measured.frame and not _members(model, c)]
+            if absent:
+                raise MeasurementError(f"no column {absent[0]!r}, a parameter of the model {model_file}: the runs "
+                                       "cannot be placed on the band", measured.source, column=absent[0])
             varied = [c for c in measured.config if c not in model.features_ and measured.frame[c].nunique() > 1]
             if varied:  # its runs would be drawn together, settings the model never told apart
                 raise MeasurementError(f"{varied[0]!r} varies in these runs but is no parameter of the model "
