@@ -321,6 +321,8 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         data = data.in_unit(unit)  # cycles with a rate, in seconds as fit converts them
         if data.unit != unit and metric not in COUNT_METRICS:  # seconds on a cycles axis: orders of magnitude off
             how = " or the clock rate they were counted at (--clock-hz HZ)" if data.unit == "cycles" else ""
+            if unit == "cycles":  # seconds cannot become cycles without a rate; a file of counts read as seconds can
+                how = " (a file of cycle counts is read with --unit cycles)"
             raise ValueError(f"the measurements drawn (--data) are in {data.unit}, the model in {unit}: give runs in "
                              f"the model's unit{how}")
         _measured(ax, data, vs, given, metric)
@@ -411,9 +413,12 @@ def matching_runs(data: Measurements, vs: str, fixed: Mapping, metric: str = "ti
 UNIT_SLIP = 100.0
 
 
-def unit_slip(model, data: Measurements, vs: str, fixed: Mapping, metric: str = "time") -> str:
+def unit_slip(model, data: Measurements, vs: str, fixed: Mapping, metric: str = "time",
+              read_as_cycles: bool = False) -> str:
     """A caution when the runs drawn lie :data:`UNIT_SLIP` or more from the model's
-    median at the same points (seconds read as cycles, milliseconds as seconds), else "".
+    median at the same points (seconds read as cycles, milliseconds as seconds), else "";
+    ``read_as_cycles``: the runs were read with a unit and clock rate already, so the
+    caution does not advise them.
 
     Examples
     --------
@@ -424,6 +429,8 @@ def unit_slip(model, data: Measurements, vs: str, fixed: Mapping, metric: str = 
     >>> runs = Measurements({"n": [8, 16], "p": [1, 1], "time": [8e6, 1.6e7]})
     >>> unit_slip(Model(), runs, "n", {"p": 1}).split("?")[0], unit_slip(Model(), runs.with_columns(time=[0.01, 0.02]), "n", {"p": 1})
     ('the runs drawn are about 1e+09x the band: in another unit', '')
+    >>> unit_slip(Model(), runs, "n", {"p": 1}, read_as_cycles=True)
+    'the runs drawn are about 1e+09x the band: in another unit?'
     """
     sub = matching_runs(data, vs, fixed, metric)
     if not len(sub) or any(f not in sub for f in model.features_):
@@ -434,8 +441,9 @@ def unit_slip(model, data: Measurements, vs: str, fixed: Mapping, metric: str = 
     ratio = float(np.median(sub[metric].to_numpy(dtype=float) / median))
     if not np.isfinite(ratio) or 1 / UNIT_SLIP < ratio < UNIT_SLIP:
         return ""
-    return (f"the runs drawn are about {ratio:.3g}x the band: in another unit? (a CSV or JSON file of cycle counts "
-            "is read with --unit cycles --clock-hz HZ; times must be in seconds)")
+    hint = ("" if read_as_cycles  # read so already: no circular advice (helper-84)
+            else " (a CSV or JSON file of cycle counts is read with --unit cycles --clock-hz HZ; times must be in seconds)")
+    return f"the runs drawn are about {ratio:.3g}x the band: in another unit?{hint}"
 
 
 def _measured(ax, data: Measurements, vs: str, fixed: Mapping, metric: str = "time"):
@@ -545,7 +553,23 @@ def save_figure(fig, path, fmt: str) -> None:
     level = ps_log.level
     ps_log.setLevel(logging.ERROR)
     try:
-        atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt))
+        atomic_write(path, lambda tmp: _savefig(fig, tmp, fmt, os.path.basename(os.fspath(path))))
     finally:
         ps_log.setLevel(level)
+
+
+def _savefig(fig, tmp: str, fmt: str, name: str) -> None:
+    """``fig.savefig`` into ``tmp``; compressed SVG gzipped here, so that the gzip header
+    names the figure (``name`` less ``z``), not the temporary file (helper-84: ``gunzip
+    -N`` restored ``.band.svgz.x1y2.tmp``)."""
+    if fmt != "svgz":
+        fig.savefig(tmp, format=fmt)
+        return
+    import gzip
+    import io
+
+    svg = io.BytesIO()
+    fig.savefig(svg, format="svg")
+    with open(tmp, "wb") as raw, gzip.GzipFile(filename=name.removesuffix("z"), mode="wb", fileobj=raw) as out:
+        out.write(svg.getvalue())
 

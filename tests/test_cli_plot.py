@@ -191,3 +191,33 @@ def test_a_sweep_inside_one_octave_labels_its_axis_in_plain_numbers():
     shown = [t.get_text() for t, x in zip(ax.get_xticklabels(), ax.get_xticks()) if lo <= x <= hi and t.get_text()]
     assert len(shown) >= 2 and all(s.replace(".", "").isdigit() for s in shown), shown
     plt.close(fig)
+
+
+def test_a_compressed_svg_names_the_figure_in_its_gzip_header(tmp_path):
+    # helper-84: the header named the temporary file, which gunzip -N restored
+    import gzip
+
+    from probperf.plot import save_figure
+
+    fig = plot_band(PowerLaw(), vs="p", at={"n": 2**16, "p": 16})
+    save_figure(fig, tmp_path / "band.svgz", "svgz")
+    plt.close(fig)
+    raw = (tmp_path / "band.svgz").read_bytes()
+    assert raw[3] & 0x08  # FNAME: the original name follows the 10-byte header
+    assert raw[10:raw.index(b"\0", 10)] == b"band.svg"
+    assert gzip.decompress(raw).startswith(b"<?xml")
+    assert [p.name for p in tmp_path.iterdir()] == ["band.svgz"]
+
+
+def test_runs_in_seconds_on_a_cycles_band_are_told_how_to_read_counts():
+    # helper-84: the message said "give runs in the model's unit" and not how
+    from probperf.data import Measurements
+
+    class Cycles(PowerLaw):
+        unit_ = "cycles"
+
+    runs = Measurements({"n": [2**12, 2**13], "p": [1, 1], "time": [4e5, 8e5]})
+    with pytest.raises(ValueError, match=r"are in s, the model in cycles: give runs in the model's unit "
+                                         r"\(a file of cycle counts is read with --unit cycles\)$"):
+        plot_band(Cycles(), vs="n", at={"p": 1}, data=runs)
+    plt.close("all")

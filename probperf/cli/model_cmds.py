@@ -875,7 +875,7 @@ def plot(
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
                  + ",".join(f"{k}={number_text(v)}" for k, v in fixed.items() if k != vs) + "; none drawn")
-        elif slip := unit_slip(model, measured, vs, fixed, target):
+        elif slip := unit_slip(model, measured, vs, fixed, target, read_as_cycles=bool(units)):
             warn(f"--data {shown(data)}: {slip}")
     for line in cautions:
         warn(line)
