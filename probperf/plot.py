@@ -572,4 +572,3 @@ def _savefig(fig, tmp: str, fmt: str, name: str) -> None:
     fig.savefig(svg, format="svg")
     with open(tmp, "wb") as raw, gzip.GzipFile(filename=name.removesuffix("z"), mode="wb", fileobj=raw) as out:
         out.write(svg.getvalue())
-

@@ -126,8 +126,7 @@ def convert(
     written with --metric NAME.
     """
     from ..formats import input_files, output_format, write, write_extrap
-    from ..outputs import check_not_input
-    from ..outputs import check_output
+    from ..outputs import check_not_input, check_output
 
     if target is not None and output is not None:
         fail(f"two output files: OUT {target!r} and -o {output!r}; give the output once")
