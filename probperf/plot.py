@@ -283,12 +283,18 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
         example = ", ".join(f"{c!r}: {number_text(v) if np.isfinite(v) else '...'}" for c, v in largest.items())
         raise ValueError(f"the band along {vs} needs a value of {', '.join(unfixed)}, which varied in training: "
                          f"give it in at, e.g. at={{{example}}}")
-    pts = pts.drop(index=pts.index[sorted({i for i, _ in unwhole(model, pts, held)})]).reset_index(drop=True)
-    given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
     _check_axis(pts[vs], f"the sweep of {vs} (the training values and the point asked)")
     if pts[vs].nunique() < 2:  # one value, however many points (a geometric grid from 100 to 100)
         raise ValueError(f"--vs {vs}: the model was trained at one value of {vs} ({number_text(pts[vs].iloc[0])}) "
                          f"and the point asks for no other; nothing to sweep")
+    broken = unwhole(model, pts, held)
+    kept = pts.drop(index=pts.index[sorted({i for i, _ in broken})]).reset_index(drop=True)
+    if kept[vs].nunique() < 2:  # helper-85: said "trained at one value", or crashed on an empty table
+        fixed = ", ".join(f"{k}={number_text(v)}" for k, v in pts.iloc[0].items() if k in held and k != vs)
+        raise ValueError(f"--vs {vs}: at {fixed}, {'no' if kept.empty else 'one'} value of {vs} in the sweep keeps "
+                         f"{broken[0][1]} whole, as it was in every training run; nothing to sweep")
+    pts = kept
+    given = {k: v for k, v in pts.iloc[0].to_dict().items() if k in held}
     # overflow far out is refused below, once; the band shows no mean, so no caution about it
     with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
@@ -340,8 +346,9 @@ def plot_band(model, vs: str = "n", at: Mapping | None = None, data: Measurement
                 transform=ax.get_xaxis_transform(), label=f"{vs} of the training runs")
     if log_axis(x.min()):
         ax.set_xscale("log", base=2)
-        if np.log2(x.max()) - np.log2(x.min()) < 2:  # two powers of 2 at most inside (n = 70..120 had none):
-            from matplotlib import ticker        # plain numbers, or the sweep cannot be read (helper-84)
+        shown = ax.get_xlim()  # the sweep and the runs drawn (helper-85: wide --data runs on a narrow sweep)
+        if np.log2(max(shown)) - np.log2(min(shown)) < 2:  # two powers of 2 at most inside (70..120 had none):
+            from matplotlib import ticker                 # plain numbers, or the sweep cannot be read (helper-84)
 
             ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=5))
             ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: number_text(v)))
@@ -570,5 +577,6 @@ def _savefig(fig, tmp: str, fmt: str, name: str) -> None:
 
     svg = io.BytesIO()
     fig.savefig(svg, format="svg")
-    with open(tmp, "wb") as raw, gzip.GzipFile(filename=name.removesuffix("z"), mode="wb", fileobj=raw) as out:
+    svg_name = name[:-1] if name[-1:] in "zZ" else name  # band.svgz, BAND.SVGZ -> band.svg, BAND.SVG
+    with open(tmp, "wb") as raw, gzip.GzipFile(filename=svg_name, mode="wb", fileobj=raw) as out:
         out.write(svg.getvalue())

@@ -735,6 +735,12 @@ def test_plot_refuses_to_sweep_a_parameter_another_is_made_from(mpi_runs):
     # with p fixed, ppn = p / nodes follows: drawn where it is whole, as in every run
     fig = plot_band(persist.load(mpi_runs / "mpi.model"), vs="nodes", at={"n": 2**14, "p": 4, "nodes": 4})
     assert fig.axes[0].lines[0].get_xdata().tolist() == [1.0, 2.0, 4.0]
+    # nodes fixed so high that no p of the sweep keeps ppn whole: said so (helper-85: an
+    # IndexError, or "trained at one value of p" where p had many)
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "p", "--at", "n=2**14,nodes=1024", "-o", mpi_runs / "q.png")
+    assert res.exit_code == 2 and not (mpi_runs / "q.png").exists()
+    assert res.stderr.strip() == ("error: --vs p: at n=2^14, nodes=2^10, no value of p in the sweep keeps ppn whole, "
+                                  "as it was in every training run; nothing to sweep")
 
 
 def test_a_parameter_the_others_make_may_be_left_out_of_a_point(mpi_runs):
@@ -808,6 +814,13 @@ def test_plot_data_with_columns_the_model_lacks_names_the_model(mpi_runs, grid_r
     assert res.exit_code == 2 and res.stderr.strip() == (
         f"error: {grid_runs / 'runs.csv'}, line 1, column nodes: no column 'nodes', a parameter of the model "
         f"{mpi_runs / 'mpi.model'}")
+    # n missing where n is in a relation too (helper-85: drawn at the asked n along p)
+    pd.read_csv(mpi_runs / "mpi.csv").drop(columns="n").to_csv(grid_runs / "no_n.csv", index=False)
+    res = run("plot", mpi_runs / "mpi.model", "--vs", "nodes", "--at", "n=2**16,ppn=4",
+              "--data", grid_runs / "no_n.csv", "-o", grid_runs / "x.png")
+    assert res.exit_code == 2 and res.stderr.strip() == (
+        f"error: {grid_runs / 'no_n.csv'}, column n: no column 'n', a parameter of the model "
+        f"{mpi_runs / 'mpi.model'}: the runs cannot be placed on the band")
     assert not (grid_runs / "x.png").exists()
     # a configuration column the reader knows (the simulator's cut-off), varying: its runs
     # were drawn together at each n (helper-74); at one value they are one setting's runs

@@ -420,6 +420,7 @@ def test_the_simulators_python_inputs_are_named_when_wrong():
              (lambda: sim.generate("fib", [float("nan")], [1]), ValueError, "n must be finite, got nan"),
              (lambda: sim.generate("fib", ["10"], [1]), TypeError, "n takes numbers, got '10'"),
              (lambda: sim.generate("fib", [10], [2, 2]), ValueError, "p gives 2 twice; use reps="),
+             (lambda: sim.generate("fib", [10], [2], config={"cutoff": [4, 4]}), ValueError, "cutoff gives 4 twice"),
              (lambda: sim.run("fib", 1500, p=1, cutoff=0, seed=0), ValueError,
               "fib: n = 1500 is above the largest size the simulator builds, 42 (MAX_SIM_SCALE")]
     for make, kind, said in cases:

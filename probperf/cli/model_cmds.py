@@ -809,8 +809,8 @@ def plot(
         from ..outputs import check_not_input
 
         fmt = figure_format(output)
+        model = _load_model(model_file)  # a missing model said as such, before -o is compared with it
         check_not_input(output, [model_file, *(input_files(data) if data is not None else [])], "-o", "the figure")
-        model = _load_model(model_file)
         check_sweep(model, vs)
         if vs not in point and vs in getattr(model, "train_ranges_", {}) and (
                 not swept_relation(model, vs) or _carried(model, vs, point)):
@@ -845,9 +845,10 @@ def plot(
                     raise MeasurementError(f"no column {exc.column!r}, a parameter of the model {model_file}",
                                            exc.source, exc.line, exc.column) from None
                 raise
-            # n or p missing (a .stat file carries no n): the runs' place on the band is
-            # unknown (helper-84: a KeyError along n, runs drawn at the wrong n along p)
-            absent = [c for c in model.features_ if c not in measured.frame and not _members(model, c)]
+            # n missing (a .stat file carries no n; the reader refuses a missing p or
+            # configuration column): the runs' place on the band is unknown (helper-84: a
+            # KeyError along n, runs drawn at the wrong n along p), in a relation too
+            absent = [c for c in model.features_ if c not in measured.frame]
             if absent:
                 raise MeasurementError(f"no column {absent[0]!r}, a parameter of the model {model_file}: the runs "
                                        "cannot be placed on the band", measured.source, column=absent[0])
@@ -875,7 +876,8 @@ def plot(
         if not len(matching_runs(measured, vs, fixed, target)):
             warn(f"--data {shown(data)}: no run with {target} measured at "
                  + ",".join(f"{k}={number_text(v)}" for k, v in fixed.items() if k != vs) + "; none drawn")
-        elif slip := unit_slip(model, measured, vs, fixed, target, read_as_cycles=bool(units)):
+        elif slip := unit_slip(model, measured, vs, fixed, target,
+                                  read_as_cycles=units.get("unit") == "cycles"):
             warn(f"--data {shown(data)}: {slip}")
     for line in cautions:
         warn(line)

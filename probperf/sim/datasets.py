@@ -217,6 +217,7 @@ def generate(app: str, n: Sequence, p: Sequence[int], *, config: Mapping | None 
         raise ValueError(f"{app} has no configuration parameter(s) {sorted(unknown)}; "
                          f"it takes {sorted(APPS[app].config) or 'none'}")
     n, p = _numbers(n, "n"), _numbers(p, "p")
+    config = {k: _numbers(v, k) for k, v in config.items()}  # a value given twice, as the CLI's --set refuses
     for value in p:  # a worker count is a whole number of workers: 2.5 (or True) is no run to simulate
         if not float(value).is_integer() or value < 1:
             raise ValueError(f"worker counts p must be whole numbers >= 1, got {value!r}")
