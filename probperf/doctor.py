@@ -165,11 +165,12 @@ def diagnose(m: Measurements) -> Report:
     from .models.base import DIAGNOSE, check_table
 
     check_table(m, DIAGNOSE)
-    from .cautions import unchecked
+    from .cautions import few_workers, unchecked
 
-    ranges = m.ranges()
-    alone = unchecked({name: list(r) for name, r in ranges.items()}, m.frame["p"] if "p" in m.frame else [])
-    directions = [_direction(name, lo, hi, k, name in alone) for name, (lo, hi, k) in ranges.items()]
+    ranges, p = m.ranges(), m.frame["p"] if "p" in m.frame else []
+    alone = unchecked({name: list(r) for name, r in ranges.items()}, p)
+    near = {*alone, *(["p"] if few_workers(p) else [])}  # predict warns just past the largest (kinds_limits says why)
+    directions = [_direction(name, lo, hi, k, name in near) for name, (lo, hi, k) in ranges.items()]
     # A configuration parameter held at one value is a choice, not a gap: the model
     # predicts for that value. n and p at one value, or anything at two, limit predictions.
     problems = [d.note for d in directions

@@ -515,3 +515,8 @@ def test_three_sizes_say_the_near_warning_in_the_table_note_as_in_the_problems()
     assert n.note.startswith("3 problem sizes: can be extrapolated; predict warns beyond 400 (unchecked: no forward "
                              "validation) and again beyond 1600 (4x the largest)")
     assert any("predict warns beyond 400;" in line for line in report.problems)
+    # p = 1, 2, 4: two counts above one, which predict warns of just past 4 (helper-85)
+    p = report.directions[1]
+    assert p.note.startswith("3 worker counts: can be extrapolated; predict warns beyond 4 (unchecked")
+    assert any(line.startswith("the runs with more than one worker had only 2 worker counts (2, 4)")
+               for line in report.problems)
