@@ -296,6 +296,9 @@ def _per_task(parents, p):
 #: sparselu. The form is Graham's bound, and the choice was made on training rows only.)
 #: (Read again at prediction time, not saved with a model: changing it changes what a
 #: saved DAG model predicts, so a change must come with a new probperf.persist.VERSION.)
+#: Re-checked on the simulator fixed 2026-11-29 (a woken thief searched alone, which
+#: inflated idle time and delay at many workers; benchmarks/choose_laws.py's session-52
+#: record): the default without it scores 0.693 / 0.755 (seeds 0 / 1) against 0.799 / 0.846: stays.
 IDLE_PER_SPAN = True
 
 

@@ -302,6 +302,9 @@ PART_STEAL_LAW = False
 #: Result: 0.751 against 0.740 on seed 0 (sort/A 0.364 against 0.249, no set lower by
 #: more than 0.002) and 0.708 against 0.707 on seed 1 (results/choose_laws_partsat.md,
 #: choose_laws_partsat_seed1.md): adopted.
+#: Re-checked on the simulator fixed 2026-11-29 (a woken thief searched alone, which
+#: inflated idle time and delay at many workers; benchmarks/choose_laws.py's session-52
+#: record): the default without it scores 0.797 / 0.840 (seeds 0 / 1) against 0.799 / 0.846: stays.
 PART_SATURATING = True
 
 #: Whether the idle part's law mixture (the ratio ``no_work / ((p - 1) T_inf)``, where
@@ -365,6 +368,9 @@ IDLE_BOUNDED = False
 #: (results/choose_laws_mono2.md, choose_laws_mono2_seed1.md): adopted, on. Saved with
 #: each model (``monotone_beyond_``); a version 10 file that asked for the twin form is
 #: refused (re-fit), since this code no longer has it.
+#: Re-checked on the simulator fixed 2026-11-29 (a woken thief searched alone, which
+#: inflated idle time and delay at many workers; benchmarks/choose_laws.py's session-52
+#: record): the default without it scores 0.785 / 0.838 (seeds 0 / 1) against 0.799 / 0.846: stays.
 MONOTONE_BEYOND = True
 
 #: Whether MONOTONE_BEYOND also holds where ``p`` is made of other parameters (``p =
