@@ -599,7 +599,7 @@ def _missing(m: Measurements) -> list[str]:
     if m.has("time"):
         return out
     if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it
-        gaps = f"time is missing in {_first_gap(m, 'time')}"
+        gaps = f"time is missing in {_runs_without(m, 'time')}"
         out.append(f"{gaps} and there is no DAG model to make it: fit refuses these runs; drop them or fill them in"
                    if lacks else f"{gaps}: the DAG model does not need it (its time is (work + delay + no_work) / p), "
                    "so fit keeps these runs; a model of time alone (--model direct) refuses them")
@@ -629,7 +629,7 @@ def _direct_refusal(m: Measurements) -> str:
     return too_few_runs(len(rows), "time")
 
 
-def _first_gap(m: Measurements, metric: str) -> str:
+def _runs_without(m: Measurements, metric: str) -> str:
     """``"K of N runs (the first at line L)"`` for a metric some runs lack (the line in
     the file where known, else the run's number)."""
     gaps = m.frame[metric].isna().to_numpy()
