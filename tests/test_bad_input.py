@@ -1092,3 +1092,18 @@ def test_writing_into_a_missing_directory_names_it(tmp_path):
     with pytest.raises(OutputError, match=f"output {tmp_path}/nodir/o.csv: directory {tmp_path}/nodir does not exist"):
         pp.write(pp.Measurements({"n": [10], "p": [2], "time": [0.1]}), tmp_path / "nodir" / "o.csv")
     assert not list(tmp_path.iterdir())
+
+
+def test_an_interrupted_command_says_so_and_exits_130(monkeypatch):
+    # helper-86: typer turned Ctrl-C into a bare status 130, nothing said (SIGTERM's
+    # KeyboardInterrupt too, so 130 instead of 143)
+    from typer.testing import CliRunner
+
+    from probperf.cli import app
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(persist, "load", interrupted)
+    res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"])
+    assert res.exit_code == 130 and res.stderr.strip() == "interrupted"

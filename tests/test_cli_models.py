@@ -151,6 +151,13 @@ def test_a_terminal_too_narrow_for_the_table_gets_a_line_per_point(shared_dir, t
     for row in rows:
         assert (f"n={row['n']:g}, p=8: median {row['median']:.4g} [{row['lower']:.4g}, {row['upper']:.4g}], "
                 f"mean {row['mean']:.4g}") in text, text
+    # --fastest: each line says its chance (helper-86: the lines left it out)
+    with mock.patch.object(_app.console, "_width", 40):
+        res = runner.invoke(app, ["predict", str(model), *points, "--fastest"], env={"COLUMNS": "40"})
+    rows = json.loads(run("predict", model, *points, "--fastest", "--format", "json").stdout)
+    text = " ".join(res.stdout.split())
+    assert res.exit_code == 0 and [r["prob_fastest"] for r in rows] == [1.0, 0.0]
+    assert all(f"mean {r['mean']:.4g}, fastest with chance {r['prob_fastest']:g}" in text for r in rows), text
 
 
 def test_constant_parameter_may_be_omitted(shared_dir, tmp_path):

@@ -229,6 +229,14 @@ class _OneLineErrors(_Group):
     writes in progress remove their temporary files; the status says which (143, 130).
     """
 
+    def invoke(self, ctx):
+        # typer >= 0.2x turns a KeyboardInterrupt into a bare status 130 (helper-86:
+        # nothing said, and 130 after SIGTERM too); as an Abort it reaches main below
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise typer.Abort() from None
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)

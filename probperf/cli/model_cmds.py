@@ -621,12 +621,16 @@ def _print_table(summary, title, params=(), unreliable_mean=None):
 
 def _print_lines(title, points, names, values) -> None:
     """The predictions as one line per point, for a terminal too narrow for the table
-    (its columns would be cut off): ``n=120, p=8: median 5.329 [4.828, 5.931], mean 5.344``."""
+    (its columns would be cut off): ``n=120, p=8: median 5.329 [4.828, 5.931], mean 5.344``,
+    and the chance of being the fastest with ``--fastest`` (helper-86: the lines left out
+    what the option asks)."""
     console.print(shown(title), highlight=False)
     for point, row in zip(points, values):
         v = dict(zip(names, row))
         mean = f", mean {v['mean']}" if "mean" in v else ""
-        console.print(shown(f"{point}: median {v['median']} [{v['lower']}, {v['upper']}]{mean}"), highlight=False)
+        fastest = f", fastest with chance {v['prob_fastest']}" if "prob_fastest" in v else ""
+        console.print(shown(f"{point}: median {v['median']} [{v['lower']}, {v['upper']}]{mean}{fastest}"),
+                      highlight=False)
 
 
 def _shown_params(table, values) -> list[str]:
