@@ -460,3 +460,18 @@ def test_a_metric_with_zeros_is_never_predicted_negative():
     negative = GaussianProcessModel("rbf", n_restarts=1, adam_iters=60, lbfgs_iters=30).fit(
         pd.DataFrame({"n": n, "p": p}), y - 0.05, features=["n", "p"])
     assert not hasattr(negative, "floor_")
+
+
+@pytest.mark.parametrize("empirical", [True, False])
+def test_a_target_of_no_spread_starts_the_spectral_mixture_with_finite_weights(empirical):
+    # helper-86: fib's wait_tasks, fitted exactly by its mean, left residuals of 0; the
+    # weights started at their sd, 0, i.e. raw -inf, and the saved model could not predict
+    from gpytorch.kernels import SpectralMixtureKernel
+
+    from probperf.models.kernels import init_spectral_mixture
+
+    sm = SpectralMixtureKernel(num_mixtures=4, ard_num_dims=2).double()
+    x = torch.tensor([[1.0, 1.0], [2.0, 1.0], [3.0, 2.0], [4.0, 4.0]], dtype=torch.float64)
+    init_spectral_mixture(sm, x, torch.zeros(4, dtype=torch.float64), empirical=empirical)
+    assert torch.isfinite(sm.raw_mixture_weights).all() and (sm.mixture_weights > 0).all()
+    assert torch.isfinite(sm(x, x).to_dense()).all()

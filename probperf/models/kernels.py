@@ -409,6 +409,11 @@ def _random_start(sm: SpectralMixtureKernel, x, r):
     scales = torch.nan_to_num(sm.mixture_scales, nan=1.0, posinf=1.0)
     sm.mixture_means = means
     sm.mixture_scales = scales
+    # A target of no spread (a count the mean fits exactly: fib's wait_tasks) gives the
+    # weights its standard deviation, 0, whose raw value is -inf: the fit ran, the saved
+    # state could not be evaluated (helper-86: an SVD of non-finite values at load).
+    # 1e-6 of the standardised variance is no signal, and finite.
+    sm.mixture_weights = sm.mixture_weights.clamp_min(1e-6)
     return means, scales
 
 
