@@ -480,21 +480,30 @@ def execute(tasks, fn, args, watch):
         print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
         return table
     print(f"{len(tasks)} fits -> {args.out}", file=sys.stderr)
-    before = len(stored(tasks, args.out))
+    before = _pending(stored(tasks, args.out), args.rerun_errors)
     try:
         table = run_grid(tasks, fn, progress=not args.no_progress,
                          rerun_errors=args.rerun_errors, **grid_options(args))
     except SchedulerUnreachable as exc:  # --scheduler: no fit ran
         fail(str(exc))
     except BaseException as exc:  # a run cut short still added the fits it stored: the report lists it
-        log_run(args.out, command_line() + " (stopped)", watch.minutes(), len(stored(tasks, args.out)) - before)
+        log_run(args.out, command_line() + " (stopped)", watch.minutes(),
+                before - _pending(stored(tasks, args.out), args.rerun_errors))
         if isinstance(exc, KeyboardInterrupt):  # Ctrl-C: said in a line, not a traceback
             print(f"interrupted; the fits finished so far are kept with {args.out}: run the same command "
                   "again to go on", file=sys.stderr)
             raise SystemExit(130) from None
         raise
-    log_run(args.out, command_line(), watch.minutes(), len(table) - before)
+    log_run(args.out, command_line(), watch.minutes(), before - _pending(stored(tasks, args.out), args.rerun_errors))
     return table
+
+
+def _pending(table: pd.DataFrame, rerun_errors: bool) -> int:
+    """The fits of a grid a run has to do: those not stored, and with ``--rerun-errors``
+    those stored as failed. What a run did is this number before it less after it (a
+    re-run of failed fits replaces rows: counting rows logged 122 fits as none)."""
+    failed = int((table["status"] != "ok").sum()) if rerun_errors and "status" in table else 0
+    return table.attrs.get("missing", 0) + failed
 
 
 def write_report(out, lines: list[str], table: pd.DataFrame, fields) -> Path:
