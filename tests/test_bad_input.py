@@ -1108,22 +1108,3 @@ def test_an_interrupted_command_says_so_and_exits_130(monkeypatch):
     res = CliRunner().invoke(app, ["predict", "any.model", "--at", "n=64,p=2"])
     assert res.exit_code == 130 and res.stderr.strip() == "interrupted"
 
-
-def test_a_fit_whose_gp_algebra_fails_at_its_own_runs_is_refused_not_an_internal_error(monkeypatch, tmp_path, shared_dir):
-    # helper-86: --kernel sm4+linear on fib's runs fitted, then failed to load back
-    # (an SVD of non-finite values), reported as a bug with exit 1
-    from typer.testing import CliRunner
-
-    from probperf.cli import app
-
-    def unstable(path):
-        raise persist.ModelFileError(f"{path}: model state is inconsistent (_LinAlgError: linalg.svd: The algorithm "
-                                     "failed to converge because the input matrix contained non-finite values.)")
-
-    monkeypatch.setattr(persist, "load", unstable)
-    data = shared_dir / "datasets" / "published" / "gauss_n_p8.csv"
-    res = CliRunner().invoke(app, ["fit", str(data), "-q", "-o", str(tmp_path / "m.model")])
-    assert res.exit_code == 2 and not list(tmp_path.iterdir())
-    assert res.stderr.strip().splitlines()[-1] == ("error: the fitted model cannot predict at its own runs, so it was not written: its "
-                                  "Gaussian process is numerically unstable on these runs (a linear-algebra failure); "
-                                  "give another --kernel")
