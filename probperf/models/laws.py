@@ -781,7 +781,8 @@ def candidate_laws(X: np.ndarray, names, n_rows: int | None = None, one_worker: 
             **_shape_laws(base, logged, curved, column, bent, lower, bounded),
             **(_affine_power_laws(base, logged, bent, column) if affine_power and not bounded else {}),
             **(_affine_worker_laws(base, curved, bent, column) if AFFINE_WORKERS and affine_power and not bounded else {}),
-            **(_steal_laws(base, curved, column) if STEAL.get() else {})}
+            **(_steal_laws(base, curved, column) if STEAL.get() else {}),
+            **(_inflation_laws(bent, column) if INFLATION.get() else {})}
     # One row more than coefficients: the noise prior (NOISE_PSEUDO_RUNS) keeps the
     # posterior proper with a single residual degree of freedom, and a size-only
     # metric may have only 4 sizes. (A stricter rule left no law admissible on a
@@ -911,6 +912,15 @@ def _steal_laws(base, curved, column) -> dict[str, list[tuple]]:
     return {"c+(p-1)power": [("affpow", 3, "", *sizes)]}
 
 
+def _inflation_laws(bent, column) -> dict[str, list[tuple]]:
+    """The 2016 paper's law of a per-worker ratio, ``c0 + c1 (p - 1)/p + c2 (p - 1)``
+    (:class:`_InflationLaw`), where one-worker runs are measured and ``p`` may bend (its
+    three coefficients fit three worker counts exactly, as a curvature does)."""
+    if "p" not in bent or column("p").min() != 1:
+        return {}
+    return {"c+(p-1)/p+(p-1)": [("infl",)]}
+
+
 def _affine_worker_laws(base, curved, bent, column) -> dict[str, list[tuple]]:
     """The affine laws of the workers alone (:data:`AFFINE_WORKERS`) where ``p`` is the
     only parameter that varies, with at least MIN_DISTINCT values (two fit ``c + b/p``
@@ -958,6 +968,8 @@ def _n_coefficients(terms) -> int:
         return {0: 2, 1: 4 + overhead, 2: 3 + overhead, 3: 3}[form] + sizes
     if terms and terms[0][0] == "affp":
         return 2 + bool(terms[0][1])
+    if terms and terms[0][0] == "infl":
+        return 3
     if terms and terms[0][0] == "affexp":  # and the base
         return 5 if terms[0][2] else 3
     # and the Amdahl law's serial fraction, the saturating law's knee, a count's shift
@@ -1460,6 +1472,43 @@ class _AffineWorkersLaw(_AffineLaw):
 
 
 @persist.register
+class _InflationLaw(_AffineLaw):
+    """``y = (c0 + c1 (p - 1)/p + c2 (p - 1)) (1 + eps)``, the same at every size: the
+    2016 paper's work inflation (eq. 10, ``T1 / T1'``) and delay per task (eq. 12), a
+    ratio that is ``c0`` on one worker, rises once when work is shared (data moved
+    between caches, ``(p - 1)/p``) and grows with every busy worker (bandwidth
+    contention, ``p - 1``). Fitted as the affine laws are (conjugate, non-negative
+    coefficients); the one-worker level ``c0`` must stay.
+
+    Examples
+    --------
+    A work inflation of 2 % per extra worker, from 1-8 workers to 36, where a power law
+    of ``p`` fitted to the same runs bends below it:
+
+    >>> p = np.repeat(np.arange(1.0, 9.0), 2)
+    >>> at36 = lambda terms: float(np.exp(make_law(terms).fit(p[:, None], ["p"], np.log(1 + 0.02 * (p - 1)))
+    ...                                   .predictive(np.array([[36.0]]), ["p"])[1][0]))
+    >>> round(1 + 0.02 * 35, 2), round(at36([("infl",)]), 2), round(at36([("log", "p"), ("sq", "p")]), 2)
+    (1.7, 1.69, 1.45)
+
+    (1.69, not 1.7: the noise prior lets part of the runs' 14 % rise be noise.)
+    """
+
+    _overhead_column = None
+
+    def __init__(self, terms):
+        self.terms, self.offsets = [tuple(terms[0])], []
+        self.overhead, self.feature, self.with_p, self.absolute, self.lower = "", "p", 1, False, False
+
+    def design(self, X, names) -> np.ndarray:
+        p = X[:, list(names).index("p")]
+        return np.column_stack([np.ones(len(X)), (p - 1.0) / p, p - 1.0])
+
+    def _size_law_leaves(self, active, drop) -> bool:
+        return drop == 0  # without its one-worker level the ratio would be 0 on one worker
+
+
+@persist.register
 class _AffineExpLaw(_AffineLaw):
     """``y = (c0 + c1 b^n) (1 + eps)``, and with ``p`` varying also ``+ (c2 + c3 b^n) / p``
     (:data:`AFFINE_EXP`): the affine law with an exponential shape whose base b is
@@ -1924,7 +1973,7 @@ def make_law(terms) -> _Law:
     if any(t[0] == "logshift" for t in terms):
         return _ShiftedLaw(terms)
     return {"affine": _AffineLaw, "affexp": _AffineExpLaw, "affpow": _AffinePowerLaw,
-            "affp": _AffineWorkersLaw}.get(kind, _Law)(terms)
+            "affp": _AffineWorkersLaw, "infl": _InflationLaw}.get(kind, _Law)(terms)
 
 
 # -- what a law mixture's fit sets for its laws -------------------------------------
@@ -1953,6 +2002,10 @@ _BOUNDED = contextvars.ContextVar("bounded_in_size", default=False)
 #: (:func:`_steal_laws`); set by the DAG model around its delay part's fit
 #: (:data:`probperf.dag.PART_STEAL_LAW`)
 STEAL = contextvars.ContextVar("steal_law", default=False)
+#: whether the candidate laws include the paper's per-worker law
+#: ``c0 + c1 (p - 1)/p + c2 (p - 1)`` (:func:`_inflation_laws`); set by the DAG model
+#: around its work and delay parts' fits (:data:`probperf.dag.PART_INFLATION_LAW`)
+INFLATION = contextvars.ContextVar("inflation_law", default=False)
 
 
 @contextmanager
