@@ -313,6 +313,27 @@ def _direction(name: str, lo, hi, k: int, alone: bool = False) -> Direction:
                      f"{near}beyond {value(far)} ({factor:.3g}x the largest){below}")
 
 
+def fixed_directions(ranges: dict) -> list[str]:
+    """What a fitted model cannot predict, from its training ranges (``name ->
+    [min, max, distinct]``, a model's ``train_ranges_``): one sentence per parameter
+    with too few values to extrapolate, as doctor says it, for ``fit`` to say when it
+    saves a model that predict will refuse beyond those values.
+
+    Examples
+    --------
+    >>> fixed_directions({"n": [1000.0, 2000.0, 2], "p": [1.0, 8.0, 4]})
+    ['only 2 problem sizes (1000..2000): cannot predict n outside that range; measure at least 3 values of n']
+    >>> fixed_directions({"n": [1000.0, 8000.0, 4], "p": [8.0, 8.0, 1]})
+    ['only one worker count (8): cannot predict other p; measure at least 3 values of p']
+    """
+    notes = []
+    for name, (lo, hi, k) in ranges.items():
+        d = _direction(name, lo, hi, k)
+        if not d.extrapolates:
+            notes.append(d.note)
+    return notes
+
+
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
     """Whether ``predict`` accepts a point beyond ``hi``: asks the very check the law
     models run (:func:`~probperf.models.points.check_extrapolation`), so doctor and

@@ -235,9 +235,14 @@ def test_one_worker_count_cannot_be_extrapolated_in_p():
 def test_cli_refuses_single_worker_count_and_warns_far_out(tmp_path):
     grid([64, 128, 256, 512], [8], lambda n, p: 1e-3 * n / p).to_csv(tmp_path / "one_p.csv", index=False)
     grid([64, 128, 256, 512], [1, 2, 4, 8], lambda n, p: 1e-3 * n / p).to_csv(tmp_path / "runs.csv", index=False)
+    notes = {}
     for name in ("one_p", "runs"):
         res = runner.invoke(app, ["fit", str(tmp_path / f"{name}.csv"), "-o", str(tmp_path / f"{name}.model")])
         assert res.exit_code == 0, res.output
+        notes[name] = [line for line in res.output.splitlines() if line.startswith("note:")]
+    # fit says at once what predict will refuse (doctor's sentence), and nothing where all can extrapolate
+    assert notes == {"one_p": ["note: only one worker count (8): cannot predict other p; measure at least 3 values of p"],
+                     "runs": []}
     res = runner.invoke(app, ["predict", str(tmp_path / "one_p.model"), "--at", "n=1024,p=36"])
     assert res.exit_code == 2
     assert "cannot predict p=36" in res.output and "Traceback" not in res.output

@@ -59,7 +59,7 @@ def fit(
     """Fit a model and save it to a model file."""
     from .. import persist, progress
     from ..data import MeasurementError
-    from ..doctor import averaged_runs
+    from ..doctor import averaged_runs, fixed_directions
 
     if model not in MODELS:
         fail(f"--model must be one of {', '.join(MODELS)}, got {model!r}")
@@ -115,6 +115,8 @@ def fit(
         say_written(output, "components: " + _component_models(fitted), markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
         say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
+    for note in fixed_directions(getattr(fitted, "train_ranges_", {})):  # predict will refuse there: said now
+        say_written(output, f"note: {note}", markup=False)
 
 
 def _loads_back(written) -> None:
