@@ -512,7 +512,7 @@ def unchecked_beyond(model, points) -> list[str]:
     >>> m = SimpleNamespace(train_ranges_={"n": [4096, 16384, 3], "p": [1, 16, 5]},
     ...                     train_points_={"n": [4096, 8192, 16384], "p": [1, 2, 16]})
     >>> unchecked_beyond(m, pd.DataFrame({"n": [2.0**15, 8192], "p": [8, 32]}))[0].split(":")[0]
-    'n=2^15 is beyond the measured values of n (up to 2^14), and the runs had only 3 of them'
+    'n=2^15 is beyond the measured values of n (2x the largest, 2^14), and the runs had only 3 of them'
     >>> unchecked_beyond(m, pd.DataFrame({"n": [8192], "p": [32]}))  # p has 5 values: checked
     []
     """
@@ -525,7 +525,9 @@ def unchecked_beyond(model, points) -> list[str]:
         x = points[c].to_numpy(dtype=float)
         above = x[x > hi * (1 + RANGE_RTOL)]
         if len(above):
-            out.append(f"{c}={number_text(above.max())} is beyond the measured values of {c} (up to {number_text(hi)}), "
+            # the factor, as the far warning gives it (none where the largest value is <= 0)
+            largest = f"{above.max() / hi:.4g}x the largest, {number_text(hi)}" if hi > 0 else f"up to {number_text(hi)}"
+            out.append(f"{c}={number_text(above.max())} is beyond the measured values of {c} ({largest}), "
                        f"and the runs had only {MIN_DISTINCT} of them: no forward validation held the largest out (it "
                        f"needs {MIN_DISTINCT + 1}), so neither the laws' weights nor the interval's widening were "
                        f"checked past them; measure at least {MIN_DISTINCT + 1} values of {c}")

@@ -460,7 +460,7 @@ def test_three_sizes_extrapolate_unchecked_and_both_doctor_and_predict_say_so():
         "only 3 problem sizes (1024..4096): n may be extrapolated, but no forward validation checks it (one needs 4: "
         "3 to fit on, one held out), and predict warns beyond 4096; measure at least 4 values of n"]
     assert warned(frame, "no forward validation", n=[2048, 8192], p=[2, 2]) == [
-        "n=2^13 is beyond the measured values of n (up to 2^12), and the runs had only 3 of them: no forward "
+        "n=2^13 is beyond the measured values of n (2x the largest, 2^12), and the runs had only 3 of them: no forward "
         "validation held the largest out (it needs 4), so neither the laws' weights nor the interval's widening "
         "were checked past them; measure at least 4 values of n"]
     assert not any("no forward validation" in line for line in diagnose(Measurements(dag_frame())).problems)
