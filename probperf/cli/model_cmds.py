@@ -946,8 +946,8 @@ def demo(
     Simulates a parallel merge sort on 1-8 workers at n = 2^12..2^16 (2 repetitions),
     fits the DAG model, predicts 8x the largest size on up to 36 workers and, as users
     do, far out: 64x and 256x the largest size on 36 workers; then compares with runs
-    simulated there (the truth the model never saw). About a minute, most of it
-    simulating the far truths.
+    simulated there (the truth the model never saw). A minute or two on 2 cores, most
+    of it simulating the far truths.
     """
     import time as clock
 
