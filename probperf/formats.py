@@ -1584,7 +1584,7 @@ def write_extrap(
     params = measurements.params
     if len(params) > 4:
         raise MeasurementError(
-            f"Extra-P text takes at most 4 parameters; this table has {len(params)}: {params}",
+            f"Extra-P text takes at most 4 parameters; this table has {len(params)}: {', '.join(params)}",
             str(path),
         )
     if any(len(name.splitlines()) != 1 for name in (region, metric)) or not region.strip() or not metric.strip():

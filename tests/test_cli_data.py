@@ -185,6 +185,10 @@ def test_extrap_output_that_would_lose_metrics_writes_nothing(tmp_path):
     assert pp.read(out, metric="work").frame["work"].tolist() == pp.read(path).frame["work"].tolist()
     r = run("convert", path, tmp_path / "out.csv", "--metric", "work")  # every other format keeps every column
     assert r.exit_code == 2 and "--metric work: it picks the one metric of Extra-P output" in one_line(r.stderr)
+    out.unlink()
+    r = run("convert", path, out, "--metric", "wrok")  # a misspelt metric is named first (helper-88)
+    assert r.exit_code == 2 and one_line(r.stderr).strip() == f"error: {path}, column wrok: metric 'wrok' is needed but missing"
+    assert not out.exists()
 
 
 def test_bad_param_option(tmp_path):

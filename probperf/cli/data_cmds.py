@@ -143,6 +143,9 @@ def convert(
         fail(f"--metric {metric}: it picks the one metric of Extra-P output (.txt/.extrap); {given} {target} "
              "keeps every column")
     m = read_measurements([source], reading, label="IN")
+    if metric is not None:  # before what the table holds besides it: a misspelt name is the first thing to fix
+        with bad_input():
+            m.require(metric)
     left_out = [c for c in m.frame.columns if c not in (*m.params, metric or "time")] if kind == "extrap" else []
     if left_out and metric is None:  # said in the command's words, not write's Python ones
         fail(f"{given} {target}: Extra-P text holds the parameters and one metric; this table also has "
