@@ -612,20 +612,22 @@ def _missing(m: Measurements) -> list[str]:
     if registry.dag_runs(m)[1]:  # said only where fit (auto) leaves them out
         out.append(left)
     lacks = registry.dag_lacks(traced)
+    timed = "time" in m.frame and m.frame["time"].notna().any()
     if lacks:
         refusal = _direct_refusal(m)
-        out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; "
-                   + (f"nor can time be modelled directly: {refusal}: fit refuses these runs" if refusal
-                      else "fit uses a direct model of the time instead"))
-    if m.has("time"):
+        # one sentence for what fit does instead: model time directly, refuse, or (no time
+        # at all) nothing for time, which helper-88 found said both ways
+        instead = (f"nor can time be modelled directly: {refusal}: fit refuses these runs" if refusal
+                   else "fit uses a direct model of the time instead" if timed
+                   else "and there is no time column: run times cannot be predicted (fit --target NAME models "
+                        "a metric the runs have)")
+        out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; {instead}")
+    if m.has("time") or not timed:
         return out
-    if "time" in m.frame and m.frame["time"].notna().any():  # some runs lack it
-        gaps = f"time is missing in {_runs_without(m, 'time')}"
-        out.append(f"{gaps} and there is no DAG model to make it: fit refuses these runs; drop them or fill them in"
-                   if lacks else f"{gaps}: the DAG model does not need it (its time is (work + delay + no_work) / p), "
-                   "so fit keeps these runs; a model of time alone (--model direct) refuses them")
-    elif lacks:
-        out.append("no time column and no DAG model: run times cannot be predicted")
+    gaps = f"time is missing in {_runs_without(m, 'time')}"  # some runs lack it
+    out.append(f"{gaps} and there is no DAG model to make it: fit refuses these runs; drop them or fill them in"
+               if lacks else f"{gaps}: the DAG model does not need it (its time is (work + delay + no_work) / p), "
+               "so fit keeps these runs; a model of time alone (--model direct) refuses them")
     return out
 
 
