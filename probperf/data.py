@@ -424,6 +424,11 @@ def check_required_columns(columns: Sequence[str], config: Sequence[str], loc: L
     Traceback (most recent call last):
     ...
     probperf.data.MeasurementError: runs.csv, line 1, column p: required parameter column 'p' is missing: the header read is '# run on node 7' (a comment line? delete the lines above the header)
+
+    >>> check_required_columns(["N", "P", "Time"], [], Location("runs.csv", header_line=1))
+    Traceback (most recent call last):
+    ...
+    probperf.data.MeasurementError: runs.csv, line 1, column p: required parameter column 'p' is missing: the file has 'P' (column names are case-sensitive: rename it p)
     """
     others = [str(c) for c in columns if c not in _known(config)]
     for c in REQUIRED_PARAMS:
@@ -431,6 +436,10 @@ def check_required_columns(columns: Sequence[str], config: Sequence[str], loc: L
             # a comment line above the header ('#' alone is a repetition index's column)
             raise loc.error(f"required parameter column {c!r} is missing: the header read is "
                             f"{str(columns[0])[:40]!r} (a comment line? delete the lines above the header)", column=c)
+        cased = [str(o) for o in columns if str(o).lower() == c]
+        if c not in columns and cased:  # 'P': the parquet path said "a typo", the CSV one did not (helper-88)
+            raise loc.error(f"required parameter column {c!r} is missing: the {'file' if loc.source else 'table'} "
+                            f"has {cased[0]!r} (column names are case-sensitive: rename it {c})", column=c)
         if c not in columns:
             hint = (f" (the number of workers: name that column {c}; the {'file' if loc.source else 'table'}'s "
                     "other columns are "
@@ -480,6 +489,8 @@ def check_known_columns(columns: Sequence[str], config: Sequence[str], loc: Loca
         raise loc.error(f"{UNKNOWN_COLUMN} {c!r}: {hint}", column=c)
     typo = "" if not close else (f" (a typo? the declared {close[0]!r} is no column)" if close[0] in absent
                                  else f" (a typo for the metric {close[0]!r}?)")
+    if c.lower() in known and c.lower() not in columns:  # 'N' for n: said before the advice to declare it
+        typo = f" (column names are case-sensitive: {c.lower()!r}?)"
     also = f" (also unknown: {', '.join(repr(u) for u in unknown[1:])})" if len(unknown) > 1 else ""
     names = shlex.quote(",".join(unknown))  # one word to a shell (a name with a space)
     if not typo and not any(m in columns for m in METRICS):

@@ -339,3 +339,19 @@ def test_a_serial_work_column_with_gaps_fills_a_size_from_its_runs_and_a_gap_is_
                                                r"this size/configuration and no p=1 run there, .*add its serial_work "
                                                r"or p=1 runs$"):
         one_worker_baseline(runs.frame, ["n"], ["serial_work"], "work", runs.source, runs=runs)
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("N,P,Time", "required parameter column 'p' is missing: the file has 'P' (column names are case-sensitive: "
+                 "rename it p)"),
+    ("N,p,time", "unknown column 'N' (column names are case-sensitive: 'n'?); declare"),
+])
+def test_a_column_named_in_other_case_is_said_so_in_csv_and_parquet(tmp_path, header, expected):
+    """helper-88: 'P' in a CSV file got no hint where the same Parquet file had one."""
+    csv = tmp_path / "runs.csv"
+    csv.write_text(f"{header}\n1000,1,0.1\n2000,2,0.2\n4000,4,0.4\n")
+    pd.read_csv(csv).to_parquet(tmp_path / "runs.parquet")
+    for path in (csv, tmp_path / "runs.parquet"):
+        with pytest.raises(MeasurementError) as exc:
+            pp.read(path)
+        assert expected in str(exc.value)
