@@ -663,8 +663,8 @@ def on_critical_path(points, pred) -> list[str]:
             f"of its {pred.n_draws} draws (their work, delay and idle time per worker fell below it): the interval "
             "there is the critical path's own law, extrapolated (its lower end holds only as far as that law does: "
             "a span measured tiny and noisy in the runs can grow wild), its width only the critical path's "
-            f"uncertainty; overheads on this many workers (steals, contention) that the training runs do not show "
-            f"come on top{more}"]
+            # (not "on this many workers": at a measured worker count too, helper-88)
+            f"uncertainty, without the overheads that come on top of the span (steals along it, contention){more}"]
 
 
 #: fewer draws than this expected beyond each end of an interval: its ends are a few
