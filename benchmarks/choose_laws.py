@@ -362,6 +362,14 @@ scores 0.799 on seed 0 (0.806 on the old simulator's sets) and 0.846 on seed 1; 
 ``+idle`` 0.693 / 0.755, without ``+partsat`` 0.797 / 0.840, without ``+mono``
 0.785 / 0.838: all three stay. Time modelled directly, the default: 0.654 / 0.609 on
 the simulated sets (its real and published sets are unchanged).
+
+``+partinfl`` (session 53, registered 2026-11-29 17:37 UTC before any run; written after
+``+explin``) adds the 2016 paper's per-worker law ``c0 + c1 (p - 1)/p + c2 (p - 1)`` to
+the DAG work and delay parts (dag.PART_INFLATION_LAW, where the why is): 0.811 against
+0.799 on seed 0 and 0.856 against 0.846 on seed 1, adopted by the rule fixed before the
+runs (results/choose_laws_partinfl.md, choose_laws_partinfl_seed1.md). The DAG default
+is now
+``pmnfdc+disc+parts-dblwl2+scale3+one+idle+pm1ll+gp+affexp+chk+chkall+lower+partsat+mono+explin+partinfl+ovh+base16+partspanq+partwavg+wavg+l2``.
 """
 
 from __future__ import annotations

@@ -1505,7 +1505,9 @@ class _InflationLaw(_AffineLaw):
         return np.column_stack([np.ones(len(X)), (p - 1.0) / p, p - 1.0])
 
     def _size_law_leaves(self, active, drop) -> bool:
-        return drop == 0  # without its one-worker level the ratio would be 0 on one worker
+        # without its one-worker level the ratio would be 0 on one worker; without both
+        # worker terms it is a constant, no law of the workers
+        return drop == 0 or active[1:].sum() <= 1
 
 
 @persist.register
