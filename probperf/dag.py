@@ -293,10 +293,11 @@ PART_STEAL_LAW = False
 #: the same at every size (:class:`probperf.models.laws._InflationLaw`; eq. 10 and 12,
 #: the form this module's docstring states and ``--kernel basis`` fits). Why: a work
 #: inflation linear in the workers (bandwidth contention), fitted on 1-8 workers by the
-#: laws there are (powers of p, a curvature in log p, saturating), comes out 15 % low at
-#: 36 workers on noise-free runs built from the paper's form (session 53's check: work
-#: 2e-8 n log2 n (1 + 0.02 (p - 1)), the ratio's heaviest law ``power+curv(p)`` at 99 %),
-#: because none of them is the form the paper derives. (Candour: our simulator's work
+#: laws there are (powers of p, a curvature in log p, saturating), comes out low at 36
+#: workers (session 53's check, noise-free runs of work 2e-8 n log2 n (1 + 0.02 (p - 1)):
+#: the DAG model's work 15 % low there, the ratio's heaviest law ``power+curv(p)`` at
+#: 99 %; the law's doctest shows the same on the ratio alone), because none of them is
+#: the form the paper derives. (Candour: our simulator's work
 #: inflation is this form plus a socket term, probperf/sim/machine.py, so its sets may
 #: favour the law by construction; the rule below is the one every part switch had.)
 #: Registered 2026-11-29 17:37 UTC, before any run: adopted if nested forward validation
