@@ -1260,7 +1260,9 @@ def test_time_below_the_sizes_is_no_larger_than_at_the_smallest_size(monkeypatch
     at = np.array([[256.0, 4.0], [16.0, 4.0], [1.0, 4.0], [1024.0, 4.0]])
     assert laws.SMALLER_NO_SLOWER  # the default
     exact = mix._predict_draws(at, 300, 0, noise=False)  # no run-to-run noise: the edge is the point
-    assert np.all(exact[:, 1:3] <= exact[:, :1])
+    # (to a billionth: one point at two places of one array may round apart in vectorised
+    # arithmetic, as numpy 2.4 does here)
+    assert np.all(exact[:, 1:3] <= exact[:, :1] * (1 + 1e-9))
     held = mix.predict(at, n_draws=2000, seed=0)
     # the cap binds in every draw, and each edge takes its point's noise deviate: at n = 1
     # the distribution at n = 256 (the smaller of two independent noises would sit low)
