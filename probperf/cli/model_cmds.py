@@ -805,6 +805,10 @@ def plot(
     from ..data import METRICS, MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
     from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep, unit_slip
 
+    ranged = next((item for item in at.split(",") if ".." in item), None)
+    if ranged is not None:  # predict's range syntax: said as plot's way, not as a value that is no number
+        fail(f"--at {ranged.strip()!r}: plot draws one band along --vs; give each other parameter one value "
+             "(ranges are predict's --at)")
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     units = reading_options.unit_options(unit, clock_hz)  # checked even where nothing would use them
     if units and data is None:  # the training runs are drawn in the model's own unit
