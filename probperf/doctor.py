@@ -171,10 +171,7 @@ def diagnose(m: Measurements) -> Report:
     alone = unchecked({name: list(r) for name, r in ranges.items()}, p)
     near = {*alone, *(["p"] if few_workers(p) else [])}  # predict warns just past the largest (kinds_limits says why)
     directions = [_direction(name, lo, hi, k, name in near) for name, (lo, hi, k) in ranges.items()]
-    # A configuration parameter held at one value is a choice, not a gap: the model
-    # predicts for that value. n and p at one value, or anything at two, limit predictions.
-    problems = [d.note for d in directions
-                if not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)]
+    problems = [d.note for d in directions if _limits(d)]
     problems += _unchecked(directions, alone)
     problems += kinds_limits(m) + _missing(m)
     averaged = averaged_runs(m)
@@ -323,15 +320,20 @@ def fixed_directions(ranges: dict) -> list[str]:
     --------
     >>> fixed_directions({"n": [1000.0, 2000.0, 2], "p": [1.0, 8.0, 4]})
     ['only 2 problem sizes (1000..2000): cannot predict n outside that range; measure at least 3 values of n']
-    >>> fixed_directions({"n": [1000.0, 8000.0, 4], "p": [8.0, 8.0, 1]})
+    >>> fixed_directions({"n": [1000.0, 8000.0, 4], "p": [8.0, 8.0, 1], "cutoff": [64.0, 64.0, 1]})
     ['only one worker count (8): cannot predict other p; measure at least 3 values of p']
+
+    (A cut-off held at one value is a choice, not a gap, as doctor has it.)
     """
-    notes = []
-    for name, (lo, hi, k) in ranges.items():
-        d = _direction(name, lo, hi, k)
-        if not d.extrapolates:
-            notes.append(d.note)
-    return notes
+    directions = [_direction(name, lo, hi, k) for name, (lo, hi, k) in ranges.items()]
+    return [d.note for d in directions if _limits(d)]
+
+
+def _limits(d: Direction) -> bool:
+    """Whether direction ``d`` limits the predictions. A configuration parameter held
+    at one value is a choice, not a gap: the model predicts for that value. n and p at
+    one value, or anything at two, limit them."""
+    return not d.extrapolates and (d.name in BASE_PARAMS or d.distinct > 1)
 
 
 def _extrapolates(name: str, lo: float, hi: float, k: int) -> bool:
