@@ -617,12 +617,13 @@ def _missing(m: Measurements) -> list[str]:
     timed = "time" in m.frame and m.frame["time"].notna().any()
     if lacks:
         refusal = _direct_refusal(m)
-        # one sentence for what fit does instead: model time directly, refuse, or (no time
-        # at all) nothing for time, which helper-88 found said both ways
-        instead = (f"nor can time be modelled directly: {refusal}: fit refuses these runs" if refusal
-                   else "fit uses a direct model of the time instead" if timed
-                   else "and there is no time column: run times cannot be predicted (fit --target NAME models "
-                        "a metric the runs have)")
+        # one sentence for what fit does instead, never two that disagree (helper-88, -90):
+        # nothing for time where no run has one, refuse, or model the time directly
+        instead = ("and no run has a time: run times cannot be predicted (fit --target NAME models a metric the "
+                   "runs have)" if not timed
+                   else f"nor can time be modelled directly: {refusal}: fit refuses these runs" if refusal
+                   else "nor can time be modelled directly while some runs lack it (below)" if not m.has("time")
+                   else "fit uses a direct model of the time instead")
         out.append(f"the DAG model cannot be used: it needs {', '.join(lacks)}{f' ({lost})' if lost else ''}; {instead}")
     if m.has("time") or not timed:
         return out

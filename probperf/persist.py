@@ -97,9 +97,13 @@ FORMAT = "probperf-model"
 #: every one-worker run measured none, :func:`probperf.dag.zero_at_one`); a version 16
 #: reader would refuse the field. A version 9-16 file predicts the delay at p = 1 by
 #: its law, as written.
-VERSION = 17
+#: Version 18: a DAG model's work and delay parts may hold the paper's per-worker law
+#: (``_InflationLaw``, :data:`probperf.dag.PART_INFLATION_LAW`), which a version 17
+#: reader cannot build (refused by the version; helper-90). Version 9-17 files hold none
+#: of it and predict as written.
+VERSION = 18
 #: The versions this code reads (their files predict as when they were written).
-READS = ("9", "10", "11", "12", "13", "14", "15", "16", "17")
+READS = ("9", "10", "11", "12", "13", "14", "15", "16", "17", "18")
 
 _REGISTRY: dict[str, type] = {}
 

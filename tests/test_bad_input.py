@@ -472,8 +472,8 @@ CLI_CASES = [
     case("plot-beyond-float-range", ["plot", MODEL, "--at", "n=1e100", "-o", "{out}.png"],
          "e+200 from n=5.878e+84 on, beyond what a plot's log axis draws (1e-200 to 1e+200)"),
     case("plot-at-range", ["plot", MODEL, "--at", "p=4,n=2**10..2**11", "-o", "{out}.png"],
-         "--at 'n=2**10..2**11': plot draws one band along --vs; give each other parameter one value (ranges are "
-         "predict's --at)"),
+         "--at 'n=2**10..2**11': plot draws one band along --vs; give every parameter one value, the --vs one "
+         "where the band ends (ranges are predict's --at)"),
     case("plot-beyond-log-axis", ["plot", MODEL, "--at", "n=1e280", "-o", "{out}.png"],
          "the sweep of n (the training values and the point asked) reaches 1e+280, beyond what a plot's log axis"),
     case("demo-effort", "demo --effort bogus -o {out}.png", "--effort"),

@@ -169,6 +169,17 @@ def spanned():
     return frame, DagModel(seed=1).fit(Measurements(frame))
 
 
+def test_the_papers_per_worker_law_is_weighed_in_the_work_and_delay_parts_only(spanned):
+    # dag.PART_INFLATION_LAW: the delay per task here is the paper's 60 + 15 (p - 1)
+    # (eq. 12 with equal create and wait counts), which that law is: it carries the delay
+    # part; the idle ratio and the span are no per-worker ratios and do not weigh it
+    _, model = spanned
+    law = "c+(p-1)/p+(p-1)"
+    assert {name: law in model.components_[name].scores_ for name in ("work", "delay", "no_work", "critical_path")} \
+        == {"work": True, "delay": True, "no_work": False, "critical_path": False}
+    assert model.components_["delay"].weights_[law] > 0.5
+
+
 def test_discrepancy_scale_favours_no_widening_when_the_parts_follow_their_laws(spanned):
     # Runs that follow eqs. (10)-(15) with a physical span (p * span far below the work):
     # the copy fitted below the forward cuts predicts the held-out times well, so
@@ -380,7 +391,7 @@ def test_a_delay_measured_zero_on_one_worker_is_predicted_zero_there(fitted, tmp
     serial = 3.0 * 2**12 * 12  # the work of one worker: the time there
     assert abs(np.median(pred.draws[:, 0]) / serial - 1) < 0.02
     assert np.all(fitted.predict(points, n_draws=50, seed=0)["delay"].draws[:, 0] > 0.0)
-    model.save(tmp_path / "m.model")  # saved with the model (file version 17)
+    model.save(tmp_path / "m.model")  # saved with the model (file version 17 on)
     again = persist.load(tmp_path / "m.model")
     assert again.zero_at_one_ == ["delay"]
     np.testing.assert_array_equal(again.predict(points, n_draws=50, seed=0).draws,

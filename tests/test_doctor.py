@@ -14,6 +14,7 @@ from probperf.cli import app
 from probperf.cautions import far_beyond
 from probperf.data import IdentityWarning, Location, MeasurementError, validate_frame
 from probperf.doctor import TOLERANCE, diagnose
+from probperf.formats import read as pp_read
 from probperf.timemodels import DirectModel
 
 runner = CliRunner()
@@ -191,8 +192,20 @@ def test_time_missing_in_some_runs_is_counted_and_located(tmp_path):
         f"error: {path}, line 3, column time: metric 'time' is needed but missing")
     report = diagnose(Measurements({"n": [1, 2, 4], "p": [1, 2, 4], "work": [4.0, 2.1, 1.2]}))
     assert report.problems[-1].endswith(  # one sentence, not also "fit uses a direct model of the time" (helper-88)
-        "; and there is no time column: run times cannot be predicted (fit --target NAME models a metric the runs have)")
+        "; and no run has a time: run times cannot be predicted (fit --target NAME models a metric the runs have)")
     assert not any("direct model" in line for line in report.problems)
+    # without n too, the missing time is what is said, not the missing n (helper-90)
+    report = diagnose(Measurements({"p": [1, 2, 4], "work": [4.0, 2.1, 1.2]}))
+    assert report.problems[-1].endswith("; and no run has a time: run times cannot be predicted (fit --target NAME "
+                                        "models a metric the runs have)")
+    # time missing in some runs and no DAG model: fit refuses them, said without "fit uses a direct model"
+    more = tmp_path / "more_holes.csv"
+    more.write_text("n,p,time\n" + "".join(f"{n},{q},{'' if (n, q) == (2000, 2) else 1e-4 * n / q}\n"
+                                           for n in (1000, 2000, 4000, 8000) for q in (1, 2, 4)))
+    holes = diagnose(pp_read(more))
+    assert not any("direct model" in line for line in holes.problems)
+    assert any(line.endswith("nor can time be modelled directly while some runs lack it (below)")
+               for line in holes.problems)
     # traced runs: the DAG model makes the time, so validate's pointer here is answered
     traced = tmp_path / "traced.csv"
     dag_frame().assign(time=lambda f: f["time"].where(f.index != 4)).to_csv(traced, index=False)

@@ -115,7 +115,10 @@ def fit(
         say_written(output, "components: " + _component_models(fitted), markup=False)
     elif hasattr(getattr(fitted, "model_", None), "weights_"):
         say_written(output, f"{fitted.target}: laws{_leading_law(fitted.model_)}", markup=False)
-    for note in fixed_directions(getattr(fitted, "train_ranges_", {})):  # predict will refuse there: said now
+    # predict will refuse there: said now; not for the baselines of a fixed form in n and
+    # p (uses_config False: TwoStepLasso, Cilkview bounds), which predict anywhere (helper-90)
+    ranges = getattr(fitted, "train_ranges_", {}) if getattr(fitted, "uses_config", True) else {}
+    for note in fixed_directions(ranges):
         say_written(output, f"note: {note}", markup=False)
 
 
@@ -805,10 +808,10 @@ def plot(
     from ..data import METRICS, MISSING_CONFIG, UNKNOWN_COLUMN, MeasurementError, Measurements
     from ..plot import check_sweep, figure_format, matching_runs, plot_band, save_figure, sweep, unit_slip
 
-    ranged = next((item for item in at.split(",") if ".." in item), None)
+    ranged = next((item for item in at.split(",") if ".." in item.partition("=")[2]), None)
     if ranged is not None:  # predict's range syntax: said as plot's way, not as a value that is no number
-        fail(f"--at {ranged.strip()!r}: plot draws one band along --vs; give each other parameter one value "
-             "(ranges are predict's --at)")
+        fail(f"--at {ranged.strip()!r}: plot draws one band along --vs; give every parameter one value, the "
+             "--vs one where the band ends (ranges are predict's --at)")
     point = parse_assignments(at, "--at", "n=2**24,p=36")
     units = reading_options.unit_options(unit, clock_hz)  # checked even where nothing would use them
     if units and data is None:  # the training runs are drawn in the model's own unit
