@@ -600,9 +600,12 @@ def _check_counts(out: pd.DataFrame, loc: Location) -> None:
     if bad_p.any():
         row = int(np.flatnonzero(bad_p)[0])
         raise loc.error(f"p must be a positive integer, got {_show(out['p'].iloc[row])}", row, "p")
-    # beyond 2**53 float64 holds no exact integer, and int64 would wrap (1e19 -> -2**63)
-    if (p > MAX_EXACT_INT).any():
-        row = int(np.flatnonzero(p > MAX_EXACT_INT)[0])
+    # beyond 2**53 float64 holds no exact integer, and int64 would wrap (1e19 -> -2**63);
+    # compared in the column's own type: 2**53 + 1 read as an integer is 2**53 as a float
+    # (helper-88)
+    big = out["p"].to_numpy() > MAX_EXACT_INT
+    if big.any():
+        row = int(np.flatnonzero(big)[0])
         raise loc.error(f"p = {_show(out['p'].iloc[row])} is beyond 2**53, the largest integer "
                         "held exactly", row, "p")
     out["p"] = out["p"].astype("int64")

@@ -73,6 +73,9 @@ MODEL = "{d}/direct.model"
 BAD_FILES = [
     # (file name, content, where the error must point)
     ("p_1e19.csv", "n,p,time\n10,1,1.0\n20,1e19,2.0\n", "p_1e19.csv, line 3, column p"),
+    # an integer column: 2**53 + 1 is 2**53 as a float, and was let through as such (helper-88)
+    ("p_2pow53_plus_1.csv", "n,p,time\n10,1,1.0\n20,9007199254740993,2.0\n",
+     "p_2pow53_plus_1.csv, line 3, column p: p = 9007199254740993 is beyond 2**53"),
     ("header_commas.csv", ",,\n10,1,1.0\n", "header_commas.csv, line 1: the header must be on line 1 (it is blank or holds only empty fields"),
     ("header_blank.csv", "\n\nn,p,time\n10,1,1.0\n", "header_blank.csv, line 1: the header must be on line 1"),
     ("p_fraction.csv", "n,p,time\n10,2.5,1.0\n", "p_fraction.csv, line 2, column p"),
