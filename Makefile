@@ -30,7 +30,8 @@ demo: $(STAMP)
 # that compare measured run times of real programs: a second busy process would land
 # inside their timed runs.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not timing"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not timing"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m slow
 	$(BIN)/python -m pytest -q -m timing
 
 docs: $(STAMP)

@@ -616,7 +616,7 @@ def _missing(m: Measurements) -> list[str]:
     lacks = registry.dag_lacks(traced)
     timed = "time" in m.frame and m.frame["time"].notna().any()
     if lacks:
-        refusal = _direct_refusal(m)
+        refusal = _direct_refusal(m) if timed else ""  # its law fits only where there are times to fit
         # one sentence for what fit does instead, never two that disagree (helper-88, -90):
         # nothing for time where no run has one, refuse, or model the time directly
         instead = ("and no run has a time: run times cannot be predicted (fit --target NAME models a metric the "
